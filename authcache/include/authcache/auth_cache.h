@@ -1,0 +1,102 @@
+// AuthCache: access decisions for MOUNT, cached so that name-service storms,
+// slow name servers and memory pressure do not reach the clients.
+//
+// Thread-safe: Check() may be called from any number of threads. The cache
+// is sharded; each shard has its own lock, held only for map and LRU list
+// updates, never across a name-service call.
+//
+// Two layers:
+//  - decisions, keyed by (client address, share id, share generation,
+//    flavor, uid == 0);
+//  - name answers: address -> forward-confirmed names, and
+//    (host, netgroup) -> membership; each with positive, negative and
+//    failure TTLs.
+// Concurrent misses on one key make one resolver call; the other callers
+// wait for it (counted as "coalesced"). An entry past its TTL is served
+// while one background refresh runs; a failed refresh keeps the old answer
+// until hard_limit. Resolver calls run on a bounded pool; one that takes
+// longer than lookup_timeout is a failure (counted in "timeouts"), cached
+// for failure_ttl, never as a positive answer. Past max_entries, least
+// recently used entries are dropped, O(1) each.
+#ifndef AUTHCACHE_AUTH_CACHE_H_
+#define AUTHCACHE_AUTH_CACHE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "authcache/evaluate.h"
+#include "authcache/resolver.h"
+#include "libshare/options.h"
+
+namespace authcache {
+
+struct AuthCacheConfig {
+  std::size_t max_entries = 100000;  // decisions + name answers
+  absl::Duration positive_ttl = absl::Minutes(15);
+  absl::Duration negative_ttl = absl::Minutes(2);
+  absl::Duration failure_ttl = absl::Seconds(10);
+  absl::Duration hard_limit = absl::Hours(1);  // stale answers served at most this long past their TTL
+  absl::Duration lookup_timeout = absl::Seconds(5);
+  int lookup_threads = 8;  // bound on concurrent resolver calls
+  int shards = 16;
+};
+
+struct AuthCacheCounters {
+  uint64_t entries = 0;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t coalesced = 0;
+  uint64_t refreshes = 0;
+  uint64_t reclaims = 0;
+  uint64_t lookups = 0;  // resolver calls made
+  uint64_t lookup_failures = 0;
+  uint64_t timeouts = 0;
+};
+
+class AuthCache {
+ public:
+  // `clock` may be nullptr (real clock); it must outlive the cache.
+  AuthCache(std::shared_ptr<Resolver> resolver, AuthCacheConfig config,
+            Clock* clock = nullptr);
+  ~AuthCache();  // waits for background lookups to finish
+  AuthCache(const AuthCache&) = delete;
+  AuthCache& operator=(const AuthCache&) = delete;
+
+  // The decision for `client` mounting share (share_id, share_generation)
+  // whose effective options are `opts`. A decision cached for an older
+  // generation of the share is never used.
+  Decision Check(const libshare::IpAddress& client, uint64_t share_id,
+                 uint64_t share_generation, const libshare::ShareOptions& opts,
+                 libshare::SecFlavor flavor, uint32_t uid);
+
+  // Resolves a host name to its first address (for `sharectl check NAME`),
+  // through the cache's resolver and timeout.
+  [[nodiscard]] absl::StatusOr<libshare::IpAddress> AddressOf(
+      std::string_view name);
+
+  // Drops decisions of one share (all generations).
+  void InvalidateShare(uint64_t share_id);
+  // Drops least recently used entries until at most `target` remain;
+  // returns how many were dropped.
+  std::size_t Reclaim(std::size_t target);
+  // Drops everything.
+  void Flush();
+  // Reloads the resolver (SIGHUP) and flushes name answers.
+  [[nodiscard]] absl::Status ReloadResolver();
+
+  AuthCacheCounters counters() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace authcache
+
+#endif  // AUTHCACHE_AUTH_CACHE_H_

@@ -1,0 +1,64 @@
+// A batch: an ordered list of share-table changes applied as one
+// transaction (all or nothing). Plain values; not synchronized.
+#ifndef LIBSHARE_BATCH_H_
+#define LIBSHARE_BATCH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace libshare {
+
+struct Operation {
+  enum class Type : uint8_t {
+    kCreateGroup,   // group, options (group defaults)
+    kDeleteGroup,   // group, force (-f: also remove its shares)
+    kEnableGroup,   // group
+    kDisableGroup,  // group
+    kAddShare,      // path, group, options ("" inherits), description,
+                    // resource
+    kRemoveShare,   // path, group ("" = any group)
+    kMoveShare,     // path, group (destination)
+    kSetOptions,    // group, options; with path: that share's own options
+                    // ("" returns the share to its group's defaults)
+  };
+  Type type = Type::kCreateGroup;
+  std::string group;
+  std::string path;
+  std::string options;
+  std::string description;
+  std::string resource;
+  bool force = false;
+};
+
+// "create", "delete", "enable", "disable", "add-share", "remove-share",
+// "move-share", "set": the sharectl command that makes the operation.
+std::string_view OperationName(Operation::Type t);
+
+struct Batch {
+  std::vector<Operation> ops;
+};
+
+// Why operation `index` (0-based, in batch order) was refused.
+struct OperationError {
+  std::size_t index = 0;
+  std::string message;  // names the culprit: "/export/a: path is inside share /export"
+};
+
+struct BatchResult {
+  // Empty when the batch committed.
+  std::vector<OperationError> errors;
+  // Set when the batch was valid but could not be committed (disk full,
+  // I/O error); nothing changed.
+  std::string commit_error;
+  uint64_t generation = 0;  // table generation after the batch
+  std::size_t applied = 0;  // operations applied (0 unless committed)
+
+  bool ok() const { return errors.empty() && commit_error.empty(); }
+};
+
+}  // namespace libshare
+
+#endif  // LIBSHARE_BATCH_H_

@@ -1,0 +1,133 @@
+// Catalog: the authoritative share table of a server, i.e. the SQLite store
+// together with the in-memory ShareTable loaded from it.
+//
+// Thread-safety: all methods may be called concurrently. Apply() calls are
+// serialized; readers never wait for a commit to disk, only (briefly) for
+// the in-memory swap at its end, and always see the table as it was before
+// a batch or after it, never a part.
+//
+//   auto catalog = libshare::Catalog::Open({.db_path = "/var/lib/sharemgr/shares.db"});
+//   libshare::Batch b;
+//   b.ops.push_back({.type = libshare::Operation::Type::kCreateGroup, .group = "homes"});
+//   libshare::BatchResult r = (*catalog)->Apply(b);
+#ifndef LIBSHARE_CATALOG_H_
+#define LIBSHARE_CATALOG_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "libshare/batch.h"
+#include "libshare/options.h"
+#include "libshare/sharetab.h"
+
+namespace libshare {
+
+struct ShareInfo {
+  uint64_t id = 0;           // stable for the life of the share
+  uint64_t generation = 0;   // changes whenever the share's effective
+                             // options, group or state change
+  std::string path;
+  std::string group;
+  std::string resource;
+  std::string description;
+  std::string options;            // the share's own text ("" = inherit)
+  std::string effective_options;  // own text, or the group's if own is ""
+  bool active = false;            // its group is enabled
+};
+
+struct GroupInfo {
+  std::string name;
+  bool enabled = true;
+  std::string options;  // defaults for shares with no options of their own
+  std::size_t share_count = 0;
+};
+
+// What a MOUNT request needs to know about the share that covers a path.
+struct ShareMatch {
+  uint64_t id = 0;
+  uint64_t generation = 0;
+  std::string path;  // the share's path (the request's path or an ancestor)
+  std::shared_ptr<const ShareOptions> options;  // effective, compiled
+  bool exact = false;  // the request named the share's own path
+};
+
+struct MountRecord {
+  std::string client;  // address text as the daemon saw it
+  std::string path;    // path the client mounted
+  bool operator==(const MountRecord& o) const {
+    return client == o.client && path == o.path;
+  }
+};
+
+struct LoadStats {
+  double load_ms = 0;
+  int threads = 0;
+  std::size_t shares = 0;
+  std::size_t groups = 0;
+};
+
+class Catalog {
+ public:
+  struct Config {
+    std::string db_path;
+    int load_threads = 1;  // groups are loaded this many at a time
+  };
+
+  // Opens (creating it and its folder if needed) the store at db_path,
+  // migrates its schema, and loads every group with config.load_threads
+  // threads. Fails if the store cannot be opened or is corrupt.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Catalog>> Open(
+      const Config& config);
+
+  virtual ~Catalog() = default;
+
+  // Validates every operation (in order, each seeing the effect of the ones
+  // before it), reports every bad one with its index, and, if none is bad,
+  // commits them in one transaction; only then does the in-memory table
+  // change. On any error nothing changes, on disk or in memory.
+  virtual BatchResult Apply(const Batch& batch) = 0;
+
+  // The active share (enabled group) whose path is `path` or its nearest
+  // ancestor, or nullopt. O(path depth).
+  virtual std::optional<ShareMatch> FindNearest(std::string_view path) const = 0;
+
+  // Changes on every committed batch that changes anything.
+  virtual uint64_t generation() const = 0;
+
+  // Calls fn for every active share, in path order, under one consistent
+  // view. fn must not call back into the Catalog.
+  virtual void ForEachActive(
+      const std::function<void(const ShareInfo&, const ShareOptions&)>& fn)
+      const = 0;
+
+  // All shares (or those of `groups`, if not empty), in path order.
+  // Error if a named group does not exist.
+  [[nodiscard]] virtual absl::StatusOr<std::vector<ShareInfo>> ListShares(
+      const std::vector<std::string>& groups) const = 0;
+  virtual std::vector<GroupInfo> ListGroups() const = 0;
+  // The sharetab view of the active shares, in path order.
+  virtual std::vector<SharetabEntry> SharetabEntries() const = 0;
+
+  virtual LoadStats load_stats() const = 0;
+  virtual std::size_t share_count() const = 0;
+  virtual std::size_t group_count() const = 0;
+
+  // Mount records (MOUNT DUMP): added and removed in one transaction.
+  [[nodiscard]] virtual absl::Status RecordMounts(
+      const std::vector<MountRecord>& added,
+      const std::vector<MountRecord>& removed) = 0;
+  [[nodiscard]] virtual absl::StatusOr<std::vector<MountRecord>> LoadMounts()
+      const = 0;
+};
+
+}  // namespace libshare
+
+#endif  // LIBSHARE_CATALOG_H_

@@ -1,0 +1,103 @@
+// Client API of the sharemgrd management program: what sharectl uses, and
+// what any program uses to change many shares in one call instead of one
+// process per share.
+//
+// A Client holds one connection to the daemon's Unix socket. It is not
+// thread-safe: use one Client per thread (connections are cheap).
+//
+//   auto c = libshare::Client::Connect("/run/sharemgr/sharemgrd.sock");
+//   if (!c.ok()) ...  // absl::StatusCode::kUnavailable: daemon unreachable
+//   libshare::Batch b = ...;
+//   absl::StatusOr<libshare::BatchResult> r = (*c)->Apply(b);
+//
+// Status codes: kUnavailable when the daemon cannot be reached or the
+// connection breaks; kPermissionDenied when the caller may not change
+// shares; kInvalidArgument or kNotFound for a refused request. A batch
+// whose operations are refused is not a transport error: Apply() returns a
+// BatchResult whose `errors` say which operations and why.
+#ifndef LIBSHARE_CLIENT_H_
+#define LIBSHARE_CLIENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "libshare/batch.h"
+#include "libshare/catalog.h"
+#include "libshare/sharetab.h"
+
+namespace libshare {
+
+inline constexpr char kDefaultSocketPath[] = "/run/sharemgr/sharemgrd.sock";
+
+// The decision the daemon would make for a MNT from `client` of `path`.
+struct CheckResult {
+  std::string client;              // as given
+  std::string address;             // the address it was checked as
+  std::string access;              // "rw", "ro" or "none"
+  bool root = false;
+  std::optional<std::string> share;  // the share that covers the path
+  std::string option;  // option that decided ("rw=", "ro", "none=", "" ...)
+  std::string entry;   // the list entry that matched ("" if none)
+  std::string reason;  // one human sentence
+};
+
+struct RequestStats {
+  std::string name;  // "MNT", "EXPORT", "BATCH", ...
+  uint64_t count = 0;
+  uint64_t errors = 0;
+  double p50_us = 0;
+  double p99_us = 0;
+};
+
+struct CacheStats {
+  uint64_t entries = 0;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t coalesced = 0;
+  uint64_t refreshes = 0;
+  uint64_t reclaims = 0;
+  uint64_t lookups = 0;  // calls made to the resolver
+  uint64_t lookup_failures = 0;
+  uint64_t timeouts = 0;
+};
+
+struct DaemonStats {
+  uint64_t shares = 0;
+  uint64_t groups = 0;
+  uint64_t generation = 0;
+  double load_ms = 0;
+  int load_threads = 0;
+  uint64_t mounts = 0;
+  CacheStats cache;
+  std::vector<RequestStats> requests;
+  std::string sharetab_error;  // last failure writing the view, "" if none
+};
+
+class Client {
+ public:
+  // Connects to the daemon's management socket.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Client>> Connect(
+      const std::string& socket_path = kDefaultSocketPath);
+  virtual ~Client() = default;
+
+  [[nodiscard]] virtual absl::StatusOr<BatchResult> Apply(const Batch& batch) = 0;
+  [[nodiscard]] virtual absl::StatusOr<std::vector<GroupInfo>> ListGroups() = 0;
+  // Shares of `groups` (all if empty); kNotFound names an unknown group.
+  [[nodiscard]] virtual absl::StatusOr<std::vector<ShareInfo>> ListShares(
+      const std::vector<std::string>& groups) = 0;
+  [[nodiscard]] virtual absl::StatusOr<std::vector<SharetabEntry>> Sharetab() = 0;
+  // `client` is an address or a host name (resolved by the daemon).
+  [[nodiscard]] virtual absl::StatusOr<CheckResult> Check(
+      const std::string& client, const std::string& path) = 0;
+  [[nodiscard]] virtual absl::StatusOr<DaemonStats> Stats() = 0;
+  [[nodiscard]] virtual absl::Status FlushCache() = 0;
+};
+
+}  // namespace libshare
+
+#endif  // LIBSHARE_CLIENT_H_

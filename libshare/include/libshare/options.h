@@ -1,0 +1,137 @@
+// The share_nfs option grammar, parsed once into a compiled form.
+//
+// ParseOptions() turns an option string such as
+//   "sec=krb5,rw=@10.0.0.0/8:-badhost,sec=sys,ro,root=admin,nosub"
+// into ShareOptions, which access checks read without re-parsing text.
+// ShareOptions::Canonical() gives a text that parses to an equal value
+// (round trip). Values are immutable after parsing; share them between
+// threads through std::shared_ptr<const ShareOptions>.
+//
+// Access options (rw, ro, root, none, root_mapping) belong to the security
+// scope opened by the latest "sec=" before them; the ones before any
+// "sec=" belong to the default scope, sec=sys. Other options are global.
+#ifndef LIBSHARE_OPTIONS_H_
+#define LIBSHARE_OPTIONS_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace libshare {
+
+// An IPv4 or IPv6 address. IPv4 is held as its IPv4-mapped IPv6 form
+// (::ffff:a.b.c.d) so that one comparison serves both families.
+struct IpAddress {
+  std::array<uint8_t, 16> bytes{};
+
+  bool is_v4() const;
+  // "10.1.2.3" or "fe80::1"; nullopt if text is not a literal address.
+  static std::optional<IpAddress> Parse(std::string_view text);
+  static IpAddress FromV4(uint32_t host_order);
+  std::string ToString() const;
+  // True if the first prefix_len bits (counted on the 128-bit form) agree.
+  bool InNetwork(const IpAddress& network, int prefix_len_128) const;
+  friend bool operator==(const IpAddress& a, const IpAddress& b) {
+    return a.bytes == b.bytes;
+  }
+  friend bool operator!=(const IpAddress& a, const IpAddress& b) {
+    return !(a == b);
+  }
+};
+
+enum class SecFlavor : uint8_t { kSys, kNone, kDh, kKrb5, kKrb5i, kKrb5p };
+
+// "sys", "none", "dh", "krb5", "krb5i", "krb5p".
+std::string_view SecFlavorName(SecFlavor f);
+// The RPC flavor number MOUNT v3 lists: AUTH_SYS=1, AUTH_NONE=0, AUTH_DH=3,
+// krb5=390003, krb5i=390004, krb5p=390005.
+uint32_t SecFlavorRpcNumber(SecFlavor f);
+
+// One entry of an access list.
+struct AccessEntry {
+  enum class Kind : uint8_t {
+    kAny,            // "*"
+    kNetwork,        // "@10.1.0.0/16", "@fe80::/10", "@[fe80::]/10"
+    kNetworkName,    // "@engnet" or "@engnet/24": a networks(5) name
+    kDomainSuffix,   // ".example.com" (name holds "example.com", lower case)
+    kDotless,        // "." alone: host names without a dot
+    kAddress,        // "10.1.2.3", "fe80::1"
+    kName,           // a host name, or failing that a netgroup name
+  };
+  Kind kind = Kind::kAny;
+  bool deny = false;       // "-" prefix
+  std::string name;        // kDomainSuffix, kNetworkName, kName (as written)
+  IpAddress address;       // kNetwork, kAddress
+  int prefix_len = -1;     // kNetwork/kNetworkName: bits as written
+                           // (IPv4 0-32, IPv6 0-128); -1 if none given
+  std::string Canonical() const;
+  bool operator==(const AccessEntry& o) const;
+};
+
+struct AccessList {
+  std::vector<AccessEntry> entries;
+
+  // True if an entry needs the client's names (kName, kDomainSuffix,
+  // kDotless) or a netgroup lookup (kName).
+  bool NeedsNames() const;
+  std::string Canonical() const;  // ":"-joined entries
+  bool operator==(const AccessList& o) const { return entries == o.entries; }
+};
+
+// The access options that apply to one set of security flavors.
+struct SecScope {
+  std::vector<SecFlavor> flavors;  // never empty
+  bool rw_all = false;             // bare "rw"
+  bool ro_all = false;             // bare "ro"
+  std::optional<AccessList> rw;    // "rw=LIST"
+  std::optional<AccessList> ro;    // "ro=LIST"
+  std::optional<AccessList> root;  // "root=LIST"
+  std::optional<AccessList> none;  // "none=LIST"
+  std::optional<int64_t> root_mapping;  // "root_mapping=UID"
+
+  // True if no rw/ro option at all was given (then access is rw).
+  bool HasNoAccessOption() const {
+    return !rw_all && !ro_all && !rw && !ro;
+  }
+  bool operator==(const SecScope& o) const;
+};
+
+struct ShareOptions {
+  std::vector<SecScope> scopes;  // never empty; first is sec=sys by default
+  std::optional<int64_t> anon;   // "anon=UID" (-1: deny unmapped users)
+  bool nosuid = false;
+  bool nosub = false;
+  bool nohide = false;
+  bool public_fh = false;        // "public"
+  bool aclok = false;
+  std::optional<std::string> index;    // "index=FILE"
+  bool log = false;
+  std::optional<std::string> log_tag;  // "log=TAG"
+  std::optional<uint32_t> window;      // "window=SECONDS"
+
+  // The scope that governs a client using flavor f, or nullptr if the share
+  // is not offered with that flavor.
+  const SecScope* ScopeFor(SecFlavor f) const;
+  // RPC flavor numbers in scope order, without duplicates (MNT v3 reply).
+  std::vector<uint32_t> RpcFlavors() const;
+  // True if any list in any scope needs client names.
+  bool NeedsNames() const;
+  // Fixed-order text that ParseOptions() maps to an equal value.
+  std::string Canonical() const;
+  bool operator==(const ShareOptions& o) const;
+};
+
+// Parses a share_nfs option string. "" means the defaults (sec=sys, rw for
+// every client). Errors name the option and what is wrong:
+//   option "rw=": empty access list
+//   option "foo": unknown option
+[[nodiscard]] absl::StatusOr<ShareOptions> ParseOptions(std::string_view text);
+
+}  // namespace libshare
+
+#endif  // LIBSHARE_OPTIONS_H_

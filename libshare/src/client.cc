@@ -1,0 +1,477 @@
+// Client API of the management program: a small blocking ONC RPC client
+// over the daemon's Unix stream socket.
+//
+// Why not clntunix_create: it cannot report why a connection failed in a
+// form we can turn into a useful message, its timeouts are per call in a
+// way that fights the big BATCH replies, and it keeps global state we do
+// not need. Record marking plus xdr_callmsg/xdr_replymsg is a page.
+#include "libshare/client.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <rpc/rpc.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "libshare/mgmt_prot.h"
+
+namespace libshare {
+namespace {
+
+// Long enough for a BATCH of 100,000 shares on a slow disk and for a CHECK
+// whose name lookup hits the cache's lookup timeout; short enough that a
+// hung daemon does not hang scripts forever.
+constexpr int kCallTimeoutMs = 120000;
+// Largest reply we accept (a LIST of 100,000 shares is ~30 MiB).
+constexpr uint32_t kMaxReplyBytes = 512u << 20;
+constexpr uint32_t kLastFragment = 0x80000000u;
+
+std::atomic<uint32_t> next_xid{static_cast<uint32_t>(::time(nullptr)) ^
+                               (static_cast<uint32_t>(::getpid()) << 16)};
+
+char* Mutable(const std::string& s) { return const_cast<char*>(s.c_str()); }
+std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
+// libtirpc declares xdr_void without parameters; this one has xdrproc_t's.
+bool_t XdrNoArgs(XDR*, void*) { return TRUE; }
+
+// Deadline-bounded socket I/O; returns false with `err` set on failure.
+class Conn {
+ public:
+  Conn(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~Conn() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
+
+  const std::string& path() const { return path_; }
+  bool broken() const { return fd_ < 0; }
+
+  absl::Status Broken(const std::string& what) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    return absl::UnavailableError(
+        absl::StrCat("sharemgrd at ", path_, ": ", what));
+  }
+
+  absl::Status WriteAll(const char* p, size_t n, int64_t deadline_ms) {
+    while (n > 0) {
+      if (!Wait(POLLOUT, deadline_ms)) return Broken("timed out sending");
+      ssize_t w = ::send(fd_, p, n, MSG_NOSIGNAL);
+      if (w < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        return Broken(absl::StrCat("send: ", ::strerror(errno)));
+      }
+      p += w;
+      n -= static_cast<size_t>(w);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadAll(char* p, size_t n, int64_t deadline_ms) {
+    while (n > 0) {
+      if (!Wait(POLLIN, deadline_ms))
+        return Broken("timed out waiting for a reply");
+      ssize_t r = ::recv(fd_, p, n, 0);
+      if (r == 0) return Broken("connection closed by the daemon");
+      if (r < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        return Broken(absl::StrCat("recv: ", ::strerror(errno)));
+      }
+      p += r;
+      n -= static_cast<size_t>(r);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool Wait(short events, int64_t deadline_ms) {
+    for (;;) {
+      int64_t left = deadline_ms - NowMs();
+      if (left <= 0) return false;
+      pollfd pfd{fd_, events, 0};
+      int r = ::poll(&pfd, 1, static_cast<int>(left));
+      if (r > 0) return true;
+      if (r < 0 && errno != EINTR) return false;
+    }
+  }
+
+ public:
+  static int64_t NowMs() {
+    timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+absl::Status StatusFromMgmt(mgmt_status st, const char* message) {
+  std::string m = Text(message);
+  switch (st) {
+    case MGMT_OK:
+      return absl::OkStatus();
+    case MGMT_ERR_PERM:
+      return absl::PermissionDeniedError(m);
+    case MGMT_ERR_INVAL:
+      return absl::InvalidArgumentError(m);
+    case MGMT_ERR_NOENT:
+      return absl::NotFoundError(m);
+    case MGMT_ERR_INTERNAL:
+      return absl::InternalError(m);
+  }
+  return absl::InternalError(absl::StrCat("unknown status ", st, ": ", m));
+}
+
+// Frees an rpcgen-decoded result when it goes out of scope.
+template <typename T>
+class Decoded {
+ public:
+  explicit Decoded(xdrproc_t fn) : fn_(fn) { ::memset(&v_, 0, sizeof v_); }
+  ~Decoded() { ::xdr_free(fn_, reinterpret_cast<char*>(&v_)); }
+  Decoded(const Decoded&) = delete;
+  Decoded& operator=(const Decoded&) = delete;
+  T* get() { return &v_; }
+  T& operator*() { return v_; }
+  T* operator->() { return &v_; }
+
+ private:
+  xdrproc_t fn_;
+  T v_;
+};
+
+class RpcClient final : public Client {
+ public:
+  RpcClient(int fd, std::string path) : conn_(fd, std::move(path)) {}
+
+  absl::Status Call(uint32_t proc, xdrproc_t args_fn, void* args,
+                    xdrproc_t res_fn, void* res);
+
+  absl::StatusOr<BatchResult> Apply(const Batch& batch) override;
+  absl::StatusOr<std::vector<GroupInfo>> ListGroups() override;
+  absl::StatusOr<std::vector<ShareInfo>> ListShares(
+      const std::vector<std::string>& groups) override;
+  absl::StatusOr<std::vector<SharetabEntry>> Sharetab() override;
+  absl::StatusOr<CheckResult> Check(const std::string& client,
+                                    const std::string& path) override;
+  absl::StatusOr<DaemonStats> Stats() override;
+  absl::Status FlushCache() override;
+
+ private:
+  Conn conn_;
+  std::vector<char> buf_;
+};
+
+absl::Status RpcClient::Call(uint32_t proc, xdrproc_t args_fn, void* args,
+                             xdrproc_t res_fn, void* res) {
+  if (conn_.broken()) {
+    return absl::UnavailableError(
+        absl::StrCat("sharemgrd at ", conn_.path(), ": connection was lost"));
+  }
+  const int64_t deadline = Conn::NowMs() + kCallTimeoutMs;
+  const uint32_t xid = next_xid.fetch_add(1, std::memory_order_relaxed);
+
+  rpc_msg call{};
+  call.rm_xid = xid;
+  call.rm_direction = CALL;
+  call.rm_call.cb_rpcvers = RPC_MSG_VERSION;
+  call.rm_call.cb_prog = SHAREMGR_MGMT_PROG;
+  call.rm_call.cb_vers = SHAREMGR_MGMT_V1;
+  call.rm_call.cb_proc = proc;
+  call.rm_call.cb_cred = _null_auth;
+  call.rm_call.cb_verf = _null_auth;
+
+  // Header (xid .. verifier) is 40 bytes with AUTH_NONE; the record mark
+  // precedes it.
+  size_t body = 64 + ::xdr_sizeof(args_fn, args);
+  buf_.resize(4 + body);
+  XDR x;
+  ::xdrmem_create(&x, buf_.data() + 4, static_cast<u_int>(body), XDR_ENCODE);
+  if (!::xdr_callmsg(&x, &call) || !args_fn(&x, args)) {
+    xdr_destroy(&x);
+    return absl::InternalError("cannot encode the request");
+  }
+  uint32_t len = xdr_getpos(&x);
+  xdr_destroy(&x);
+  uint32_t mark = htonl(kLastFragment | len);
+  ::memcpy(buf_.data(), &mark, 4);
+  if (absl::Status s = conn_.WriteAll(buf_.data(), 4 + len, deadline); !s.ok())
+    return s;
+
+  // Read fragments until the last one; a reply with another xid (cannot
+  // happen on this private connection, but be strict) breaks it.
+  buf_.clear();
+  for (;;) {
+    uint32_t hdr;
+    if (absl::Status s =
+            conn_.ReadAll(reinterpret_cast<char*>(&hdr), 4, deadline);
+        !s.ok())
+      return s;
+    hdr = ntohl(hdr);
+    uint32_t flen = hdr & ~kLastFragment;
+    if (buf_.size() + flen > kMaxReplyBytes)
+      return conn_.Broken("reply too large");
+    size_t old = buf_.size();
+    buf_.resize(old + flen);
+    if (absl::Status s = conn_.ReadAll(buf_.data() + old, flen, deadline);
+        !s.ok())
+      return s;
+    if (hdr & kLastFragment) break;
+  }
+
+  rpc_msg reply{};
+  reply.acpted_rply.ar_verf = _null_auth;
+  reply.acpted_rply.ar_results.where = static_cast<caddr_t>(res);
+  reply.acpted_rply.ar_results.proc = res_fn;
+  ::xdrmem_create(&x, buf_.data(), static_cast<u_int>(buf_.size()), XDR_DECODE);
+  bool ok = ::xdr_replymsg(&x, &reply);
+  xdr_destroy(&x);
+  if (!ok) return conn_.Broken("malformed reply");
+  if (reply.rm_xid != xid) return conn_.Broken("reply to another call");
+  if (reply.rm_reply.rp_stat != MSG_ACCEPTED) {
+    return absl::UnavailableError(
+        absl::StrCat("sharemgrd at ", conn_.path(),
+                     ": call rejected (RPC version or auth)"));
+  }
+  switch (reply.acpted_rply.ar_stat) {
+    case SUCCESS:
+      return absl::OkStatus();
+    case PROG_UNAVAIL:
+    case PROG_MISMATCH:
+    case PROC_UNAVAIL:
+      return absl::UnavailableError(
+          absl::StrCat("sharemgrd at ", conn_.path(), ": procedure ", proc,
+                       " not offered (version mismatch?)"));
+    case GARBAGE_ARGS:
+      return absl::InvalidArgumentError("daemon could not decode the request");
+    default:
+      return absl::InternalError(
+          absl::StrCat("sharemgrd at ", conn_.path(), ": call failed"));
+  }
+}
+
+absl::StatusOr<BatchResult> RpcClient::Apply(const Batch& batch) {
+  std::vector<mgmt_op> ops(batch.ops.size());
+  for (size_t i = 0; i < batch.ops.size(); ++i) {
+    const Operation& o = batch.ops[i];
+    mgmt_op& m = ops[i];
+    m.type = static_cast<mgmt_op_type>(o.type);
+    m.group = Mutable(o.group);
+    m.path = Mutable(o.path);
+    m.options = Mutable(o.options);
+    m.description = Mutable(o.description);
+    m.resource = Mutable(o.resource);
+    m.force = o.force ? TRUE : FALSE;
+  }
+  mgmt_batch_args args{};
+  args.ops.ops_len = static_cast<u_int>(ops.size());
+  args.ops.ops_val = ops.data();
+  Decoded<mgmt_batch_res> res(reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_res));
+  if (absl::Status s = Call(
+          MGMTPROC_BATCH, reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_args),
+          &args, reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_res), res.get());
+      !s.ok())
+    return s;
+  if (res->status != MGMT_OK)
+    return StatusFromMgmt(res->status, res->mgmt_batch_res_u.message);
+  const mgmt_batch_result& r = res->mgmt_batch_res_u.result;
+  BatchResult out;
+  out.errors.reserve(r.errors.errors_len);
+  for (u_int i = 0; i < r.errors.errors_len; ++i) {
+    out.errors.push_back({static_cast<size_t>(r.errors.errors_val[i].index),
+                          Text(r.errors.errors_val[i].message)});
+  }
+  out.commit_error = Text(r.commit_error);
+  out.generation = r.generation;
+  out.applied = static_cast<size_t>(r.applied);
+  return out;
+}
+
+absl::StatusOr<std::vector<GroupInfo>> RpcClient::ListGroups() {
+  Decoded<mgmt_list_groups_res> res(
+      reinterpret_cast<xdrproc_t>(xdr_mgmt_list_groups_res));
+  if (absl::Status s = Call(
+          MGMTPROC_LIST_GROUPS, reinterpret_cast<xdrproc_t>(XdrNoArgs), nullptr,
+          reinterpret_cast<xdrproc_t>(xdr_mgmt_list_groups_res), res.get());
+      !s.ok())
+    return s;
+  if (res->status != MGMT_OK)
+    return StatusFromMgmt(res->status, res->mgmt_list_groups_res_u.message);
+  const auto& g = res->mgmt_list_groups_res_u.groups;
+  std::vector<GroupInfo> out(g.groups_len);
+  for (u_int i = 0; i < g.groups_len; ++i) {
+    out[i].name = Text(g.groups_val[i].name);
+    out[i].enabled = g.groups_val[i].enabled;
+    out[i].options = Text(g.groups_val[i].options);
+    out[i].share_count = static_cast<size_t>(g.groups_val[i].share_count);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<ShareInfo>> RpcClient::ListShares(
+    const std::vector<std::string>& groups) {
+  std::vector<char*> names;
+  names.reserve(groups.size());
+  for (const std::string& g : groups) names.push_back(Mutable(g));
+  mgmt_list_shares_args args{};
+  args.groups.groups_len = static_cast<u_int>(names.size());
+  args.groups.groups_val = names.data();
+  Decoded<mgmt_list_shares_res> res(
+      reinterpret_cast<xdrproc_t>(xdr_mgmt_list_shares_res));
+  if (absl::Status s = Call(
+          MGMTPROC_LIST_SHARES,
+          reinterpret_cast<xdrproc_t>(xdr_mgmt_list_shares_args), &args,
+          reinterpret_cast<xdrproc_t>(xdr_mgmt_list_shares_res), res.get());
+      !s.ok())
+    return s;
+  if (res->status != MGMT_OK)
+    return StatusFromMgmt(res->status, res->mgmt_list_shares_res_u.message);
+  const auto& l = res->mgmt_list_shares_res_u.shares;
+  std::vector<ShareInfo> out(l.shares_len);
+  for (u_int i = 0; i < l.shares_len; ++i) {
+    const mgmt_share& m = l.shares_val[i];
+    ShareInfo& s = out[i];
+    s.id = m.id;
+    s.generation = m.generation;
+    s.path = Text(m.path);
+    s.group = Text(m.group);
+    s.resource = Text(m.resource);
+    s.description = Text(m.description);
+    s.options = Text(m.options);
+    s.effective_options = Text(m.effective_options);
+    s.active = m.active;
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<SharetabEntry>> RpcClient::Sharetab() {
+  Decoded<mgmt_sharetab_res> res(
+      reinterpret_cast<xdrproc_t>(xdr_mgmt_sharetab_res));
+  if (absl::Status s = Call(
+          MGMTPROC_SHARETAB, reinterpret_cast<xdrproc_t>(XdrNoArgs), nullptr,
+          reinterpret_cast<xdrproc_t>(xdr_mgmt_sharetab_res), res.get());
+      !s.ok())
+    return s;
+  if (res->status != MGMT_OK)
+    return StatusFromMgmt(res->status, res->mgmt_sharetab_res_u.message);
+  const auto& l = res->mgmt_sharetab_res_u.entries;
+  std::vector<SharetabEntry> out(l.entries_len);
+  for (u_int i = 0; i < l.entries_len; ++i) {
+    const mgmt_sharetab_entry& m = l.entries_val[i];
+    out[i].path = Text(m.path);
+    out[i].resource = Text(m.resource);
+    out[i].fstype = Text(m.fstype);
+    out[i].options = Text(m.options);
+    out[i].description = Text(m.description);
+  }
+  return out;
+}
+
+absl::StatusOr<CheckResult> RpcClient::Check(const std::string& client,
+                                             const std::string& path) {
+  mgmt_check_args args{Mutable(client), Mutable(path)};
+  Decoded<mgmt_check_res> res(reinterpret_cast<xdrproc_t>(xdr_mgmt_check_res));
+  if (absl::Status s = Call(
+          MGMTPROC_CHECK, reinterpret_cast<xdrproc_t>(xdr_mgmt_check_args),
+          &args, reinterpret_cast<xdrproc_t>(xdr_mgmt_check_res), res.get());
+      !s.ok())
+    return s;
+  if (res->status != MGMT_OK)
+    return StatusFromMgmt(res->status, res->mgmt_check_res_u.message);
+  const mgmt_check_result& m = res->mgmt_check_res_u.result;
+  CheckResult out;
+  out.client = Text(m.client);
+  out.address = Text(m.address);
+  out.access = Text(m.access);
+  out.root = m.root;
+  if (m.has_share) out.share = Text(m.share);
+  out.option = Text(m.option);
+  out.entry = Text(m.entry);
+  out.reason = Text(m.reason);
+  return out;
+}
+
+absl::StatusOr<DaemonStats> RpcClient::Stats() {
+  Decoded<mgmt_stats_res> res(reinterpret_cast<xdrproc_t>(xdr_mgmt_stats_res));
+  if (absl::Status s =
+          Call(MGMTPROC_STATS, reinterpret_cast<xdrproc_t>(XdrNoArgs), nullptr,
+               reinterpret_cast<xdrproc_t>(xdr_mgmt_stats_res), res.get());
+      !s.ok())
+    return s;
+  if (res->status != MGMT_OK)
+    return StatusFromMgmt(res->status, res->mgmt_stats_res_u.message);
+  const mgmt_stats& m = res->mgmt_stats_res_u.stats;
+  DaemonStats out;
+  out.shares = m.shares;
+  out.groups = m.groups;
+  out.generation = m.generation;
+  out.load_ms = m.load_ms;
+  out.load_threads = m.load_threads;
+  out.mounts = m.mounts;
+  out.cache.entries = m.cache.entries;
+  out.cache.hits = m.cache.hits;
+  out.cache.misses = m.cache.misses;
+  out.cache.coalesced = m.cache.coalesced;
+  out.cache.refreshes = m.cache.refreshes;
+  out.cache.reclaims = m.cache.reclaims;
+  out.cache.lookups = m.cache.lookups;
+  out.cache.lookup_failures = m.cache.lookup_failures;
+  out.cache.timeouts = m.cache.timeouts;
+  for (u_int i = 0; i < m.requests.requests_len; ++i) {
+    const mgmt_request_stats& r = m.requests.requests_val[i];
+    out.requests.push_back(
+        {Text(r.name), r.count, r.errors, r.p50_us, r.p99_us});
+  }
+  out.sharetab_error = Text(m.sharetab_error);
+  return out;
+}
+
+absl::Status RpcClient::FlushCache() {
+  Decoded<mgmt_flush_res> res(reinterpret_cast<xdrproc_t>(xdr_mgmt_flush_res));
+  if (absl::Status s = Call(
+          MGMTPROC_CACHE_FLUSH, reinterpret_cast<xdrproc_t>(XdrNoArgs), nullptr,
+          reinterpret_cast<xdrproc_t>(xdr_mgmt_flush_res), res.get());
+      !s.ok())
+    return s;
+  return StatusFromMgmt(res->status, res->mgmt_flush_res_u.message);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Client>> Client::Connect(
+    const std::string& socket_path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket_path.empty() || socket_path.size() >= sizeof addr.sun_path) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("socket path \"", socket_path, "\": empty or too long"));
+  }
+  ::memcpy(addr.sun_path, socket_path.data(), socket_path.size());
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return absl::UnavailableError(absl::StrCat("socket: ", ::strerror(errno)));
+  }
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    int e = errno;
+    ::close(fd);
+    return absl::UnavailableError(absl::StrCat(
+        "cannot connect to sharemgrd at ", socket_path, ": ", ::strerror(e),
+        e == ENOENT || e == ECONNREFUSED ? " (is sharemgrd running?)" : ""));
+  }
+  return std::unique_ptr<Client>(new RpcClient(fd, socket_path));
+}
+
+}  // namespace libshare

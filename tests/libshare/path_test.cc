@@ -1,0 +1,167 @@
+#include "libshare/path.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace libshare {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Error(std::string_view path) {
+  absl::Status st = ValidatePath(path);
+  EXPECT_FALSE(st.ok()) << path;
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  return std::string(st.message());
+}
+
+TEST(ValidatePath, AcceptsCanonicalPaths) {
+  EXPECT_TRUE(ValidatePath("/").ok());
+  EXPECT_TRUE(ValidatePath("/export").ok());
+  EXPECT_TRUE(ValidatePath("/export/home/u1").ok());
+  EXPECT_TRUE(ValidatePath("/a/.hidden/..dots/x.y").ok());
+  EXPECT_TRUE(ValidatePath("/with space/and:colon,comma").ok());
+}
+
+TEST(ValidatePath, RelativePathIsRefused) {
+  EXPECT_EQ(Error("a/b"), "path \"a/b\": must be absolute");
+}
+
+TEST(ValidatePath, EmptyPathIsRefused) {
+  EXPECT_EQ(Error(""), "path \"\": must be absolute");
+}
+
+TEST(ValidatePath, EmptyComponentIsRefused) {
+  EXPECT_EQ(Error("/a//b"), "path \"/a//b\": empty component (\"//\")");
+  EXPECT_THAT(Error("//a"), HasSubstr("empty component"));
+}
+
+TEST(ValidatePath, DotComponentIsRefused) {
+  EXPECT_EQ(Error("/a/."), "path \"/a/.\": \".\" component not allowed");
+  EXPECT_THAT(Error("/./a"), HasSubstr("\".\" component not allowed"));
+}
+
+TEST(ValidatePath, DotDotComponentIsRefused) {
+  EXPECT_EQ(Error("/a/../b"), "path \"/a/../b\": \"..\" component not allowed");
+  EXPECT_THAT(Error("/.."), HasSubstr("\"..\" component not allowed"));
+}
+
+TEST(ValidatePath, TrailingSlashIsRefused) {
+  EXPECT_EQ(Error("/a/"), "path \"/a/\": trailing \"/\"");
+}
+
+TEST(ValidatePath, PathOfExactlyMaxLengthIsAccepted) {
+  std::string p = "/" + std::string(kMaxPathLength - 1, 'x');
+  ASSERT_EQ(p.size(), 1024u);
+  EXPECT_TRUE(ValidatePath(p).ok());
+}
+
+TEST(ValidatePath, PathOverMaxLengthIsRefusedNamingTheLimit) {
+  std::string p = "/" + std::string(kMaxPathLength, 'x');
+  std::string msg = Error(p);
+  EXPECT_THAT(msg, HasSubstr("longer than 1024 bytes"));
+  EXPECT_THAT(msg, HasSubstr("path \"/xxx"));
+  EXPECT_LT(msg.size(), 200u);  // the message quotes a prefix only
+}
+
+TEST(ValidatePath, NulIsRefused) {
+  std::string p("/a\0b", 4);
+  EXPECT_EQ(Error(p), "path \"/a\\000b\": contains a NUL byte");
+}
+
+TEST(ValidatePath, NewlineIsRefused) {
+  EXPECT_EQ(Error("/a\nb"), "path \"/a\\nb\": contains a newline");
+}
+
+TEST(ValidatePath, TabIsRefused) {
+  EXPECT_EQ(Error("/a\tb"), "path \"/a\\tb\": contains a tab");
+}
+
+TEST(NormalizePath, CollapsesSlashesAndDropsTrailingSlash) {
+  EXPECT_EQ(*NormalizePath("/export//home/"), "/export/home");
+  EXPECT_EQ(*NormalizePath("///a///b///"), "/a/b");
+  EXPECT_EQ(*NormalizePath("/"), "/");
+  EXPECT_EQ(*NormalizePath("//"), "/");
+  EXPECT_EQ(*NormalizePath("/a"), "/a");
+}
+
+TEST(NormalizePath, DotComponentsAreStillRefusedNamingTheInput) {
+  absl::StatusOr<std::string> p = NormalizePath("/a/./b/");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(),
+            "path \"/a/./b/\": \".\" component not allowed");
+  EXPECT_FALSE(NormalizePath("/a/../b").ok());
+}
+
+TEST(NormalizePath, RelativeAndEmptyAreRefused) {
+  EXPECT_FALSE(NormalizePath("a//b").ok());
+  EXPECT_FALSE(NormalizePath("").ok());
+}
+
+TEST(NormalizePath, LengthIsCheckedAfterCollapsing) {
+  std::string p = "//" + std::string(kMaxPathLength - 1, 'x');
+  EXPECT_TRUE(NormalizePath(p).ok());
+  EXPECT_FALSE(NormalizePath(p + "y").ok());
+}
+
+TEST(NormalizePath, ResultAlwaysPassesValidatePath) {
+  for (const char* in : {"/", "//", "/a//b/", "/x/y/z", "////q////"}) {
+    absl::StatusOr<std::string> p = NormalizePath(in);
+    ASSERT_TRUE(p.ok()) << in;
+    EXPECT_TRUE(ValidatePath(*p).ok()) << *p;
+  }
+}
+
+TEST(ValidateGroupName, AcceptsLettersDigitsUnderscoreDash) {
+  EXPECT_TRUE(ValidateGroupName("a").ok());
+  EXPECT_TRUE(ValidateGroupName("homes").ok());
+  EXPECT_TRUE(ValidateGroupName("Proj_2-x").ok());
+  EXPECT_TRUE(ValidateGroupName("a" + std::string(99, '9')).ok());
+}
+
+TEST(ValidateGroupName, EmptyIsRefused) {
+  EXPECT_EQ(ValidateGroupName("").message(), "group name \"\": empty");
+}
+
+TEST(ValidateGroupName, MustStartWithALetter) {
+  EXPECT_EQ(ValidateGroupName("1abc").message(),
+            "group name \"1abc\": must start with a letter");
+  EXPECT_FALSE(ValidateGroupName("_a").ok());
+  EXPECT_FALSE(ValidateGroupName("-a").ok());
+}
+
+TEST(ValidateGroupName, OtherCharactersAreRefused) {
+  EXPECT_THAT(ValidateGroupName("a b").message(),
+              HasSubstr("character \" \" not allowed"));
+  EXPECT_FALSE(ValidateGroupName("a.b").ok());
+  EXPECT_FALSE(ValidateGroupName("a/b").ok());
+  EXPECT_FALSE(ValidateGroupName("a\nb").ok());
+}
+
+TEST(ValidateGroupName, OverHundredCharactersIsRefused) {
+  std::string name = "a" + std::string(100, 'b');
+  EXPECT_THAT(ValidateGroupName(name).message(),
+              HasSubstr("longer than 100 characters"));
+}
+
+TEST(ParentPath, GivesTheEnclosingPath) {
+  EXPECT_EQ(ParentPath("/a/b"), "/a");
+  EXPECT_EQ(ParentPath("/a/b/c"), "/a/b");
+  EXPECT_EQ(ParentPath("/a"), "/");
+  EXPECT_EQ(ParentPath("/"), "");
+}
+
+TEST(ParentPath, WalkingUpFromAnyPathEndsAtRoot) {
+  std::string_view p = "/export/home/u1/sub";
+  int steps = 0;
+  while (p != "/") {
+    p = ParentPath(p);
+    ++steps;
+  }
+  EXPECT_EQ(steps, 4);
+}
+
+}  // namespace
+}  // namespace libshare

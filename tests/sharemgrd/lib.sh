@@ -1,0 +1,204 @@
+# Shared helpers for the bash integration tests of sharemgrd and sharectl.
+# Source it from a test script:
+#
+#   source "$(dirname "$0")/lib.sh"
+#   sm_setup                       # temp dir, traps, binaries checked
+#   start_daemon --hosts "$SM_DIR/hosts"   # extra sharemgrd arguments
+#   sc create g1                   # sharectl against this daemon
+#   stop_daemon                    # SIGTERM, returns the daemon's exit code
+#
+# Binaries come from the environment (ctest sets them): SHAREMGRD, SHARECTL,
+# MOUNTPROBE, MOUNT_LOAD; or from SM_BIN_DIR (default: build/bin).
+# Variables set for the test: SM_DIR (own temporary folder), SM_SOCKET,
+# SM_DB, SM_SHARETAB, DAEMON_PID, MOUNT_PORT (once serving), SM_LOG.
+# Nothing here is specific to one test; every function fails loudly.
+
+set -euo pipefail
+
+SM_BIN_DIR=${SM_BIN_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/bin}
+SHAREMGRD=${SHAREMGRD:-$SM_BIN_DIR/sharemgrd}
+SHARECTL=${SHARECTL:-$SM_BIN_DIR/sharectl}
+MOUNTPROBE=${MOUNTPROBE:-$SM_BIN_DIR/mountprobe}
+MOUNT_LOAD=${MOUNT_LOAD:-$SM_BIN_DIR/mount_load}
+
+DAEMON_PID=
+MOUNT_PORT=
+SM_STARTED_RPCBIND_PID=
+SM_CLEANUPS=()
+
+# Prints a message naming the test and exits 1.
+fail() {
+  echo "FAIL: $(basename "$0"): $*" >&2
+  if [[ -n ${SM_LOG:-} && -f ${SM_LOG:-} ]]; then
+    echo "--- daemon log ($SM_LOG), last lines:" >&2
+    tail -n 30 "$SM_LOG" >&2 || true
+  fi
+  exit 1
+}
+
+assert_eq() {  # EXPECTED ACTUAL [WHAT]
+  [[ $1 == "$2" ]] || fail "${3:-value}: expected '$1', got '$2'"
+}
+
+assert_contains() {  # HAYSTACK NEEDLE [WHAT]
+  [[ $1 == *"$2"* ]] || fail "${3:-output}: '$2' not found in: $1"
+}
+
+assert_not_contains() {  # HAYSTACK NEEDLE [WHAT]
+  [[ $1 != *"$2"* ]] || fail "${3:-output}: '$2' unexpectedly found in: $1"
+}
+
+# Runs cleanups registered with on_exit, last first, then removes SM_DIR.
+sm_cleanup() {
+  local rc=$?
+  set +e
+  local i
+  for ((i = ${#SM_CLEANUPS[@]} - 1; i >= 0; i--)); do
+    eval "${SM_CLEANUPS[i]}"
+  done
+  if [[ -n $DAEMON_PID ]] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+    kill -KILL "$DAEMON_PID" 2>/dev/null
+    wait "$DAEMON_PID" 2>/dev/null
+  fi
+  stop_rpcbind_if_started
+  if [[ -n ${SM_DIR:-} && -d $SM_DIR && ${SM_KEEP_DIR:-0} != 1 ]]; then
+    rm -rf "$SM_DIR"
+  fi
+  exit "$rc"
+}
+
+on_exit() {  # COMMAND: run at exit, before the daemon is killed
+  SM_CLEANUPS+=("$1")
+}
+
+# Makes the test's own temporary folder and installs the exit trap.
+sm_setup() {
+  local b
+  for b in "$SHAREMGRD" "$SHARECTL" "$MOUNTPROBE"; do
+    [[ -x $b ]] || fail "program not built: $b"
+  done
+  SM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/sharemgr-test.XXXXXX")
+  chmod 755 "$SM_DIR"
+  SM_SOCKET=$SM_DIR/sharemgrd.sock
+  SM_DB=$SM_DIR/shares.db
+  SM_SHARETAB=$SM_DIR/sharetab
+  SM_LOG=$SM_DIR/sharemgrd.log
+  trap sm_cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+
+# Prints a port free for both TCP and UDP on 127.0.0.1.
+free_port() {
+  python3 - <<'PY'
+import socket
+for _ in range(100):
+    t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    t.bind(("0.0.0.0", 0))
+    port = t.getsockname()[1]
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        u.bind(("0.0.0.0", port))
+    except OSError:
+        t.close(); continue
+    print(port)
+    break
+PY
+}
+
+# Starts rpcbind if it is not running; stops it at exit if we started it.
+ensure_rpcbind() {
+  if rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
+    return 0
+  fi
+  command -v rpcbind >/dev/null || fail "rpcbind is not installed"
+  rpcbind -f -w &
+  SM_STARTED_RPCBIND_PID=$!
+  local i
+  for ((i = 0; i < 100; i++)); do
+    rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  fail "rpcbind did not start"
+}
+
+stop_rpcbind_if_started() {
+  if [[ -n $SM_STARTED_RPCBIND_PID ]]; then
+    kill -TERM "$SM_STARTED_RPCBIND_PID" 2>/dev/null
+    wait "$SM_STARTED_RPCBIND_PID" 2>/dev/null
+    SM_STARTED_RPCBIND_PID=
+  fi
+  return 0
+}
+
+# Starts sharemgrd in the foreground (as a background job) on this test's
+# db, socket and sharetab, with --mount-port 0 and --no-rpcbind unless the
+# arguments say otherwise (pass SM_RPCBIND=1 to register with rpcbind).
+# Extra arguments go to sharemgrd. Waits until it serves.
+start_daemon() {
+  local args=(--foreground --db "$SM_DB" --socket "$SM_SOCKET"
+              --sharetab "$SM_SHARETAB")
+  [[ " $* " == *" --mount-port "* ]] || args+=(--mount-port 0)
+  [[ ${SM_RPCBIND:-0} == 1 ]] || args+=(--no-rpcbind)
+  : >>"$SM_LOG"
+  echo "=== start: $SHAREMGRD ${args[*]} $*" >>"$SM_LOG"
+  "$SHAREMGRD" "${args[@]}" "$@" 2>>"$SM_LOG" &
+  DAEMON_PID=$!
+  wait_serving
+}
+
+# Waits (up to SM_START_TIMEOUT seconds, default 30) for the daemon's
+# "serving" line; sets MOUNT_PORT from it.
+wait_serving() {
+  local i line
+  local tries=$((${SM_START_TIMEOUT:-30} * 20))
+  local from
+  from=$(grep -n '^=== start' "$SM_LOG" | tail -n1 | cut -d: -f1)
+  for ((i = 0; i < tries; i++)); do
+    line=$(tail -n +"$from" "$SM_LOG" | grep -m1 '^sharemgrd: serving' || true)
+    if [[ -n $line ]]; then
+      MOUNT_PORT=$(sed -n 's/.*mount port \([0-9][0-9]*\).*/\1/p' <<<"$line")
+      [[ -n $MOUNT_PORT ]] || fail "no mount port in: $line"
+      return 0
+    fi
+    kill -0 "$DAEMON_PID" 2>/dev/null || fail "sharemgrd exited before serving"
+    sleep 0.05
+  done
+  fail "sharemgrd did not print its serving line within ${SM_START_TIMEOUT:-30} s"
+}
+
+# Sends SIGTERM and waits; returns the daemon's exit code.
+stop_daemon() {
+  [[ -n $DAEMON_PID ]] || return 0
+  local rc=0
+  kill -TERM "$DAEMON_PID" 2>/dev/null || true
+  wait "$DAEMON_PID" || rc=$?
+  DAEMON_PID=
+  return "$rc"
+}
+
+# Stops and starts the daemon again with the same arguments given here.
+restart_daemon() {
+  local rc=0
+  stop_daemon || rc=$?
+  [[ $rc == 0 ]] || fail "sharemgrd exited $rc on SIGTERM"
+  start_daemon "$@"
+}
+
+# sharectl against this test's daemon.
+sc() {
+  "$SHARECTL" --socket "$SM_SOCKET" "$@"
+}
+
+# mountprobe against this test's daemon (TCP, reserved port unless told).
+probe() {
+  "$MOUNTPROBE" --server 127.0.0.1 --port "$MOUNT_PORT" "$@"
+}
+
+# Makes directories under SM_DIR/export and prints their paths.
+make_dirs() {  # NAME...
+  local n
+  for n in "$@"; do
+    mkdir -p "$SM_DIR/export/$n"
+    echo "$SM_DIR/export/$n"
+  done
+}

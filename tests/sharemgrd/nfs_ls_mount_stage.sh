@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# libnfs's nfs-ls, a MOUNT client we did not write: MNT is admitted for a
+# client the options admit, MNT3ERR_ACCES for one they refuse, and
+# MNT3ERR_NOENT for a shared path deleted from disk. There is no NFS server,
+# so an admitted nfs-ls fails later, at the NFS stage; we assert on the
+# MOUNT stage only (its message, and DUMP for the admitted mount).
+# nfs-ls is pointed at the daemon with libnfs's URL argument mountport=,
+# and at a closed port for NFS (nfsport=) so the NFS stage fails at once.
+source "$(dirname "$0")/lib.sh"
+sm_setup
+command -v nfs-ls >/dev/null || fail "nfs-ls (libnfs-utils) is not installed"
+start_daemon
+read -r ok refused gone < <(make_dirs ok refused gone | tr '\n' ' ')
+cat >"$SM_DIR/batch" <<B
+create g
+add-share -o rw=@127.0.0.0/8 -s $ok g
+add-share -o rw=@192.0.2.0/24 -s $refused g
+add-share -s $gone g
+B
+sc batch "$SM_DIR/batch" || fail "batch refused"
+rmdir "$gone"
+closed=$(free_port)
+
+nfsls() {  # PATH: prints nfs-ls's output, never fails
+  timeout 20 nfs-ls "nfs://127.0.0.1$1?version=3&mountport=$MOUNT_PORT&nfsport=$closed" 2>&1 || true
+}
+
+out=$(nfsls "$ok")
+echo "admitted: $out"
+assert_not_contains "$out" "Mount failed" "nfs-ls of $ok"
+dump=$(probe dump)
+grep -q "^127.0.0.1 $ok\$" <<<"$dump" || grep -q " $ok\$" <<<"$dump" ||
+  fail "nfs-ls's MNT of $ok is not in DUMP: $dump"
+
+out=$(nfsls "$refused")
+echo "refused: $out"
+assert_contains "$out" "MNT3ERR_ACCES" "nfs-ls of $refused"
+
+out=$(nfsls "$gone")
+echo "deleted: $out"
+assert_contains "$out" "MNT3ERR_NOENT" "nfs-ls of $gone"
+echo "ok"

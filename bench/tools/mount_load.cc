@@ -8,8 +8,10 @@
 //              [--duration S | --calls C] [--udp] [--vers 1|3]
 //              [--source-base 127.0.2.1] [--unreserved] [--warmup K]
 //              [--cold] [--stall-source ADDR [--stall-path PATH]]
-//              [--timeout MS] [--no-cleanup]
+//              [--timeout MS] [--no-cleanup] [--proc mnt|null|export]
 //
+// --proc null or export times that procedure instead of MNT (paths are then
+// unused but one is still required); EXPORT's entry count is reported.
 // Modes:
 //  warm (default): each client first sends K untimed MNTs (default: one per
 //    path, at most 1000) so its decisions are cached, then the timed run.
@@ -56,7 +58,8 @@ constexpr char kUsage[] =
     "                  [--duration SECONDS | --calls C] [--udp] [--vers 1|3]\n"
     "                  [--source-base ADDR] [--unreserved] [--warmup K]\n"
     "                  [--cold] [--stall-source ADDR [--stall-path PATH]]\n"
-    "                  [--timeout MS] [--no-cleanup]\n";
+    "                  [--timeout MS] [--no-cleanup] [--proc "
+    "mnt|null|export]\n";
 
 struct Config {
   mountclient::Options base;  // server, port, transport, version, timeout
@@ -70,6 +73,7 @@ struct Config {
   std::string stall_source;
   std::string stall_path;
   bool cleanup = true;
+  std::string proc = "mnt";  // mnt, null or export
 };
 
 // Per-thread results; merged after the run.
@@ -137,6 +141,24 @@ class LoadRun {
  public:
   explicit LoadRun(const Config& cfg) : cfg_(cfg) {}
 
+  // One timed call of the configured procedure. NULL and EXPORT succeed as
+  // MNT3_OK; EXPORT also records how many entries it returned.
+  absl::StatusOr<mountclient::MntReply> Call(mountclient::MountClient& c,
+                                             const std::string& path) {
+    if (cfg_.proc == "mnt") return c.Mnt(path);
+    mountclient::MntReply ok;
+    ok.status = mountclient::kMnt3Ok;
+    if (cfg_.proc == "null") {
+      absl::Status s = c.Null();
+      if (!s.ok()) return s;
+      return ok;
+    }
+    auto e = c.Export();
+    if (!e.ok()) return e.status();
+    export_entries_ = static_cast<long>(e->size());
+    return ok;
+  }
+
   // Warm clients: connect and warm up, wait for the start, then loop.
   void WarmClient(int index, ThreadResult* r) {
     const std::string source =
@@ -153,7 +175,7 @@ class LoadRun {
     int warm = cfg_.warmup >= 0 ? cfg_.warmup
                                 : static_cast<int>(std::min<size_t>(np, 1000));
     for (int i = 0; i < warm; ++i) {
-      (void)(*c)->Mnt(cfg_.paths[(next + i) % np]);
+      (void)Call(**c, cfg_.paths[(next + i) % np]);
     }
     Ready();
     WaitForStart();
@@ -161,7 +183,7 @@ class LoadRun {
       const std::string& p = cfg_.paths[next];
       next = (next + 1) % np;
       auto t0 = Clock::now();
-      auto m = (*c)->Mnt(p);
+      auto m = Call(**c, p);
       Record(r, m, (Clock::now() - t0).count());
     }
     if (cfg_.cleanup) (void)(*c)->Umntall();
@@ -184,7 +206,7 @@ class LoadRun {
         continue;
       }
       auto t0 = Clock::now();
-      auto m = (*c)->Mnt(cfg_.paths[k % np]);
+      auto m = Call(**c, cfg_.paths[k % np]);
       Record(r, m, (Clock::now() - t0).count());
       if (cfg_.cleanup) (void)(*c)->Umntall();
     }
@@ -274,10 +296,10 @@ class LoadRun {
     std::string json = absl::StrCat(
         "{\"mode\":\"", cfg_.cold ? "cold" : "warm", "\",\"transport\":\"",
         cfg_.base.transport == mountclient::Transport::kTcp ? "tcp" : "udp",
-        "\",\"version\":", cfg_.base.version, ",\"clients\":", cfg_.clients,
-        ",\"paths\":", cfg_.paths.size(), ",\"duration_s\":", elapsed,
-        ",\"calls\":", calls, ",\"ok\":", all.ok, ",\"refused\":", refused,
-        ",\"rpc_errors\":", all.rpc_errors,
+        "\",\"proc\":\"", cfg_.proc, "\",\"version\":", cfg_.base.version,
+        ",\"clients\":", cfg_.clients, ",\"paths\":", cfg_.paths.size(),
+        ",\"duration_s\":", elapsed, ",\"calls\":", calls, ",\"ok\":", all.ok,
+        ",\"refused\":", refused, ",\"rpc_errors\":", all.rpc_errors,
         ",\"connect_failures\":", all.connect_failures,
         ",\"errors\":", refused + all.rpc_errors + all.connect_failures,
         ",\"calls_per_s\":", elapsed > 0 ? calls / elapsed : 0.0,
@@ -286,6 +308,9 @@ class LoadRun {
         ",\"p99_us\":", us(Percentile(all.latencies_ns, 0.99)), ",\"max_us\":",
         us(all.latencies_ns.empty() ? 0 : all.latencies_ns.back()),
         ",\"statuses\":{", absl::StrJoin(st, ","), "}");
+    if (cfg_.proc == "export") {
+      absl::StrAppend(&json, ",\"export_entries\":", export_entries_.load());
+    }
     if (stall) {
       std::sort(stalled.latencies_ns.begin(), stalled.latencies_ns.end());
       absl::StrAppend(
@@ -328,6 +353,7 @@ class LoadRun {
   // Written before started_ is set, read only after it is seen set.
   Clock::time_point start_, deadline_;
   std::atomic<bool> stop_stalled_{false};
+  std::atomic<long> export_entries_{-1};
 };
 
 int Usage(const std::string& why) {
@@ -404,6 +430,11 @@ int main(int argc, char** argv) {
       if (!absl::SimpleAtoi(v, &cfg.base.timeout_ms) ||
           cfg.base.timeout_ms <= 0) {
         return Usage("--timeout needs milliseconds");
+      }
+    } else if (a == "--proc" && need()) {
+      cfg.proc = v;
+      if (cfg.proc != "mnt" && cfg.proc != "null" && cfg.proc != "export") {
+        return Usage("--proc must be mnt, null or export");
       }
     } else if (a == "--no-cleanup") {
       cfg.cleanup = false;

@@ -151,7 +151,10 @@ absl::Status Call(CLIENT* client, int timeout_ms, uint32_t proc, XdrFn encode,
   clnt_geterr(client, &err);
   if (st == RPC_AUTHERROR) {
     absl::StrAppend(&msg, " (auth_stat ", static_cast<int>(err.re_why), ")");
-  } else if (err.re_errno != 0) {
+  } else if ((st == RPC_CANTSEND || st == RPC_CANTRECV ||
+              st == RPC_SYSTEMERROR) &&
+             err.re_errno != 0) {
+    // Only these carry an errno; for others the union holds other fields.
     absl::StrAppend(&msg, " (", strerror(err.re_errno), ")");
   }
   return absl::UnavailableError(msg);

@@ -79,6 +79,9 @@ class Catalog {
   struct Config {
     std::string db_path;
     int load_threads = 1;  // groups are loaded this many at a time
+    // How long a commit waits for another writer of the same file before
+    // failing (BatchResult::commit_error).
+    int busy_timeout_ms = 5000;
   };
 
   // Opens (creating it and its folder if needed) the store at db_path,

@@ -1,0 +1,35 @@
+// Loader: fills a ShareTable from the Store at start-up, several groups at
+// once.
+//
+// Each of N threads takes one group at a time: it reads the group's shares
+// through its own read-only connection, parses and compiles their options
+// (an option text shared by many shares is parsed once per thread), builds
+// the Share objects, and then links them into the table under a lock held
+// only for the linking. The table is pre-sized from the share count so
+// linking never rehashes. Device numbers come from the store: loading never
+// stat()s share folders.
+//
+// Thread-safety: LoadShareTable must have the table to itself; nobody may
+// write the store while it runs.
+#ifndef LIBSHARE_LOADER_H_
+#define LIBSHARE_LOADER_H_
+
+#include "absl/status/statusor.h"
+#include "libshare/catalog.h"
+#include "libshare/share_table.h"
+#include "libshare/store.h"
+
+namespace libshare {
+
+// Loads every group and share of `store` into `table`, which must be empty,
+// with `threads` threads (at least 1; more than the number of groups is
+// pointless). Every loaded share gets the table's generation, which is set
+// to 1 if it was 0. The result is the same whatever `threads`. Fails if a
+// stored option text does not parse (the error names the share or group).
+[[nodiscard]] absl::StatusOr<LoadStats> LoadShareTable(Store& store,
+                                                       int threads,
+                                                       ShareTable* table);
+
+}  // namespace libshare
+
+#endif  // LIBSHARE_LOADER_H_

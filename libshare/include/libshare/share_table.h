@@ -1,0 +1,209 @@
+// ShareTable: the in-memory hashed share table.
+//
+// Share objects carry their own Boost.Intrusive hooks: one for the path
+// index (an unordered set keyed by path) and one for their group's list.
+// The table owns every share and group linked into it exactly once; Insert
+// takes ownership, Remove hands it back. Lookup, insert and remove are O(1)
+// and allocate nothing beyond the Share itself, provided the bucket array
+// was grown beforehand (PrepareCapacity / InstallCapacity). Nearest-ancestor
+// lookup and the nesting rule are O(path depth): the table keeps, for every
+// ancestor folder of a share, how many shares lie below it per device.
+//
+// Thread-safety: none. The table is a plain data structure; whoever shares
+// it between threads must lock around it. Catalog does so: readers hold a
+// shared absl::Mutex lock, and a batch holds it exclusively only while it
+// links prepared objects (see catalog.cc).
+#ifndef LIBSHARE_SHARE_TABLE_H_
+#define LIBSHARE_SHARE_TABLE_H_
+
+#include <boost/intrusive/list.hpp>
+#include <boost/intrusive/unordered_set.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/hash/hash.h"
+#include "absl/status/status.h"
+#include "libshare/options.h"
+#include "libshare/path.h"
+
+namespace libshare {
+
+struct ShareGroup;
+
+// One share. Plain fields; the table and its owner keep them consistent.
+struct Share {
+  uint64_t id = 0;
+  uint64_t dev = 0;         // st_dev when the share was added
+  uint64_t generation = 0;  // table generation of its last effective change
+  std::string path;
+  std::string resource;
+  std::string description;
+  std::string options;  // own text; "" inherits the group's
+  std::shared_ptr<const ShareOptions> compiled;  // own options; null if ""
+  ShareGroup* group = nullptr;
+
+  boost::intrusive::unordered_set_member_hook<> path_hook;
+  boost::intrusive::list_member_hook<> group_hook;
+
+  // Own options if set, else the group's.
+  const std::string& effective_options_text() const;
+  const std::shared_ptr<const ShareOptions>& effective_options() const;
+  bool active() const;  // its group is enabled
+};
+
+struct ShareGroup {
+  using ShareList = boost::intrusive::list<
+      Share,
+      boost::intrusive::member_hook<Share, boost::intrusive::list_member_hook<>,
+                                    &Share::group_hook>,
+      boost::intrusive::constant_time_size<true>>;
+
+  std::string name;
+  bool enabled = true;
+  std::string options;                           // defaults text
+  std::shared_ptr<const ShareOptions> compiled;  // never null
+  ShareList shares;  // not owning: the table owns the shares
+};
+
+class ShareTable {
+ private:
+  struct PathOf {
+    using type = std::string;
+    const std::string& operator()(const Share& s) const { return s.path; }
+  };
+  struct PathHash {
+    std::size_t operator()(std::string_view p) const {
+      return absl::Hash<std::string_view>()(p);
+    }
+  };
+  struct PathEq {
+    bool operator()(std::string_view a, std::string_view b) const {
+      return a == b;
+    }
+  };
+  using PathIndex = boost::intrusive::unordered_set<
+      Share,
+      boost::intrusive::member_hook<
+          Share, boost::intrusive::unordered_set_member_hook<>,
+          &Share::path_hook>,
+      boost::intrusive::key_of_value<PathOf>, boost::intrusive::hash<PathHash>,
+      boost::intrusive::equal<PathEq>, boost::intrusive::power_2_buckets<true>,
+      boost::intrusive::constant_time_size<true>>;
+
+ public:
+  // A bucket array for the path index; movable, empty when not needed.
+  class Buckets {
+   public:
+    Buckets() = default;
+    bool empty() const { return count_ == 0; }
+    std::size_t size() const { return count_; }
+
+   private:
+    friend class ShareTable;
+    std::unique_ptr<PathIndex::bucket_type[]> array_;
+    std::size_t count_ = 0;
+  };
+
+  ShareTable();
+  ~ShareTable();
+  ShareTable(const ShareTable&) = delete;
+  ShareTable& operator=(const ShareTable&) = delete;
+
+  // ---- Groups (few; kept in a hash map by name).
+  ShareGroup* FindGroup(std::string_view name) const;
+  // The name must be new. Takes ownership.
+  void AddGroup(std::unique_ptr<ShareGroup> group);
+  // The group must exist and have no shares; returns it.
+  std::unique_ptr<ShareGroup> RemoveGroup(std::string_view name);
+  std::size_t group_count() const { return groups_.size(); }
+  // Groups ordered by name.
+  std::vector<const ShareGroup*> SortedGroups() const;
+
+  // ---- Shares.
+  std::size_t size() const { return index_.size(); }
+  const Share* Find(std::string_view path) const;
+  Share* FindMutable(std::string_view path);
+
+  // The share at `path` or its nearest ancestor for which pred(share) is
+  // true, or nullptr. O(depth).
+  template <typename Pred>
+  const Share* FindNearest(std::string_view path, Pred pred) const;
+
+  // The nearest share strictly above `path` on device `dev`, or nullptr.
+  const Share* FindAncestorOnDevice(std::string_view path, uint64_t dev) const;
+  // How many shares lie strictly below `path` on device `dev`. O(1).
+  uint32_t CountBelow(std::string_view path, uint64_t dev) const;
+  // One share strictly below `path` on `dev`, or nullptr. O(N): only for
+  // naming the culprit in an error message.
+  const Share* AnyShareBelow(std::string_view path, uint64_t dev) const;
+  // The nesting rule of DESIGN.md for a new share at `path` on `dev`:
+  //   "/export/a: path is inside share /export"
+  //   "/export: path contains share /export/a"
+  [[nodiscard]] absl::Status CheckNesting(std::string_view path,
+                                          uint64_t dev) const;
+
+  // Links `share` (path new, group set to a group of this table) into the
+  // path index and its group's list. Takes ownership. Does not check the
+  // nesting rule. Allocates only if the bucket array must grow (doubling);
+  // call PrepareCapacity/InstallCapacity first to keep linking
+  // allocation-free.
+  void Insert(std::unique_ptr<Share> share);
+  // Unlinks the share at `path` and returns it; nullptr if there is none.
+  std::unique_ptr<Share> Remove(std::string_view path);
+  // Moves a linked share to another group of this table.
+  void MoveToGroup(Share* share, ShareGroup* group);
+
+  // A bucket array big enough for `shares` entries (doubling from the
+  // current size), or an empty one if the current array suffices.
+  // Allocates; reads only bucket_count().
+  Buckets PrepareCapacity(std::size_t shares) const;
+  // Rehashes into `b` (no allocation) and returns the previous array, for
+  // the caller to free outside any lock. No-op on an empty `b` or one not
+  // larger than the current array.
+  Buckets InstallCapacity(Buckets b);
+  std::size_t bucket_count() const { return buckets_.count_; }
+
+  // ---- Generation: changes on every committed change.
+  uint64_t generation() const { return generation_; }
+  void set_generation(uint64_t g) { generation_ = g; }
+
+  // Calls fn(const Share&) for every share, in no particular order.
+  template <typename Fn>
+  void ForEachShare(Fn fn) const {
+    for (const Share& s : index_) fn(s);
+  }
+
+ private:
+  // Shares strictly below a folder, per device. Almost always one device.
+  using DeviceCounts = absl::InlinedVector<std::pair<uint64_t, uint32_t>, 1>;
+
+  static Buckets MakeBuckets(std::size_t n);
+  void CountAncestors(const Share& s, int delta);
+  Share* FindInIndex(std::string_view path) const;
+
+  Buckets buckets_;
+  PathIndex index_;
+  absl::flat_hash_map<std::string, std::unique_ptr<ShareGroup>> groups_;
+  absl::flat_hash_map<std::string, DeviceCounts> below_;
+  uint64_t generation_ = 0;
+};
+
+template <typename Pred>
+const Share* ShareTable::FindNearest(std::string_view path, Pred pred) const {
+  for (std::string_view p = path; !p.empty(); p = ParentPath(p)) {
+    const Share* s = FindInIndex(p);
+    if (s != nullptr && pred(*s)) return s;
+  }
+  return nullptr;
+}
+
+}  // namespace libshare
+
+#endif  // LIBSHARE_SHARE_TABLE_H_

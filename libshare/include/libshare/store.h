@@ -1,0 +1,160 @@
+// Store: the SQLite file that persists groups, shares and mount records.
+//
+// Opened in WAL mode with synchronous=FULL and a busy timeout; the schema
+// version lives in PRAGMA user_version and is brought up to date by a list
+// of migrations when the store is opened. Statements are prepared once and
+// reused.
+//
+// Thread-safety: a Store is one SQLite connection and is NOT thread-safe;
+// use it from one thread at a time. Several Store objects (one per thread)
+// may read the same file concurrently (WAL), as the loader does.
+//
+//   auto store = libshare::Store::Open("/var/lib/sharemgr/shares.db");
+//   if (!store.ok()) ...
+//   absl::Status s = (*store)->Begin();
+//   s = (*store)->InsertGroup({.name = "homes"});
+//   s = (*store)->Commit();  // on error: Rollback()
+#ifndef LIBSHARE_STORE_H_
+#define LIBSHARE_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "libshare/catalog.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace libshare {
+
+struct GroupRow {
+  std::string name;
+  bool enabled = true;
+  std::string options;
+  bool operator==(const GroupRow& o) const {
+    return name == o.name && enabled == o.enabled && options == o.options;
+  }
+};
+
+struct ShareRow {
+  uint64_t id = 0;
+  std::string path;
+  std::string group;
+  std::string resource;
+  std::string description;
+  std::string options;
+  uint64_t dev = 0;
+  bool operator==(const ShareRow& o) const {
+    return id == o.id && path == o.path && group == o.group &&
+           resource == o.resource && description == o.description &&
+           options == o.options && dev == o.dev;
+  }
+};
+
+class Store {
+ public:
+  // The schema version this program writes.
+  static constexpr int kSchemaVersion = 1;
+  static constexpr int kDefaultBusyTimeoutMs = 5000;
+
+  // Opens the store for reading and writing, creating its folder (0755)
+  // and file if needed, and migrates the schema. Fails if the file is not
+  // a SQLite database, or its schema is newer than kSchemaVersion.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Store>> Open(
+      const std::string& path, int busy_timeout_ms = kDefaultBusyTimeoutMs);
+  // Opens an existing, already migrated store read-only (loader threads).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Store>> OpenReadOnly(
+      const std::string& path, int busy_timeout_ms = kDefaultBusyTimeoutMs);
+
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+  // PRAGMA user_version, read from the file.
+  [[nodiscard]] absl::StatusOr<int> SchemaVersion();
+
+  // ---- Reads.
+  [[nodiscard]] absl::StatusOr<std::vector<GroupRow>> LoadGroups();
+  // Shares of one group, by id.
+  [[nodiscard]] absl::StatusOr<std::vector<ShareRow>> LoadShares(
+      std::string_view group);
+  [[nodiscard]] absl::StatusOr<uint64_t> CountShares();
+  // The largest share id in use, 0 if none.
+  [[nodiscard]] absl::StatusOr<uint64_t> MaxShareId();
+
+  // ---- Writes: inside Begin() ... Commit() (or Rollback()).
+  // BEGIN IMMEDIATE: takes the write lock now (waits up to the busy
+  // timeout for another writer).
+  [[nodiscard]] absl::Status Begin();
+  [[nodiscard]] absl::Status Commit();
+  // Safe to call after a failed Commit or with no transaction open.
+  void Rollback();
+
+  [[nodiscard]] absl::Status InsertGroup(const GroupRow& g);
+  // Deletes the group and every share in it.
+  [[nodiscard]] absl::Status DeleteGroup(std::string_view name);
+  [[nodiscard]] absl::Status SetGroupEnabled(std::string_view name,
+                                             bool enabled);
+  [[nodiscard]] absl::Status SetGroupOptions(std::string_view name,
+                                             std::string_view options);
+  [[nodiscard]] absl::Status InsertShare(const ShareRow& s);
+  [[nodiscard]] absl::Status DeleteShare(std::string_view path);
+  [[nodiscard]] absl::Status MoveShare(std::string_view path,
+                                       std::string_view group);
+  [[nodiscard]] absl::Status SetShareOptions(std::string_view path,
+                                             std::string_view options);
+
+  // ---- Mount records, each call one transaction of its own.
+  [[nodiscard]] absl::Status RecordMounts(
+      const std::vector<MountRecord>& added,
+      const std::vector<MountRecord>& removed);
+  [[nodiscard]] absl::StatusOr<std::vector<MountRecord>> LoadMounts();
+
+ private:
+  enum Stmt {
+    kBegin,
+    kCommit,
+    kRollback,
+    kSelectGroups,
+    kSelectShares,
+    kCountShares,
+    kMaxShareId,
+    kInsertGroup,
+    kDeleteGroupShares,
+    kDeleteGroup,
+    kSetGroupEnabled,
+    kSetGroupOptions,
+    kInsertShare,
+    kDeleteShare,
+    kMoveShare,
+    kSetShareOptions,
+    kInsertMount,
+    kDeleteMount,
+    kSelectMounts,
+    kStmtCount
+  };
+
+  Store(sqlite3* db, std::string path);
+  [[nodiscard]] absl::Status Configure(int busy_timeout_ms, bool writable);
+  [[nodiscard]] absl::Status Migrate();
+  [[nodiscard]] absl::Status Exec(const char* sql);
+  // The prepared statement `s`, reset and unbound.
+  [[nodiscard]] absl::StatusOr<sqlite3_stmt*> Prepared(Stmt s);
+  // Steps a statement that returns no rows.
+  [[nodiscard]] absl::Status Run(sqlite3_stmt* st, std::string_view what);
+  absl::Status Error(std::string_view what) const;
+
+  sqlite3* db_;
+  std::string path_;
+  sqlite3_stmt* stmts_[kStmtCount] = {};
+};
+
+}  // namespace libshare
+
+#endif  // LIBSHARE_STORE_H_

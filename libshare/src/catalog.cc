@@ -1,0 +1,760 @@
+// Catalog implementation.
+//
+// Concurrency: `mu_` is a reader/writer lock over the in-memory table.
+// Readers (FindNearest, List*, ...) take it shared and copy out what they
+// need (ShareMatch holds a shared_ptr to the compiled options, so it stays
+// valid after the lock is released). Apply() is serialized by `apply_mu_`,
+// the only writer of the table. It validates the batch against an overlay
+// (the table plus the batch's own earlier effects; the table is never
+// copied), builds every new Share/ShareGroup object and the grown bucket
+// array, commits to SQLite, and only then takes `mu_` exclusively to link
+// the prepared objects: readers wait at most for that short swap and see
+// the table before the batch or after it, never a part. Objects the batch
+// removes are freed after `mu_` is released.
+#include "libshare/catalog.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "internal_text.h"
+#include "libshare/loader.h"
+#include "libshare/path.h"
+#include "libshare/share_table.h"
+#include "libshare/store.h"
+#include "options_cache.h"
+
+namespace libshare {
+namespace {
+
+using Op = Operation::Type;
+using internal::ToAbsl;
+
+bool IsBelow(std::string_view p, std::string_view dir) {
+  if (dir == "/") return p.size() > 1 && p[0] == '/';
+  return p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 &&
+         p[dir.size()] == '/';
+}
+
+bool HasTabOrNewline(std::string_view s) {
+  return s.find_first_of("\t\n\r") != std::string_view::npos;
+}
+
+// The table as an ordered batch would leave it, without copying the table:
+// entries here shadow the table's.
+class Overlay {
+ public:
+  struct Group {
+    bool exists = false;
+    bool enabled = true;
+    std::size_t count = 0;  // shares in the group
+  };
+  struct ShareState {
+    bool exists = false;
+    std::string group;
+    uint64_t dev = 0;
+  };
+
+  explicit Overlay(const ShareTable& table) : table_(table) {}
+
+  // The group's state, or nullptr if it does not exist.
+  Group* FindGroup(std::string_view name) {
+    auto it = groups_.find(ToAbsl(name));
+    if (it == groups_.end()) {
+      const ShareGroup* g = table_.FindGroup(name);
+      if (g == nullptr) return nullptr;
+      it = groups_
+               .emplace(std::string(name),
+                        Group{true, g->enabled, g->shares.size()})
+               .first;
+    }
+    return it->second.exists ? &it->second : nullptr;
+  }
+
+  void CreateGroup(std::string_view name) {
+    groups_[ToAbsl(name)] = Group{true, true, 0};
+  }
+
+  // Removes the group and every share in it.
+  void DeleteGroup(std::string_view name) {
+    std::vector<std::string> victims;
+    if (const ShareGroup* g = table_.FindGroup(name)) {
+      for (const Share& s : g->shares) {
+        auto it = shares_.find(s.path);
+        if (it == shares_.end()) victims.push_back(s.path);
+      }
+    }
+    for (const auto& [path, st] : shares_) {
+      if (st.exists && st.group == name) victims.push_back(path);
+    }
+    for (const std::string& p : victims) RemoveShare(p);
+    groups_[ToAbsl(name)] = Group{false, true, 0};
+  }
+
+  std::optional<ShareState> FindShare(std::string_view path) const {
+    auto it = shares_.find(ToAbsl(path));
+    if (it != shares_.end()) {
+      if (!it->second.exists) return std::nullopt;
+      return it->second;
+    }
+    const Share* s = table_.Find(path);
+    if (s == nullptr) return std::nullopt;
+    return ShareState{true, s->group->name, s->dev};
+  }
+
+  void AddShare(std::string_view path, std::string_view group, uint64_t dev) {
+    shares_[ToAbsl(path)] = ShareState{true, std::string(group), dev};
+    FindGroup(group)->count++;
+    CountAncestors(path, dev, +1);
+  }
+
+  void RemoveShare(std::string_view path) {
+    std::optional<ShareState> s = FindShare(path);
+    if (!s) return;
+    if (Group* g = FindGroup(s->group)) g->count--;
+    CountAncestors(path, s->dev, -1);
+    shares_[ToAbsl(path)] = ShareState{false, "", 0};
+  }
+
+  void MoveShare(std::string_view path, std::string_view group) {
+    std::optional<ShareState> s = FindShare(path);
+    if (Group* g = FindGroup(s->group)) g->count--;
+    FindGroup(group)->count++;
+    s->group = std::string(group);
+    shares_[ToAbsl(path)] = *s;
+  }
+
+  // The nesting rule against the table and the batch so far.
+  absl::Status CheckNesting(std::string_view path, uint64_t dev) const {
+    for (std::string_view p = ParentPath(path); !p.empty(); p = ParentPath(p)) {
+      std::optional<ShareState> s = FindShare(p);
+      if (s && s->dev == dev) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(ToAbsl(path), ": path is inside share ", ToAbsl(p)));
+      }
+    }
+    int64_t below = table_.CountBelow(path, dev);
+    auto it = below_.find(ToAbsl(path));
+    if (it != below_.end()) {
+      for (const auto& [d, n] : it->second) {
+        if (d == dev) below += n;
+      }
+    }
+    if (below > 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          ToAbsl(path), ": path contains share ", AnyShareBelow(path, dev)));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // O(N): only to name the culprit of a refused operation.
+  std::string AnyShareBelow(std::string_view path, uint64_t dev) const {
+    std::string best;
+    auto consider = [&](const std::string& p) {
+      if (best.empty() || p < best) best = p;
+    };
+    for (const auto& [p, st] : shares_) {
+      if (st.exists && st.dev == dev && IsBelow(p, path)) consider(p);
+    }
+    table_.ForEachShare([&](const Share& s) {
+      if (s.dev == dev && IsBelow(s.path, path) &&
+          shares_.find(s.path) == shares_.end()) {
+        consider(s.path);
+      }
+    });
+    return best;
+  }
+
+  void CountAncestors(std::string_view path, uint64_t dev, int delta) {
+    for (std::string_view p = ParentPath(path); !p.empty(); p = ParentPath(p)) {
+      auto& counts = below_[ToAbsl(p)];
+      auto c = std::find_if(counts.begin(), counts.end(),
+                            [&](const auto& e) { return e.first == dev; });
+      if (c == counts.end()) {
+        counts.emplace_back(dev, delta);
+      } else {
+        c->second += delta;
+      }
+    }
+  }
+
+  const ShareTable& table_;
+  absl::flat_hash_map<std::string, Group> groups_;
+  absl::flat_hash_map<std::string, ShareState> shares_;
+  absl::flat_hash_map<std::string,
+                      absl::InlinedVector<std::pair<uint64_t, int64_t>, 1>>
+      below_;
+};
+
+// One validated operation with everything it needs prepared, so that
+// linking it into the table allocates (almost) nothing.
+struct Step {
+  const Operation* op = nullptr;
+  bool noop = false;
+  std::unique_ptr<Share> share;                  // kAddShare
+  std::unique_ptr<ShareGroup> group;             // kCreateGroup
+  std::shared_ptr<const ShareOptions> compiled;  // kSetOptions
+  std::string text;                              // kSetOptions
+};
+
+absl::StatusOr<uint64_t> DirectoryDevice(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) {
+      return absl::NotFoundError(absl::StrCat(path, ": no such directory"));
+    }
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": ", strerror(errno)));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": not a directory"));
+  }
+  return static_cast<uint64_t>(st.st_dev);
+}
+
+ShareInfo MakeInfo(const Share& s) {
+  ShareInfo i;
+  i.id = s.id;
+  i.generation = s.generation;
+  i.path = s.path;
+  i.group = s.group->name;
+  i.resource = s.resource;
+  i.description = s.description;
+  i.options = s.options;
+  i.effective_options = s.effective_options_text();
+  i.active = s.active();
+  return i;
+}
+
+std::vector<const Share*> SortedByPath(std::vector<const Share*> v) {
+  std::sort(v.begin(), v.end(),
+            [](const Share* a, const Share* b) { return a->path < b->path; });
+  return v;
+}
+
+class CatalogImpl : public Catalog {
+ public:
+  CatalogImpl(std::unique_ptr<Store> store) : store_(std::move(store)) {}
+
+  absl::Status Load(int threads) {
+    absl::MutexLock a(&apply_mu_);
+    absl::WriterMutexLock l(&mu_);
+    absl::StatusOr<LoadStats> stats = LoadShareTable(*store_, threads, &table_);
+    if (!stats.ok()) return stats.status();
+    load_stats_ = *stats;
+    absl::StatusOr<uint64_t> max_id = store_->MaxShareId();
+    if (!max_id.ok()) return max_id.status();
+    next_id_ = *max_id + 1;
+    return absl::OkStatus();
+  }
+
+  BatchResult Apply(const Batch& batch) override;
+
+  std::optional<ShareMatch> FindNearest(std::string_view path) const override {
+    std::string normalized;
+    if (!ValidatePath(path).ok()) {
+      absl::StatusOr<std::string> n = NormalizePath(path);
+      if (!n.ok()) return std::nullopt;
+      normalized = *std::move(n);
+      path = normalized;
+    }
+    absl::ReaderMutexLock l(&mu_);
+    const Share* s =
+        table_.FindNearest(path, [](const Share& s) { return s.active(); });
+    if (s == nullptr) return std::nullopt;
+    ShareMatch m;
+    m.id = s->id;
+    m.generation = s->generation;
+    m.path = s->path;
+    m.options = s->effective_options();
+    m.exact = s->path == path;
+    return m;
+  }
+
+  uint64_t generation() const override {
+    absl::ReaderMutexLock l(&mu_);
+    return table_.generation();
+  }
+
+  void ForEachActive(
+      const std::function<void(const ShareInfo&, const ShareOptions&)>& fn)
+      const override {
+    absl::ReaderMutexLock l(&mu_);
+    for (const Share* s : ActiveSorted()) {
+      fn(MakeInfo(*s), *s->effective_options());
+    }
+  }
+
+  absl::StatusOr<std::vector<ShareInfo>> ListShares(
+      const std::vector<std::string>& groups) const override {
+    absl::ReaderMutexLock l(&mu_);
+    std::vector<const Share*> shares;
+    if (groups.empty()) {
+      shares.reserve(table_.size());
+      table_.ForEachShare([&](const Share& s) { shares.push_back(&s); });
+    } else {
+      for (const std::string& name : groups) {
+        if (table_.FindGroup(name) == nullptr) {
+          return absl::NotFoundError(
+              absl::StrCat("group ", name, " does not exist"));
+        }
+      }
+      absl::flat_hash_map<absl::string_view, bool> seen;
+      for (const std::string& name : groups) {
+        if (!seen.emplace(ToAbsl(name), true).second) continue;
+        for (const Share& s : table_.FindGroup(name)->shares) {
+          shares.push_back(&s);
+        }
+      }
+    }
+    std::vector<ShareInfo> out;
+    out.reserve(shares.size());
+    for (const Share* s : SortedByPath(std::move(shares))) {
+      out.push_back(MakeInfo(*s));
+    }
+    return out;
+  }
+
+  std::vector<GroupInfo> ListGroups() const override {
+    absl::ReaderMutexLock l(&mu_);
+    std::vector<GroupInfo> out;
+    for (const ShareGroup* g : table_.SortedGroups()) {
+      out.push_back({g->name, g->enabled, g->options, g->shares.size()});
+    }
+    return out;
+  }
+
+  std::vector<SharetabEntry> SharetabEntries() const override {
+    absl::ReaderMutexLock l(&mu_);
+    std::vector<SharetabEntry> out;
+    for (const Share* s : ActiveSorted()) {
+      SharetabEntry e;
+      e.path = s->path;
+      e.resource = s->resource;
+      e.options = s->effective_options_text();
+      e.description = s->description;
+      out.push_back(std::move(e));
+    }
+    return out;
+  }
+
+  LoadStats load_stats() const override {
+    absl::ReaderMutexLock l(&mu_);
+    return load_stats_;
+  }
+  std::size_t share_count() const override {
+    absl::ReaderMutexLock l(&mu_);
+    return table_.size();
+  }
+  std::size_t group_count() const override {
+    absl::ReaderMutexLock l(&mu_);
+    return table_.group_count();
+  }
+
+  absl::Status RecordMounts(const std::vector<MountRecord>& added,
+                            const std::vector<MountRecord>& removed) override {
+    absl::MutexLock a(&apply_mu_);
+    return store_->RecordMounts(added, removed);
+  }
+  absl::StatusOr<std::vector<MountRecord>> LoadMounts() const override {
+    absl::MutexLock a(&apply_mu_);
+    return store_->LoadMounts();
+  }
+
+ private:
+  std::vector<const Share*> ActiveSorted() const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    std::vector<const Share*> v;
+    for (const ShareGroup* g : table_.SortedGroups()) {
+      if (!g->enabled) continue;
+      for (const Share& s : g->shares) v.push_back(&s);
+    }
+    return SortedByPath(std::move(v));
+  }
+
+  // Validates the batch; fills `steps` (one per operation) and `errors`.
+  void Validate(const Batch& batch, std::vector<Step>* steps,
+                std::vector<OperationError>* errors)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Writes the steps in one transaction.
+  absl::Status Commit(const std::vector<Step>& steps)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
+  // Links the committed steps into the table; returns whether anything
+  // changed. Removed objects go to the garbage vectors.
+  bool Link(std::vector<Step>& steps, uint64_t generation,
+            std::vector<std::unique_ptr<Share>>* dead_shares,
+            std::vector<std::unique_ptr<ShareGroup>>* dead_groups)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Order: apply_mu_ before mu_.
+  mutable absl::Mutex apply_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  mutable absl::Mutex mu_;
+  std::unique_ptr<Store> store_ ABSL_GUARDED_BY(apply_mu_);
+  uint64_t next_id_ ABSL_GUARDED_BY(apply_mu_) = 1;
+  ShareTable table_ ABSL_GUARDED_BY(mu_);
+  LoadStats load_stats_ ABSL_GUARDED_BY(mu_);
+};
+
+void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
+                           std::vector<OperationError>* errors) {
+  Overlay ov(table_);
+  OptionsCache cache;
+  uint64_t id = next_id_;
+  steps->resize(batch.ops.size());
+  for (std::size_t i = 0; i < batch.ops.size(); ++i) {
+    const Operation& op = batch.ops[i];
+    Step& step = (*steps)[i];
+    step.op = &op;
+    auto refuse = [&](std::string msg) {
+      errors->push_back({i, std::move(msg)});
+    };
+    auto refuse_status = [&](const absl::Status& s) {
+      refuse(std::string(s.message()));
+    };
+    auto group_missing = [&]() {
+      refuse(absl::StrCat("group ", op.group, " does not exist"));
+    };
+
+    switch (op.type) {
+      case Op::kCreateGroup: {
+        if (absl::Status s = ValidateGroupName(op.group); !s.ok()) {
+          refuse_status(s);
+          break;
+        }
+        if (ov.FindGroup(op.group) != nullptr) {
+          refuse(absl::StrCat("group ", op.group, " already exists"));
+          break;
+        }
+        // A group with bad options is still created in the overlay, so the
+        // batch's later operations on it are not refused in cascade.
+        ov.CreateGroup(op.group);
+        absl::StatusOr<std::shared_ptr<const ShareOptions>> compiled =
+            cache.Get(op.options);
+        if (!compiled.ok()) {
+          refuse(absl::StrCat("group ", op.group, ": ",
+                              compiled.status().message()));
+          break;
+        }
+        step.group = std::make_unique<ShareGroup>();
+        step.group->name = op.group;
+        step.group->enabled = true;
+        step.group->options = op.options;
+        step.group->compiled = *std::move(compiled);
+        break;
+      }
+      case Op::kDeleteGroup: {
+        Overlay::Group* g = ov.FindGroup(op.group);
+        if (g == nullptr) {
+          group_missing();
+          break;
+        }
+        if (g->count > 0 && !op.force) {
+          refuse(absl::StrCat("group ", op.group, " has ", g->count,
+                              g->count == 1 ? " share" : " shares",
+                              "; use -f"));
+          break;
+        }
+        ov.DeleteGroup(op.group);
+        break;
+      }
+      case Op::kEnableGroup:
+      case Op::kDisableGroup: {
+        Overlay::Group* g = ov.FindGroup(op.group);
+        if (g == nullptr) {
+          group_missing();
+          break;
+        }
+        bool enable = op.type == Op::kEnableGroup;
+        step.noop = g->enabled == enable;
+        g->enabled = enable;
+        break;
+      }
+      case Op::kAddShare: {
+        if (absl::Status s = ValidatePath(op.path); !s.ok()) {
+          refuse_status(s);
+          break;
+        }
+        if (ov.FindGroup(op.group) == nullptr) {
+          group_missing();
+          break;
+        }
+        if (std::optional<Overlay::ShareState> s = ov.FindShare(op.path)) {
+          refuse(
+              absl::StrCat(op.path, ": already shared (group ", s->group, ")"));
+          break;
+        }
+        if (HasTabOrNewline(op.description)) {
+          refuse(
+              absl::StrCat(op.path, ": description contains a tab or newline"));
+          break;
+        }
+        if (HasTabOrNewline(op.resource)) {
+          refuse(absl::StrCat(op.path, ": resource contains a tab or newline"));
+          break;
+        }
+        absl::StatusOr<uint64_t> dev = DirectoryDevice(op.path);
+        if (!dev.ok()) {
+          refuse_status(dev.status());
+          break;
+        }
+        if (absl::Status s = ov.CheckNesting(op.path, *dev); !s.ok()) {
+          refuse_status(s);
+          break;
+        }
+        ov.AddShare(op.path, op.group, *dev);
+        std::shared_ptr<const ShareOptions> compiled;
+        if (!op.options.empty()) {
+          absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
+              cache.Get(op.options);
+          if (!c.ok()) {
+            refuse(absl::StrCat(op.path, ": ", c.status().message()));
+            break;
+          }
+          compiled = *std::move(c);
+        }
+        step.share = std::make_unique<Share>();
+        step.share->id = id++;
+        step.share->dev = *dev;
+        step.share->path = op.path;
+        step.share->resource = op.resource;
+        step.share->description = op.description;
+        step.share->options = op.options;
+        step.share->compiled = std::move(compiled);
+        break;
+      }
+      case Op::kRemoveShare: {
+        std::optional<Overlay::ShareState> s = ov.FindShare(op.path);
+        if (!s) {
+          refuse(absl::StrCat(op.path, ": not shared"));
+          break;
+        }
+        if (!op.group.empty() && op.group != s->group) {
+          refuse(absl::StrCat(op.path, ": share is in group ", s->group,
+                              ", not ", op.group));
+          break;
+        }
+        ov.RemoveShare(op.path);
+        break;
+      }
+      case Op::kMoveShare: {
+        std::optional<Overlay::ShareState> s = ov.FindShare(op.path);
+        if (!s) {
+          refuse(absl::StrCat(op.path, ": not shared"));
+          break;
+        }
+        if (ov.FindGroup(op.group) == nullptr) {
+          group_missing();
+          break;
+        }
+        step.noop = s->group == op.group;
+        if (!step.noop) ov.MoveShare(op.path, op.group);
+        break;
+      }
+      case Op::kSetOptions: {
+        if (ov.FindGroup(op.group) == nullptr) {
+          group_missing();
+          break;
+        }
+        if (!op.path.empty()) {
+          std::optional<Overlay::ShareState> s = ov.FindShare(op.path);
+          if (!s) {
+            refuse(absl::StrCat(op.path, ": not shared"));
+            break;
+          }
+          if (s->group != op.group) {
+            refuse(absl::StrCat(op.path, ": share is in group ", s->group,
+                                ", not ", op.group));
+            break;
+          }
+        }
+        if (!op.path.empty() && op.options.empty()) break;  // inherit again
+        absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
+            cache.Get(op.options);
+        if (!c.ok()) {
+          refuse(absl::StrCat(op.path.empty() ? "group " + op.group : op.path,
+                              ": ", c.status().message()));
+          break;
+        }
+        step.compiled = *std::move(c);
+        break;
+      }
+    }
+    if (!errors->empty()) {
+      // Nothing will be linked; free what was prepared as we go.
+      step.share.reset();
+      step.group.reset();
+      step.compiled.reset();
+    } else if (step.op->type == Op::kSetOptions) {
+      step.text = op.options;
+    }
+  }
+}
+
+absl::Status CatalogImpl::Commit(const std::vector<Step>& steps) {
+  if (absl::Status s = store_->Begin(); !s.ok()) return s;
+  absl::Status status;
+  for (const Step& step : steps) {
+    if (step.noop) continue;
+    const Operation& op = *step.op;
+    switch (op.type) {
+      case Op::kCreateGroup:
+        status = store_->InsertGroup({op.group, true, op.options});
+        break;
+      case Op::kDeleteGroup:
+        status = store_->DeleteGroup(op.group);
+        break;
+      case Op::kEnableGroup:
+      case Op::kDisableGroup:
+        status = store_->SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
+        break;
+      case Op::kAddShare: {
+        const Share& s = *step.share;
+        status = store_->InsertShare({s.id, s.path, op.group, s.resource,
+                                      s.description, s.options, s.dev});
+        break;
+      }
+      case Op::kRemoveShare:
+        status = store_->DeleteShare(op.path);
+        break;
+      case Op::kMoveShare:
+        status = store_->MoveShare(op.path, op.group);
+        break;
+      case Op::kSetOptions:
+        status = op.path.empty() ? store_->SetGroupOptions(op.group, op.options)
+                                 : store_->SetShareOptions(op.path, op.options);
+        break;
+    }
+    if (!status.ok()) break;
+  }
+  if (status.ok()) status = store_->Commit();
+  if (!status.ok()) store_->Rollback();
+  return status;
+}
+
+bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
+                       std::vector<std::unique_ptr<Share>>* dead_shares,
+                       std::vector<std::unique_ptr<ShareGroup>>* dead_groups) {
+  bool changed = false;
+  for (Step& step : steps) {
+    if (step.noop) continue;
+    changed = true;
+    const Operation& op = *step.op;
+    switch (op.type) {
+      case Op::kCreateGroup:
+        table_.AddGroup(std::move(step.group));
+        break;
+      case Op::kDeleteGroup: {
+        ShareGroup* g = table_.FindGroup(op.group);
+        while (!g->shares.empty()) {
+          dead_shares->push_back(table_.Remove(g->shares.front().path));
+        }
+        dead_groups->push_back(table_.RemoveGroup(op.group));
+        break;
+      }
+      case Op::kEnableGroup:
+      case Op::kDisableGroup: {
+        ShareGroup* g = table_.FindGroup(op.group);
+        g->enabled = op.type == Op::kEnableGroup;
+        for (Share& s : g->shares) s.generation = gen;
+        break;
+      }
+      case Op::kAddShare:
+        step.share->group = table_.FindGroup(op.group);
+        step.share->generation = gen;
+        table_.Insert(std::move(step.share));
+        break;
+      case Op::kRemoveShare:
+        dead_shares->push_back(table_.Remove(op.path));
+        break;
+      case Op::kMoveShare: {
+        Share* s = table_.FindMutable(op.path);
+        table_.MoveToGroup(s, table_.FindGroup(op.group));
+        s->generation = gen;
+        break;
+      }
+      case Op::kSetOptions: {
+        // Swaps, so the old values are freed with `steps`, after unlock.
+        if (op.path.empty()) {
+          ShareGroup* g = table_.FindGroup(op.group);
+          g->options.swap(step.text);
+          g->compiled.swap(step.compiled);
+          for (Share& s : g->shares) {
+            if (s.options.empty()) s.generation = gen;
+          }
+        } else {
+          Share* s = table_.FindMutable(op.path);
+          s->options.swap(step.text);
+          s->compiled.swap(step.compiled);
+          s->generation = gen;
+        }
+        break;
+      }
+    }
+  }
+  return changed;
+}
+
+BatchResult CatalogImpl::Apply(const Batch& batch) {
+  BatchResult result;
+  absl::MutexLock a(&apply_mu_);
+  std::vector<Step> steps;
+  ShareTable::Buckets buckets;
+  {
+    // apply_mu_ already excludes the only writer; the shared lock is for
+    // the annotations and costs readers nothing.
+    absl::ReaderMutexLock r(&mu_);
+    Validate(batch, &steps, &result.errors);
+    result.generation = table_.generation();
+    if (!result.errors.empty()) return result;
+    std::size_t adds = 0;
+    for (const Step& s : steps) adds += s.share != nullptr;
+    buckets = table_.PrepareCapacity(table_.size() + adds);
+  }
+  if (absl::Status s = Commit(steps); !s.ok()) {
+    result.commit_error = std::string(s.message());
+    return result;
+  }
+  for (const Step& s : steps) {
+    if (s.share != nullptr) next_id_ = std::max(next_id_, s.share->id + 1);
+  }
+
+  std::vector<std::unique_ptr<Share>> dead_shares;
+  std::vector<std::unique_ptr<ShareGroup>> dead_groups;
+  {
+    absl::WriterMutexLock w(&mu_);
+    buckets = table_.InstallCapacity(std::move(buckets));
+    uint64_t gen = table_.generation() + 1;
+    if (Link(steps, gen, &dead_shares, &dead_groups)) {
+      table_.set_generation(gen);
+    }
+    result.generation = table_.generation();
+  }
+  result.applied = batch.ops.size();
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
+  absl::StatusOr<std::unique_ptr<Store>> store =
+      Store::Open(config.db_path, config.busy_timeout_ms);
+  if (!store.ok()) return store.status();
+  auto catalog = std::make_unique<CatalogImpl>(*std::move(store));
+  if (absl::Status s = catalog->Load(config.load_threads); !s.ok()) return s;
+  return catalog;
+}
+
+}  // namespace libshare

@@ -1,0 +1,127 @@
+#include "libshare/loader.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "libshare/options.h"
+#include "options_cache.h"
+
+namespace libshare {
+
+absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
+                                         ShareTable* table) {
+  auto start = std::chrono::steady_clock::now();
+  threads = std::max(threads, 1);
+  if (table->generation() == 0) table->set_generation(1);
+  const uint64_t generation = table->generation();
+
+  absl::StatusOr<std::vector<GroupRow>> groups = store.LoadGroups();
+  if (!groups.ok()) return groups.status();
+  absl::StatusOr<uint64_t> count = store.CountShares();
+  if (!count.ok()) return count.status();
+  table->InstallCapacity(table->PrepareCapacity(*count));
+
+  std::vector<ShareGroup*> targets;
+  {
+    OptionsCache cache;
+    for (GroupRow& row : *groups) {
+      absl::StatusOr<std::shared_ptr<const ShareOptions>> compiled =
+          cache.Get(row.options);
+      if (!compiled.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "group ", row.name, ": ", compiled.status().message()));
+      }
+      auto g = std::make_unique<ShareGroup>();
+      g->name = std::move(row.name);
+      g->enabled = row.enabled;
+      g->options = std::move(row.options);
+      g->compiled = *std::move(compiled);
+      targets.push_back(g.get());
+      table->AddGroup(std::move(g));
+    }
+  }
+
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex link_mu;  // guards `table` and `first_error`
+  absl::Status first_error;
+  const int workers =
+      static_cast<int>(std::min<std::size_t>(threads, targets.size()));
+
+  auto fail = [&](absl::Status s) {
+    std::lock_guard<std::mutex> l(link_mu);
+    if (first_error.ok()) first_error = std::move(s);
+    failed = true;
+  };
+
+  auto work = [&](Store* reader) {
+    OptionsCache cache;
+    std::vector<std::unique_ptr<Share>> built;
+    for (std::size_t i = next++; i < targets.size() && !failed; i = next++) {
+      ShareGroup* group = targets[i];
+      absl::StatusOr<std::vector<ShareRow>> rows =
+          reader->LoadShares(group->name);
+      if (!rows.ok()) return fail(rows.status());
+      built.clear();
+      built.reserve(rows->size());
+      for (ShareRow& row : *rows) {
+        auto s = std::make_unique<Share>();
+        if (!row.options.empty()) {
+          absl::StatusOr<std::shared_ptr<const ShareOptions>> compiled =
+              cache.Get(row.options);
+          if (!compiled.ok()) {
+            return fail(absl::InvalidArgumentError(absl::StrCat(
+                "share ", row.path, ": ", compiled.status().message())));
+          }
+          s->compiled = *std::move(compiled);
+        }
+        s->id = row.id;
+        s->dev = row.dev;
+        s->generation = generation;
+        s->path = std::move(row.path);
+        s->resource = std::move(row.resource);
+        s->description = std::move(row.description);
+        s->options = std::move(row.options);
+        s->group = group;
+        built.push_back(std::move(s));
+      }
+      std::lock_guard<std::mutex> l(link_mu);
+      for (auto& s : built) table->Insert(std::move(s));
+    }
+  };
+
+  if (workers <= 1) {
+    work(&store);
+  } else {
+    std::vector<std::unique_ptr<Store>> readers;
+    for (int i = 0; i < workers; ++i) {
+      absl::StatusOr<std::unique_ptr<Store>> r =
+          Store::OpenReadOnly(store.path());
+      if (!r.ok()) return r.status();
+      readers.push_back(*std::move(r));
+    }
+    std::vector<std::thread> pool;
+    for (int i = 0; i < workers; ++i) pool.emplace_back(work, readers[i].get());
+    for (std::thread& t : pool) t.join();
+  }
+  if (!first_error.ok()) return first_error;
+
+  LoadStats stats;
+  stats.load_ms = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  stats.threads = threads;
+  stats.shares = table->size();
+  stats.groups = table->group_count();
+  return stats;
+}
+
+}  // namespace libshare

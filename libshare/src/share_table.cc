@@ -1,0 +1,212 @@
+#include "libshare/share_table.h"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "internal_text.h"
+
+namespace libshare {
+namespace {
+
+using internal::ToAbsl;
+
+constexpr std::size_t kInitialBuckets = 64;
+
+// True if `p` lies strictly below folder `dir`.
+bool IsBelow(std::string_view p, std::string_view dir) {
+  if (dir == "/") return p.size() > 1 && p[0] == '/';
+  return p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 &&
+         p[dir.size()] == '/';
+}
+
+}  // namespace
+
+const std::string& Share::effective_options_text() const {
+  return options.empty() ? group->options : options;
+}
+
+const std::shared_ptr<const ShareOptions>& Share::effective_options() const {
+  return compiled != nullptr ? compiled : group->compiled;
+}
+
+bool Share::active() const { return group != nullptr && group->enabled; }
+
+ShareTable::Buckets ShareTable::MakeBuckets(std::size_t n) {
+  Buckets b;
+  b.array_ = std::make_unique<PathIndex::bucket_type[]>(n);
+  b.count_ = n;
+  return b;
+}
+
+ShareTable::ShareTable()
+    : buckets_(MakeBuckets(kInitialBuckets)),
+      index_(PathIndex::bucket_traits(buckets_.array_.get(), buckets_.count_)) {
+}
+
+ShareTable::~ShareTable() {
+  for (auto& [name, group] : groups_) group->shares.clear();
+  index_.clear_and_dispose([](Share* s) { delete s; });
+}
+
+ShareGroup* ShareTable::FindGroup(std::string_view name) const {
+  auto it = groups_.find(ToAbsl(name));
+  return it == groups_.end() ? nullptr : it->second.get();
+}
+
+void ShareTable::AddGroup(std::unique_ptr<ShareGroup> group) {
+  std::string name = group->name;
+  auto [it, inserted] = groups_.emplace(std::move(name), std::move(group));
+  assert(inserted);
+  (void)it;
+  (void)inserted;
+}
+
+std::unique_ptr<ShareGroup> ShareTable::RemoveGroup(std::string_view name) {
+  auto it = groups_.find(ToAbsl(name));
+  if (it == groups_.end()) return nullptr;
+  assert(it->second->shares.empty());
+  std::unique_ptr<ShareGroup> g = std::move(it->second);
+  groups_.erase(it);
+  return g;
+}
+
+std::vector<const ShareGroup*> ShareTable::SortedGroups() const {
+  std::vector<const ShareGroup*> out;
+  out.reserve(groups_.size());
+  for (const auto& [name, group] : groups_) out.push_back(group.get());
+  std::sort(out.begin(), out.end(),
+            [](const ShareGroup* a, const ShareGroup* b) {
+              return a->name < b->name;
+            });
+  return out;
+}
+
+Share* ShareTable::FindInIndex(std::string_view path) const {
+  auto it = index_.find(path, PathHash(), PathEq());
+  if (it == index_.end()) return nullptr;
+  return const_cast<Share*>(&*it);
+}
+
+const Share* ShareTable::Find(std::string_view path) const {
+  return FindInIndex(path);
+}
+
+Share* ShareTable::FindMutable(std::string_view path) {
+  return FindInIndex(path);
+}
+
+const Share* ShareTable::FindAncestorOnDevice(std::string_view path,
+                                              uint64_t dev) const {
+  for (std::string_view p = ParentPath(path); !p.empty(); p = ParentPath(p)) {
+    const Share* s = FindInIndex(p);
+    if (s != nullptr && s->dev == dev) return s;
+  }
+  return nullptr;
+}
+
+uint32_t ShareTable::CountBelow(std::string_view path, uint64_t dev) const {
+  auto it = below_.find(ToAbsl(path));
+  if (it == below_.end()) return 0;
+  for (const auto& [d, n] : it->second) {
+    if (d == dev) return n;
+  }
+  return 0;
+}
+
+const Share* ShareTable::AnyShareBelow(std::string_view path,
+                                       uint64_t dev) const {
+  const Share* best = nullptr;
+  for (const Share& s : index_) {
+    if (s.dev == dev && IsBelow(s.path, path) &&
+        (best == nullptr || s.path < best->path)) {
+      best = &s;
+    }
+  }
+  return best;
+}
+
+absl::Status ShareTable::CheckNesting(std::string_view path,
+                                      uint64_t dev) const {
+  if (const Share* above = FindAncestorOnDevice(path, dev)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(ToAbsl(path), ": path is inside share ", above->path));
+  }
+  if (CountBelow(path, dev) > 0) {
+    const Share* below = AnyShareBelow(path, dev);
+    return absl::FailedPreconditionError(
+        absl::StrCat(ToAbsl(path), ": path contains share ",
+                     below ? below->path : "(unknown)"));
+  }
+  return absl::OkStatus();
+}
+
+void ShareTable::CountAncestors(const Share& s, int delta) {
+  for (std::string_view p = ParentPath(s.path); !p.empty(); p = ParentPath(p)) {
+    auto it = below_.find(ToAbsl(p));
+    if (it == below_.end()) {
+      assert(delta > 0);
+      it = below_.emplace(std::string(p), DeviceCounts()).first;
+    }
+    DeviceCounts& counts = it->second;
+    auto c = std::find_if(counts.begin(), counts.end(),
+                          [&](const auto& e) { return e.first == s.dev; });
+    if (c == counts.end()) {
+      assert(delta > 0);
+      counts.emplace_back(s.dev, 0);
+      c = counts.end() - 1;
+    }
+    c->second += delta;
+    if (c->second == 0) {
+      counts.erase(c);
+      if (counts.empty()) below_.erase(it);
+    }
+  }
+}
+
+void ShareTable::Insert(std::unique_ptr<Share> share) {
+  assert(share->group != nullptr);
+  if (index_.size() + 1 > buckets_.count_) {
+    InstallCapacity(PrepareCapacity(index_.size() + 1));
+  }
+  Share* s = share.release();
+  auto [it, inserted] = index_.insert(*s);
+  assert(inserted);
+  (void)it;
+  (void)inserted;
+  s->group->shares.push_back(*s);
+  CountAncestors(*s, +1);
+}
+
+std::unique_ptr<Share> ShareTable::Remove(std::string_view path) {
+  Share* s = FindInIndex(path);
+  if (s == nullptr) return nullptr;
+  CountAncestors(*s, -1);
+  index_.erase(index_.iterator_to(*s));
+  s->group->shares.erase(s->group->shares.iterator_to(*s));
+  return std::unique_ptr<Share>(s);
+}
+
+void ShareTable::MoveToGroup(Share* share, ShareGroup* group) {
+  share->group->shares.erase(share->group->shares.iterator_to(*share));
+  share->group = group;
+  group->shares.push_back(*share);
+}
+
+ShareTable::Buckets ShareTable::PrepareCapacity(std::size_t shares) const {
+  std::size_t n = buckets_.count_;
+  if (shares <= n) return Buckets();
+  while (n < shares) n *= 2;
+  return MakeBuckets(n);
+}
+
+ShareTable::Buckets ShareTable::InstallCapacity(Buckets b) {
+  if (b.empty() || b.count_ <= buckets_.count_) return b;
+  index_.rehash(PathIndex::bucket_traits(b.array_.get(), b.count_));
+  std::swap(buckets_, b);
+  return b;
+}
+
+}  // namespace libshare

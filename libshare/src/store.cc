@@ -1,0 +1,429 @@
+#include "libshare/store.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "internal_text.h"
+
+namespace libshare {
+namespace {
+
+using internal::ToAbsl;
+
+// Migration i brings user_version from i to i + 1.
+constexpr const char* kMigrations[] = {
+    // v1: groups, shares, mount records.
+    R"sql(
+CREATE TABLE groups(
+  name TEXT PRIMARY KEY,
+  enabled INTEGER NOT NULL DEFAULT 1,
+  options TEXT NOT NULL DEFAULT '');
+CREATE TABLE shares(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  "group" TEXT NOT NULL,
+  resource TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '',
+  options TEXT NOT NULL DEFAULT '',
+  dev INTEGER NOT NULL);
+CREATE INDEX shares_by_group ON shares("group");
+CREATE TABLE mounts(
+  client TEXT NOT NULL,
+  path TEXT NOT NULL,
+  PRIMARY KEY(client, path));
+)sql",
+};
+constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
+static_assert(kMigrationCount == Store::kSchemaVersion,
+              "one migration per schema version");
+
+constexpr const char* kSql[] = {
+    "BEGIN IMMEDIATE",
+    "COMMIT",
+    "ROLLBACK",
+    "SELECT name, enabled, options FROM groups ORDER BY name",
+    "SELECT id, path, \"group\", resource, description, options, dev "
+    "FROM shares WHERE \"group\" = ?1 ORDER BY id",
+    "SELECT COUNT(*) FROM shares",
+    "SELECT IFNULL(MAX(id), 0) FROM shares",
+    "INSERT INTO groups(name, enabled, options) VALUES(?1, ?2, ?3)",
+    "DELETE FROM shares WHERE \"group\" = ?1",
+    "DELETE FROM groups WHERE name = ?1",
+    "UPDATE groups SET enabled = ?2 WHERE name = ?1",
+    "UPDATE groups SET options = ?2 WHERE name = ?1",
+    "INSERT INTO shares(id, path, \"group\", resource, description, options, "
+    "dev) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    "DELETE FROM shares WHERE path = ?1",
+    "UPDATE shares SET \"group\" = ?2 WHERE path = ?1",
+    "UPDATE shares SET options = ?2 WHERE path = ?1",
+    "INSERT OR IGNORE INTO mounts(client, path) VALUES(?1, ?2)",
+    "DELETE FROM mounts WHERE client = ?1 AND path = ?2",
+    "SELECT client, path FROM mounts ORDER BY client, path",
+};
+
+void BindText(sqlite3_stmt* st, int i, std::string_view v) {
+  sqlite3_bind_text(st, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+}
+
+std::string ColumnText(sqlite3_stmt* st, int i) {
+  const unsigned char* p = sqlite3_column_text(st, i);
+  return p == nullptr ? std::string()
+                      : std::string(reinterpret_cast<const char*>(p),
+                                    sqlite3_column_bytes(st, i));
+}
+
+// Creates every missing folder above `file` with mode 0755.
+absl::Status MakeParentFolders(const std::string& file) {
+  std::size_t slash = file.rfind('/');
+  if (slash == std::string::npos || slash == 0) return absl::OkStatus();
+  std::string dir = file.substr(0, slash);
+  for (std::size_t i = 1; i <= dir.size(); ++i) {
+    if (i != dir.size() && dir[i] != '/') continue;
+    std::string part = dir.substr(0, i);
+    if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
+      return absl::InternalError(
+          absl::StrCat(part, ": cannot create folder: ", strerror(errno)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Store::Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+
+Store::~Store() {
+  for (sqlite3_stmt* st : stmts_) sqlite3_finalize(st);
+  sqlite3_close(db_);
+}
+
+absl::Status Store::Error(std::string_view what) const {
+  int code = sqlite3_extended_errcode(db_);
+  std::string msg =
+      absl::StrCat(path_, ": ", ToAbsl(what), ": ", sqlite3_errmsg(db_));
+  if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED) {
+    return absl::UnavailableError(msg);
+  }
+  return absl::InternalError(msg);
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
+                                                   int busy_timeout_ms) {
+  if (absl::Status s = MakeParentFolders(path); !s.ok()) return s;
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+      nullptr);
+  std::unique_ptr<Store> store(new Store(db, path));
+  if (rc != SQLITE_OK) return store->Error("cannot open");
+  if (absl::Status s = store->Configure(busy_timeout_ms, true); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = store->Migrate(); !s.ok()) return s;
+  return store;
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Store::OpenReadOnly(
+    const std::string& path, int busy_timeout_ms) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db,
+                           SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<Store> store(new Store(db, path));
+  if (rc != SQLITE_OK) return store->Error("cannot open");
+  if (absl::Status s = store->Configure(busy_timeout_ms, false); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<int> v = store->SchemaVersion();
+  if (!v.ok()) return v.status();
+  if (*v != kSchemaVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": schema version ", *v, ", expected ", kSchemaVersion));
+  }
+  return store;
+}
+
+absl::Status Store::Exec(const char* sql) {
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return Error(absl::StrCat("\"", ToAbsl(std::string_view(sql).substr(0, 60)),
+                              "\" failed"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Store::Configure(int busy_timeout_ms, bool writable) {
+  sqlite3_busy_timeout(db_, busy_timeout_ms);
+  if (writable) {
+    // WAL lets loader threads and readers proceed during a commit; FULL
+    // makes a commit durable once Commit() returns.
+    if (absl::Status s = Exec("PRAGMA journal_mode=WAL"); !s.ok()) return s;
+  }
+  if (absl::Status s = Exec("PRAGMA synchronous=FULL"); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> Store::SchemaVersion() {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &st, nullptr) !=
+      SQLITE_OK) {
+    return Error("reading user_version");
+  }
+  int rc = sqlite3_step(st);
+  int v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW) return Error("reading user_version");
+  return v;
+}
+
+absl::Status Store::Migrate() {
+  absl::StatusOr<int> v = SchemaVersion();
+  if (!v.ok()) return v.status();
+  if (*v > kSchemaVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path_, ": schema version ", *v,
+                     " is newer than this program's (", kSchemaVersion, ")"));
+  }
+  for (int i = *v; i < kSchemaVersion; ++i) {
+    if (absl::Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+    absl::Status s = Exec(kMigrations[i]);
+    if (s.ok()) {
+      s = Exec(absl::StrCat("PRAGMA user_version = ", i + 1).c_str());
+    }
+    if (s.ok()) s = Exec("COMMIT");
+    if (!s.ok()) {
+      Rollback();
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<sqlite3_stmt*> Store::Prepared(Stmt s) {
+  sqlite3_stmt*& st = stmts_[s];
+  if (st == nullptr) {
+    if (sqlite3_prepare_v3(db_, kSql[s], -1, SQLITE_PREPARE_PERSISTENT, &st,
+                           nullptr) != SQLITE_OK) {
+      st = nullptr;
+      return Error(absl::StrCat("preparing \"", kSql[s], "\""));
+    }
+  } else {
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+  }
+  return st;
+}
+
+absl::Status Store::Run(sqlite3_stmt* st, std::string_view what) {
+  int rc = sqlite3_step(st);
+  absl::Status status = rc == SQLITE_DONE ? absl::OkStatus() : Error(what);
+  sqlite3_reset(st);
+  return status;
+}
+
+absl::StatusOr<std::vector<GroupRow>> Store::LoadGroups() {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSelectGroups);
+  if (!st.ok()) return st.status();
+  std::vector<GroupRow> out;
+  int rc;
+  while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
+    GroupRow g;
+    g.name = ColumnText(*st, 0);
+    g.enabled = sqlite3_column_int(*st, 1) != 0;
+    g.options = ColumnText(*st, 2);
+    out.push_back(std::move(g));
+  }
+  sqlite3_reset(*st);
+  if (rc != SQLITE_DONE) return Error("reading groups");
+  return out;
+}
+
+absl::StatusOr<std::vector<ShareRow>> Store::LoadShares(
+    std::string_view group) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSelectShares);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, group);
+  std::vector<ShareRow> out;
+  int rc;
+  while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
+    ShareRow r;
+    r.id = static_cast<uint64_t>(sqlite3_column_int64(*st, 0));
+    r.path = ColumnText(*st, 1);
+    r.group = ColumnText(*st, 2);
+    r.resource = ColumnText(*st, 3);
+    r.description = ColumnText(*st, 4);
+    r.options = ColumnText(*st, 5);
+    r.dev = static_cast<uint64_t>(sqlite3_column_int64(*st, 6));
+    out.push_back(std::move(r));
+  }
+  sqlite3_reset(*st);
+  if (rc != SQLITE_DONE) {
+    return Error(absl::StrCat("reading shares of group ", ToAbsl(group)));
+  }
+  return out;
+}
+
+absl::StatusOr<uint64_t> Store::CountShares() {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kCountShares);
+  if (!st.ok()) return st.status();
+  if (sqlite3_step(*st) != SQLITE_ROW) return Error("counting shares");
+  uint64_t n = static_cast<uint64_t>(sqlite3_column_int64(*st, 0));
+  sqlite3_reset(*st);
+  return n;
+}
+
+absl::StatusOr<uint64_t> Store::MaxShareId() {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kMaxShareId);
+  if (!st.ok()) return st.status();
+  if (sqlite3_step(*st) != SQLITE_ROW) return Error("reading share ids");
+  uint64_t n = static_cast<uint64_t>(sqlite3_column_int64(*st, 0));
+  sqlite3_reset(*st);
+  return n;
+}
+
+absl::Status Store::Begin() {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kBegin);
+  if (!st.ok()) return st.status();
+  return Run(*st, "begin transaction");
+}
+
+absl::Status Store::Commit() {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kCommit);
+  if (!st.ok()) return st.status();
+  return Run(*st, "commit");
+}
+
+void Store::Rollback() {
+  if (sqlite3_get_autocommit(db_)) return;  // no transaction open
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kRollback);
+  if (st.ok()) (void)Run(*st, "rollback");
+}
+
+absl::Status Store::InsertGroup(const GroupRow& g) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kInsertGroup);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, g.name);
+  sqlite3_bind_int(*st, 2, g.enabled ? 1 : 0);
+  BindText(*st, 3, g.options);
+  return Run(*st, absl::StrCat("inserting group ", g.name));
+}
+
+absl::Status Store::DeleteGroup(std::string_view name) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kDeleteGroupShares);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, name);
+  if (absl::Status s =
+          Run(*st, absl::StrCat("deleting shares of ", ToAbsl(name)));
+      !s.ok()) {
+    return s;
+  }
+  st = Prepared(kDeleteGroup);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, name);
+  return Run(*st, absl::StrCat("deleting group ", ToAbsl(name)));
+}
+
+absl::Status Store::SetGroupEnabled(std::string_view name, bool enabled) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSetGroupEnabled);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, name);
+  sqlite3_bind_int(*st, 2, enabled ? 1 : 0);
+  return Run(*st, absl::StrCat("updating group ", ToAbsl(name)));
+}
+
+absl::Status Store::SetGroupOptions(std::string_view name,
+                                    std::string_view options) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSetGroupOptions);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, name);
+  BindText(*st, 2, options);
+  return Run(*st, absl::StrCat("updating group ", ToAbsl(name)));
+}
+
+absl::Status Store::InsertShare(const ShareRow& s) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kInsertShare);
+  if (!st.ok()) return st.status();
+  sqlite3_bind_int64(*st, 1, static_cast<sqlite3_int64>(s.id));
+  BindText(*st, 2, s.path);
+  BindText(*st, 3, s.group);
+  BindText(*st, 4, s.resource);
+  BindText(*st, 5, s.description);
+  BindText(*st, 6, s.options);
+  sqlite3_bind_int64(*st, 7, static_cast<sqlite3_int64>(s.dev));
+  return Run(*st, absl::StrCat("inserting share ", s.path));
+}
+
+absl::Status Store::DeleteShare(std::string_view path) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kDeleteShare);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, path);
+  return Run(*st, absl::StrCat("deleting share ", ToAbsl(path)));
+}
+
+absl::Status Store::MoveShare(std::string_view path, std::string_view group) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kMoveShare);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, path);
+  BindText(*st, 2, group);
+  return Run(*st, absl::StrCat("moving share ", ToAbsl(path)));
+}
+
+absl::Status Store::SetShareOptions(std::string_view path,
+                                    std::string_view options) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSetShareOptions);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, path);
+  BindText(*st, 2, options);
+  return Run(*st, absl::StrCat("updating share ", ToAbsl(path)));
+}
+
+absl::Status Store::RecordMounts(const std::vector<MountRecord>& added,
+                                 const std::vector<MountRecord>& removed) {
+  if (added.empty() && removed.empty()) return absl::OkStatus();
+  if (absl::Status s = Begin(); !s.ok()) return s;
+  absl::Status status;
+  for (const MountRecord& m : removed) {
+    absl::StatusOr<sqlite3_stmt*> st = Prepared(kDeleteMount);
+    if (!st.ok()) {
+      status = st.status();
+      break;
+    }
+    BindText(*st, 1, m.client);
+    BindText(*st, 2, m.path);
+    status = Run(*st, "deleting mount record");
+    if (!status.ok()) break;
+  }
+  for (std::size_t i = 0; status.ok() && i < added.size(); ++i) {
+    absl::StatusOr<sqlite3_stmt*> st = Prepared(kInsertMount);
+    if (!st.ok()) {
+      status = st.status();
+      break;
+    }
+    BindText(*st, 1, added[i].client);
+    BindText(*st, 2, added[i].path);
+    status = Run(*st, "inserting mount record");
+  }
+  if (status.ok()) status = Commit();
+  if (!status.ok()) Rollback();
+  return status;
+}
+
+absl::StatusOr<std::vector<MountRecord>> Store::LoadMounts() {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSelectMounts);
+  if (!st.ok()) return st.status();
+  std::vector<MountRecord> out;
+  int rc;
+  while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
+    out.push_back({ColumnText(*st, 0), ColumnText(*st, 1)});
+  }
+  sqlite3_reset(*st);
+  if (rc != SQLITE_DONE) return Error("reading mount records");
+  return out;
+}
+
+}  // namespace libshare

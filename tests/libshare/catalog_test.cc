@@ -1,0 +1,551 @@
+#include "libshare/catalog.h"
+
+#include <atomic>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "libshare/store.h"
+#include "share_test_dirs.h"
+
+namespace libshare {
+namespace {
+
+using ::libshare::testing::AddShare;
+using ::libshare::testing::CreateGroup;
+using ::libshare::testing::GroupOp;
+using ::libshare::testing::RemoveShare;
+using ::libshare::testing::TempDir;
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using Type = Operation::Type;
+
+class CatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = dir_.path() + "/state/shares.db";
+    Reopen();
+  }
+
+  void Reopen(int threads = 1) {
+    catalog_.reset();
+    Catalog::Config config;
+    config.db_path = db_;
+    config.load_threads = threads;
+    config.busy_timeout_ms = 50;
+    auto c = Catalog::Open(config);
+    ASSERT_TRUE(c.ok()) << c.status();
+    catalog_ = *std::move(c);
+  }
+
+  BatchResult Apply(std::vector<Operation> ops) {
+    Batch b;
+    b.ops = std::move(ops);
+    return catalog_->Apply(b);
+  }
+
+  // Applies and expects success.
+  void MustApply(std::vector<Operation> ops) {
+    BatchResult r = Apply(std::move(ops));
+    ASSERT_TRUE(r.ok()) << (r.errors.empty() ? r.commit_error
+                                             : r.errors[0].message);
+  }
+
+  std::vector<std::string> SharePaths() {
+    auto shares = catalog_->ListShares({});
+    EXPECT_TRUE(shares.ok());
+    std::vector<std::string> out;
+    for (const ShareInfo& s : *shares) out.push_back(s.path);
+    return out;
+  }
+
+  TempDir dir_;
+  std::string db_;
+  std::unique_ptr<Catalog> catalog_;
+};
+
+TEST_F(CatalogTest, OpenCreatesFolderAndEmptyStore) {
+  struct stat st;
+  ASSERT_EQ(stat((dir_.path() + "/state").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0755u);
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  EXPECT_EQ(catalog_->group_count(), 0u);
+}
+
+TEST_F(CatalogTest, CreateGroupAndAddShareInOneBatch) {
+  std::string a = dir_.Mkdir("a");
+  BatchResult r = Apply({CreateGroup("homes"), AddShare(a, "homes")});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.applied, 2u);
+  EXPECT_EQ(r.generation, catalog_->generation());
+  EXPECT_THAT(SharePaths(), ElementsAre(a));
+  std::vector<GroupInfo> groups = catalog_->ListGroups();
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].name, "homes");
+  EXPECT_EQ(groups[0].share_count, 1u);
+}
+
+TEST_F(CatalogTest, AddThenRemoveSamePathInOneBatchLeavesNoShare) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g"), AddShare(a, "g"), RemoveShare(a)});
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  EXPECT_EQ(catalog_->group_count(), 1u);
+}
+
+TEST_F(CatalogTest, CreatingExistingGroupIsRefused) {
+  MustApply({CreateGroup("g")});
+  BatchResult r = Apply({CreateGroup("g")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "group g already exists");
+}
+
+TEST_F(CatalogTest, CreateWithBadOptionsIsRefused) {
+  BatchResult r = Apply({CreateGroup("g", "bogus")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0].message, HasSubstr("bogus"));
+  EXPECT_EQ(catalog_->group_count(), 0u);
+}
+
+TEST_F(CatalogTest, BadGroupNameIsRefused) {
+  BatchResult r = Apply({CreateGroup("9lives")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0].message, HasSubstr("9lives"));
+}
+
+TEST_F(CatalogTest, DeletingNonEmptyGroupNeedsForce) {
+  MustApply({CreateGroup("homes"), AddShare(dir_.Mkdir("a"), "homes"),
+             AddShare(dir_.Mkdir("b"), "homes"),
+             AddShare(dir_.Mkdir("c"), "homes")});
+  BatchResult r = Apply({GroupOp(Type::kDeleteGroup, "homes")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "group homes has 3 shares; use -f");
+
+  Operation del = GroupOp(Type::kDeleteGroup, "homes");
+  del.force = true;
+  MustApply({del});
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  EXPECT_EQ(catalog_->group_count(), 0u);
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  EXPECT_EQ(catalog_->group_count(), 0u);
+}
+
+TEST_F(CatalogTest, DeletingUnknownGroupIsRefused) {
+  BatchResult r = Apply({GroupOp(Type::kDeleteGroup, "nope")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "group nope does not exist");
+}
+
+TEST_F(CatalogTest, DisabledGroupSharesAreNotActive) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g"), AddShare(a, "g")});
+  MustApply({GroupOp(Type::kDisableGroup, "g")});
+  EXPECT_FALSE(catalog_->FindNearest(a).has_value());
+  EXPECT_TRUE(catalog_->SharetabEntries().empty());
+  EXPECT_FALSE((*catalog_->ListShares({}))[0].active);
+  MustApply({GroupOp(Type::kEnableGroup, "g")});
+  EXPECT_TRUE(catalog_->FindNearest(a).has_value());
+  Reopen();
+  EXPECT_TRUE(catalog_->FindNearest(a).has_value());
+}
+
+TEST_F(CatalogTest, EnablingEnabledGroupChangesNothing) {
+  MustApply({CreateGroup("g")});
+  uint64_t gen = catalog_->generation();
+  MustApply({GroupOp(Type::kEnableGroup, "g")});
+  EXPECT_EQ(catalog_->generation(), gen);
+}
+
+TEST_F(CatalogTest, EnablingUnknownGroupIsRefused) {
+  BatchResult r = Apply({GroupOp(Type::kEnableGroup, "nope")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "group nope does not exist");
+}
+
+TEST_F(CatalogTest, AddingMissingDirectoryIsRefused) {
+  MustApply({CreateGroup("g")});
+  std::string missing = dir_.path() + "/missing";
+  BatchResult r = Apply({AddShare(missing, "g")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, missing + ": no such directory");
+}
+
+TEST_F(CatalogTest, AddingFileIsRefused) {
+  MustApply({CreateGroup("g")});
+  std::string file = dir_.path() + "/file";
+  std::ofstream(file) << "x";
+  BatchResult r = Apply({AddShare(file, "g")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, file + ": not a directory");
+}
+
+TEST_F(CatalogTest, AddingNonCanonicalPathIsRefused) {
+  MustApply({CreateGroup("g")});
+  BatchResult r = Apply({AddShare(dir_.path() + "/a/../b", "g")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0].message, HasSubstr(".."));
+}
+
+TEST_F(CatalogTest, AddingToUnknownGroupIsRefused) {
+  BatchResult r = Apply({AddShare(dir_.Mkdir("a"), "nope")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "group nope does not exist");
+}
+
+TEST_F(CatalogTest, AddingSharedPathIsRefused) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g"), AddShare(a, "g")});
+  BatchResult r = Apply({AddShare(a, "g")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, a + ": already shared (group g)");
+}
+
+TEST_F(CatalogTest, AddingWithBadOptionsIsRefused) {
+  MustApply({CreateGroup("g")});
+  BatchResult r = Apply({AddShare(dir_.Mkdir("a"), "g", "rw=")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0].message, HasSubstr("rw="));
+}
+
+TEST_F(CatalogTest, DescriptionWithTabIsRefused) {
+  MustApply({CreateGroup("g")});
+  Operation op = AddShare(dir_.Mkdir("a"), "g");
+  op.description = "two\tcolumns";
+  BatchResult r = Apply({op});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0].message, HasSubstr("description"));
+}
+
+TEST_F(CatalogTest, ResourceWithNewlineIsRefused) {
+  MustApply({CreateGroup("g")});
+  Operation op = AddShare(dir_.Mkdir("a"), "g");
+  op.resource = "two\nlines";
+  BatchResult r = Apply({op});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0].message, HasSubstr("resource"));
+}
+
+TEST_F(CatalogTest, ShareInsideShareOnSameFileSystemIsRefused) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("a/b");
+  BatchResult r = Apply({CreateGroup("g"), AddShare(a, "g"), AddShare(b, "g")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].index, 2u);
+  EXPECT_EQ(r.errors[0].message, b + ": path is inside share " + a);
+}
+
+TEST_F(CatalogTest, ShareAboveShareOnSameFileSystemIsRefused) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("a/b");
+  MustApply({CreateGroup("g"), AddShare(b, "g")});
+  BatchResult r = Apply({AddShare(a, "g")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, a + ": path contains share " + b);
+}
+
+TEST_F(CatalogTest, RemovingShareFreesItsPathForNesting) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("a/b");
+  MustApply({CreateGroup("g"), AddShare(b, "g")});
+  MustApply({RemoveShare(b), AddShare(a, "g")});
+  EXPECT_THAT(SharePaths(), ElementsAre(a));
+}
+
+TEST_F(CatalogTest, RemovingUnknownShareIsRefused) {
+  BatchResult r = Apply({RemoveShare("/nowhere")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "/nowhere: not shared");
+}
+
+TEST_F(CatalogTest, RemovingFromWrongGroupIsRefused) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g"), CreateGroup("h"), AddShare(a, "g")});
+  BatchResult r = Apply({RemoveShare(a, "h")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, a + ": share is in group g, not h");
+}
+
+TEST_F(CatalogTest, MoveShareChangesGroupAndGeneration) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g"), CreateGroup("h", "ro"), AddShare(a, "g")});
+  uint64_t before = catalog_->FindNearest(a)->generation;
+  Operation mv;
+  mv.type = Type::kMoveShare;
+  mv.path = a;
+  mv.group = "h";
+  MustApply({mv});
+  auto shares = catalog_->ListShares({"h"});
+  ASSERT_TRUE(shares.ok());
+  ASSERT_EQ(shares->size(), 1u);
+  EXPECT_EQ((*shares)[0].effective_options, "ro");
+  EXPECT_GT(catalog_->FindNearest(a)->generation, before);
+  Reopen();
+  EXPECT_EQ((*catalog_->ListShares({"h"})).size(), 1u);
+}
+
+TEST_F(CatalogTest, MoveToUnknownGroupIsRefused) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g"), AddShare(a, "g")});
+  Operation mv;
+  mv.type = Type::kMoveShare;
+  mv.path = a;
+  mv.group = "nope";
+  BatchResult r = Apply({mv});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "group nope does not exist");
+}
+
+TEST_F(CatalogTest, GroupOptionsChangeBumpsOnlyInheritingShares) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  MustApply({CreateGroup("g"), AddShare(a, "g"), AddShare(b, "g", "ro")});
+  uint64_t gen_a = catalog_->FindNearest(a)->generation;
+  uint64_t gen_b = catalog_->FindNearest(b)->generation;
+  Operation set;
+  set.type = Type::kSetOptions;
+  set.group = "g";
+  set.options = "nosuid";
+  MustApply({set});
+  EXPECT_GT(catalog_->FindNearest(a)->generation, gen_a);
+  EXPECT_EQ(catalog_->FindNearest(b)->generation, gen_b);
+  EXPECT_TRUE(catalog_->FindNearest(a)->options->nosuid);
+  EXPECT_FALSE(catalog_->FindNearest(b)->options->nosuid);
+  Reopen();
+  EXPECT_TRUE(catalog_->FindNearest(a)->options->nosuid);
+}
+
+TEST_F(CatalogTest, ShareOptionsCanBeSetAndCleared) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g", "nosuid"), AddShare(a, "g")});
+  Operation set;
+  set.type = Type::kSetOptions;
+  set.group = "g";
+  set.path = a;
+  set.options = "ro";
+  MustApply({set});
+  EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options, "ro");
+  set.options = "";
+  MustApply({set});
+  EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options, "nosuid");
+}
+
+TEST_F(CatalogTest, SettingShareOfOtherGroupIsRefused) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g"), CreateGroup("h"), AddShare(a, "g")});
+  Operation set;
+  set.type = Type::kSetOptions;
+  set.group = "h";
+  set.path = a;
+  set.options = "ro";
+  BatchResult r = Apply({set});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, a + ": share is in group g, not h");
+}
+
+TEST_F(CatalogTest, EveryBadOperationIsReportedWithItsIndex) {
+  std::string a = dir_.Mkdir("a");
+  BatchResult r = Apply({CreateGroup("g"), AddShare(a, "nope"),
+                         AddShare(a, "g"), RemoveShare("/x"),
+                         GroupOp(Type::kDeleteGroup, "zz"), CreateGroup("g")});
+  EXPECT_THAT(r.errors, ElementsAre(Field(&OperationError::index, 1u),
+                                    Field(&OperationError::index, 3u),
+                                    Field(&OperationError::index, 4u),
+                                    Field(&OperationError::index, 5u)));
+  EXPECT_EQ(r.applied, 0u);
+  EXPECT_EQ(catalog_->group_count(), 0u);
+}
+
+TEST_F(CatalogTest, BadOperationLateInBatchLeavesEarlierOnesUnapplied) {
+  std::vector<Operation> ops = {CreateGroup("g")};
+  for (int i = 0; i < 4999; ++i) {
+    ops.push_back(AddShare(dir_.Mkdir("s/" + std::to_string(i)), "g"));
+  }
+  ops.push_back(AddShare(dir_.path() + "/missing", "g"));  // the 5,000th
+  uint64_t gen = catalog_->generation();
+  BatchResult r = Apply(ops);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].index, 5000u);
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  EXPECT_EQ(catalog_->group_count(), 0u);
+  EXPECT_EQ(catalog_->generation(), gen);
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  EXPECT_EQ(catalog_->group_count(), 0u);
+}
+
+TEST_F(CatalogTest, ReopenGivesSameTable) {
+  std::vector<Operation> ops = {CreateGroup("g", "ro"), CreateGroup("h")};
+  for (int i = 0; i < 50; ++i) {
+    Operation op = AddShare(dir_.Mkdir("s/" + std::to_string(i)),
+                            i % 2 ? "g" : "h", i % 3 ? "" : "rw,nosuid");
+    op.description = "share " + std::to_string(i);
+    op.resource = i % 5 ? "" : "r" + std::to_string(i);
+    ops.push_back(op);
+  }
+  ops.push_back(GroupOp(Type::kDisableGroup, "h"));
+  MustApply(ops);
+  auto before = catalog_->ListShares({});
+  auto groups_before = catalog_->ListGroups();
+  Reopen(3);
+  auto after = catalog_->ListShares({});
+  ASSERT_TRUE(before.ok() && after.ok());
+  ASSERT_EQ(before->size(), after->size());
+  for (std::size_t i = 0; i < before->size(); ++i) {
+    const ShareInfo& x = (*before)[i];
+    const ShareInfo& y = (*after)[i];
+    EXPECT_EQ(x.id, y.id);
+    EXPECT_EQ(x.path, y.path);
+    EXPECT_EQ(x.group, y.group);
+    EXPECT_EQ(x.resource, y.resource);
+    EXPECT_EQ(x.description, y.description);
+    EXPECT_EQ(x.options, y.options);
+    EXPECT_EQ(x.effective_options, y.effective_options);
+    EXPECT_EQ(x.active, y.active);
+  }
+  auto groups_after = catalog_->ListGroups();
+  ASSERT_EQ(groups_before.size(), groups_after.size());
+  for (std::size_t i = 0; i < groups_before.size(); ++i) {
+    EXPECT_EQ(groups_before[i].name, groups_after[i].name);
+    EXPECT_EQ(groups_before[i].enabled, groups_after[i].enabled);
+    EXPECT_EQ(groups_before[i].options, groups_after[i].options);
+    EXPECT_EQ(groups_before[i].share_count, groups_after[i].share_count);
+  }
+}
+
+TEST_F(CatalogTest, IdsAreNotReusedAfterReopen) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  MustApply({CreateGroup("g"), AddShare(a, "g")});
+  uint64_t id_a = catalog_->FindNearest(a)->id;
+  Reopen();
+  MustApply({AddShare(b, "g")});
+  EXPECT_GT(catalog_->FindNearest(b)->id, id_a);
+}
+
+TEST_F(CatalogTest, FailedCommitLeavesMemoryAndDiskUnchanged) {
+  MustApply({CreateGroup("g")});
+  uint64_t gen = catalog_->generation();
+  // Another writer holds the store's write lock past the busy timeout.
+  auto other = Store::Open(db_, 50);
+  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_TRUE((*other)->Begin().ok());
+  BatchResult r = Apply({AddShare(dir_.Mkdir("a"), "g")});
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_FALSE(r.commit_error.empty());
+  EXPECT_EQ(r.applied, 0u);
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  EXPECT_EQ(catalog_->generation(), gen);
+  (*other)->Rollback();
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 0u);
+}
+
+TEST_F(CatalogTest, FindNearestFindsExactShareAndAncestor) {
+  std::string a = dir_.Mkdir("a");
+  dir_.Mkdir("a/sub/deeper");
+  MustApply({CreateGroup("g", "ro"), AddShare(a, "g")});
+  auto exact = catalog_->FindNearest(a);
+  ASSERT_TRUE(exact.has_value());
+  EXPECT_TRUE(exact->exact);
+  EXPECT_EQ(exact->path, a);
+  auto below = catalog_->FindNearest(a + "/sub/deeper");
+  ASSERT_TRUE(below.has_value());
+  EXPECT_FALSE(below->exact);
+  EXPECT_EQ(below->path, a);
+  ASSERT_NE(below->options, nullptr);
+  EXPECT_TRUE(below->options->scopes[0].ro_all);
+  EXPECT_FALSE(catalog_->FindNearest(dir_.path()).has_value());
+  EXPECT_FALSE(catalog_->FindNearest(a + "x").has_value());
+}
+
+TEST_F(CatalogTest, SharetabEntriesAreActiveSharesInPathOrder) {
+  std::string b = dir_.Mkdir("b");
+  std::string a = dir_.Mkdir("a");
+  std::string c = dir_.Mkdir("c");
+  Operation add_b = AddShare(b, "g", "nosuid");
+  add_b.description = "bee";
+  add_b.resource = "res";
+  MustApply({CreateGroup("g", "ro"), CreateGroup("off"), add_b,
+             AddShare(a, "g"), AddShare(c, "off"),
+             GroupOp(Type::kDisableGroup, "off")});
+  std::vector<SharetabEntry> tab = catalog_->SharetabEntries();
+  ASSERT_EQ(tab.size(), 2u);
+  EXPECT_EQ(tab[0].path, a);
+  EXPECT_EQ(tab[0].options, "ro");
+  EXPECT_EQ(tab[1].path, b);
+  EXPECT_EQ(tab[1].options, "nosuid");
+  EXPECT_EQ(tab[1].description, "bee");
+  EXPECT_EQ(tab[1].resource, "res");
+  std::vector<std::string> seen;
+  catalog_->ForEachActive(
+      [&](const ShareInfo& s, const ShareOptions&) { seen.push_back(s.path); });
+  EXPECT_THAT(seen, ElementsAre(a, b));
+}
+
+TEST_F(CatalogTest, ListSharesOfUnknownGroupIsNotFound) {
+  auto r = catalog_->ListShares({"nope"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("nope"));
+}
+
+TEST_F(CatalogTest, MountRecordsSurviveReopen) {
+  ASSERT_TRUE(
+      catalog_
+          ->RecordMounts(
+              {{"10.0.0.1", "/a"}, {"10.0.0.2", "/b"}, {"10.0.0.1", "/c"}}, {})
+          .ok());
+  ASSERT_TRUE(catalog_->RecordMounts({}, {{"10.0.0.1", "/a"}}).ok());
+  Reopen();
+  auto mounts = catalog_->LoadMounts();
+  ASSERT_TRUE(mounts.ok());
+  EXPECT_THAT(*mounts, ElementsAre(MountRecord{"10.0.0.1", "/c"},
+                                   MountRecord{"10.0.0.2", "/b"}));
+}
+
+// Batches add or remove 100 shares at a time; a reader that ever saw a
+// count that is not a multiple of 100 saw a part of a batch.
+TEST_F(CatalogTest, ConcurrentReadersSeeWholeBatchesOnly) {
+  std::vector<std::string> paths;
+  for (int i = 0; i < 100; ++i) {
+    paths.push_back(dir_.Mkdir("c/" + std::to_string(i)));
+  }
+  MustApply({CreateGroup("g")});
+  std::atomic<bool> stop{false};
+  std::atomic<int> torn{0};
+  std::atomic<int> reads{0};
+  auto reader = [&] {
+    while (!stop) {
+      std::size_t n = 0;
+      catalog_->ForEachActive(
+          [&](const ShareInfo&, const ShareOptions&) { ++n; });
+      if (n % 100 != 0) ++torn;
+      std::size_t tab = catalog_->SharetabEntries().size();
+      if (tab % 100 != 0) ++torn;
+      ++reads;
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<Operation> ops;
+    for (const std::string& p : paths) {
+      ops.push_back(round % 2 == 0 ? AddShare(p, "g") : RemoveShare(p));
+    }
+    MustApply(ops);
+  }
+  stop = true;
+  r1.join();
+  r2.join();
+  EXPECT_EQ(torn, 0);
+  EXPECT_GT(reads, 0);
+}
+
+}  // namespace
+}  // namespace libshare

@@ -1,0 +1,83 @@
+// Test helpers for the share table, store, loader and catalog tests: a
+// temporary folder per test, directories to share inside it, and batch
+// builders.
+#ifndef TESTS_LIBSHARE_SHARE_TEST_DIRS_H_
+#define TESTS_LIBSHARE_SHARE_TEST_DIRS_H_
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "libshare/batch.h"
+
+namespace libshare::testing {
+
+// A fresh folder under TMPDIR (or /tmp), removed with its content.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = getenv("TMPDIR");
+    std::string tmpl =
+        std::string(base && *base ? base : "/tmp") + "/libshare_test.XXXXXX";
+    char* p = mkdtemp(tmpl.data());
+    EXPECT_NE(p, nullptr);
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  // Creates `rel` (and its parents) below the folder; returns its path.
+  std::string Mkdir(const std::string& rel) const {
+    std::string p = path_ + "/" + rel;
+    std::error_code ec;
+    std::filesystem::create_directories(p, ec);
+    EXPECT_FALSE(ec) << p << ": " << ec.message();
+    return p;
+  }
+
+ private:
+  std::string path_;
+};
+
+inline Operation CreateGroup(std::string group, std::string options = "") {
+  Operation op;
+  op.type = Operation::Type::kCreateGroup;
+  op.group = std::move(group);
+  op.options = std::move(options);
+  return op;
+}
+
+inline Operation AddShare(std::string path, std::string group,
+                          std::string options = "") {
+  Operation op;
+  op.type = Operation::Type::kAddShare;
+  op.path = std::move(path);
+  op.group = std::move(group);
+  op.options = std::move(options);
+  return op;
+}
+
+inline Operation RemoveShare(std::string path, std::string group = "") {
+  Operation op;
+  op.type = Operation::Type::kRemoveShare;
+  op.path = std::move(path);
+  op.group = std::move(group);
+  return op;
+}
+
+inline Operation GroupOp(Operation::Type type, std::string group) {
+  Operation op;
+  op.type = type;
+  op.group = std::move(group);
+  return op;
+}
+
+}  // namespace libshare::testing
+
+#endif  // TESTS_LIBSHARE_SHARE_TEST_DIRS_H_

@@ -1,0 +1,410 @@
+#include "commands.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "libshare/path.h"
+
+namespace sharectl {
+
+using libshare::Operation;
+
+namespace {
+
+// absl here is built with its own string_view type.
+absl::string_view A(std::string_view s) { return {s.data(), s.size()}; }
+
+}  // namespace
+
+const std::vector<CommandSpec>& Commands() {
+  static const auto* const kCommands = new std::vector<CommandSpec>{
+      {"create",
+       "[-o OPTS] GROUP",
+       "create a share group (enabled), with default options for its shares",
+       true,
+       {{"-o", "OPTS", "share_nfs options the group's shares inherit"}},
+       1,
+       1},
+      {"delete",
+       "[-f] GROUP",
+       "delete a group; refused while it has shares unless -f",
+       true,
+       {{"-f", "", "also remove the group's shares"}},
+       1,
+       1},
+      {"enable",
+       "{-a | GROUP...}",
+       "enable groups: their shares are exported",
+       true,
+       {{"-a", "", "every group"}},
+       0,
+       -1},
+      {"disable",
+       "{-a | GROUP...}",
+       "disable groups: their shares are kept but not exported",
+       true,
+       {{"-a", "", "every group"}},
+       0,
+       -1},
+      {"add-share",
+       "[-o OPTS] [-d DESC] [-r RESOURCE] -s PATH GROUP",
+       "add a share to a group",
+       true,
+       {{"-o", "OPTS",
+         "the share's own share_nfs options (default: the group's)"},
+        {"-d", "DESC", "description"},
+        {"-r", "RESOURCE", "resource name"},
+        {"-s", "PATH", "the directory to share"}},
+       1,
+       1},
+      {"remove-share",
+       "-s PATH [GROUP]",
+       "remove a share (from GROUP, if given)",
+       true,
+       {{"-s", "PATH", "the shared directory"}},
+       0,
+       1},
+      {"move-share",
+       "-s PATH GROUP",
+       "move a share to another group",
+       true,
+       {{"-s", "PATH", "the shared directory"}},
+       1,
+       1},
+      {"set",
+       "-o OPTS [-s PATH] GROUP",
+       "set a group's default options, or with -s one share's own options",
+       true,
+       {{"-o", "OPTS", "share_nfs options (\"\" with -s: use the group's)"},
+        {"-s", "PATH", "the share to change"}},
+       1,
+       1},
+      {"list",
+       "[-v]",
+       "list groups",
+       false,
+       {{"-v", "", "also state, share count and options"}},
+       0,
+       0},
+      {"show",
+       "[-v] [GROUP...]",
+       "show groups and their shares",
+       false,
+       {{"-v", "", "also options, resources and descriptions"}},
+       0,
+       -1},
+      {"share",
+       "",
+       "show the active shares (the sharetab view)",
+       false,
+       {},
+       0,
+       0},
+      {"check",
+       "CLIENT PATH",
+       "show the access CLIENT gets to PATH, and why",
+       false,
+       {},
+       2,
+       2},
+      {"stats",
+       "",
+       "show table size, load time, cache and request counters",
+       false,
+       {},
+       0,
+       0},
+      {"cache", "flush", "empty the authorization cache", false, {}, 1, 1},
+      {"batch",
+       "FILE|-",
+       "apply the commands of FILE (- for standard input) as one transaction",
+       false,
+       {},
+       1,
+       1},
+      {"import",
+       "{--exports FILE | --dfstab FILE} [-g GROUP] [--skip-unsupported] "
+       "[--dry-run]",
+       "import shares from Linux exports(5) or Solaris dfstab files",
+       false,
+       {{"--exports", "FILE",
+         "exports(5) file, folder of *.exports files, or glob; repeatable"},
+        {"--dfstab", "FILE", "Solaris dfstab file; repeatable"},
+        {"-g", "GROUP", "group of the imported shares (default: imported)"},
+        {"--skip-unsupported", "",
+         "drop exports options that have no share_nfs equivalent"},
+        {"--dry-run", "", "print the batch instead of applying it"}},
+       0,
+       0},
+  };
+  return *kCommands;
+}
+
+const CommandSpec* FindCommand(std::string_view name) {
+  for (const auto& c : Commands()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+const std::vector<OptionSpec>& GlobalOptions() {
+  static const auto* const kGlobal = new std::vector<OptionSpec>{
+      {"--socket", "PATH",
+       "daemon socket (default: $SHARECTL_SOCKET, else "
+       "/run/sharemgr/sharemgrd.sock)"},
+      {"--json", "", "print one JSON document on standard output"},
+      {"--help", "", "print this help, or a command's help after COMMAND"},
+      {"--version", "", "print the version"},
+  };
+  return *kGlobal;
+}
+
+namespace {
+
+std::string OptionLines(const std::vector<OptionSpec>& options) {
+  std::string out;
+  for (const auto& o : options) {
+    std::string head = std::string(o.name);
+    if (!o.arg.empty()) absl::StrAppend(&head, " ", A(o.arg));
+    if (head.size() < 22) head.resize(22, ' ');
+    absl::StrAppend(&out, "  ", head, " ", A(o.help), "\n");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string GlobalHelp() {
+  std::string out =
+      "usage: sharectl [--socket PATH] [--json] COMMAND [ARGS]\n"
+      "       sharectl --help | --version | COMMAND --help\n"
+      "\nOptions:\n";
+  absl::StrAppend(&out, OptionLines(GlobalOptions()), "\nCommands:\n");
+  for (const auto& c : Commands()) {
+    absl::StrAppend(&out, "  ", A(c.name), c.synopsis.empty() ? "" : " ",
+                    A(c.synopsis), "\n");
+  }
+  absl::StrAppend(&out, "\nCommand options:\n");
+  for (const auto& c : Commands()) {
+    if (c.options.empty()) continue;
+    absl::StrAppend(&out, " ", A(c.name), ":\n", OptionLines(c.options));
+  }
+  absl::StrAppend(&out,
+                  "\nExit status: 0 done, 1 refused, 2 usage error, 3 daemon "
+                  "unreachable.\nSee sharectl(8).\n");
+  return out;
+}
+
+std::string CommandHelp(const CommandSpec& spec) {
+  std::string out = absl::StrCat("usage: sharectl ", A(spec.name), " ",
+                                 A(spec.synopsis), "\n", A(spec.summary), "\n");
+  if (!spec.options.empty()) {
+    absl::StrAppend(&out, "\nOptions:\n", OptionLines(spec.options));
+  }
+  return out;
+}
+
+absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
+                                     const std::vector<std::string>& words) {
+  ParsedArgs out;
+  const auto find = [&](std::string_view name) -> const OptionSpec* {
+    for (const auto& o : spec.options) {
+      if (o.name == name) return &o;
+    }
+    return nullptr;
+  };
+  bool only_args = false;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (only_args || w.size() < 2 || w[0] != '-') {
+      out.args.push_back(w);
+      continue;
+    }
+    if (w == "--") {
+      only_args = true;
+      continue;
+    }
+    if (w == "--help") {
+      out.help = true;
+      continue;
+    }
+    std::string name = w;
+    std::optional<std::string> inline_value;
+    if (w.rfind("--", 0) == 0) {
+      size_t eq = w.find('=');
+      if (eq != std::string::npos) {
+        name = w.substr(0, eq);
+        inline_value = w.substr(eq + 1);
+      }
+    } else if (w.size() > 2) {
+      name = w.substr(0, 2);
+      inline_value = w.substr(2);
+    }
+    const OptionSpec* o = find(name);
+    if (o == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown option \"", w, "\""));
+    }
+    if (o->arg.empty()) {
+      if (inline_value) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("option \"", name, "\" takes no value"));
+      }
+      ++out.flags[name];
+      continue;
+    }
+    if (!inline_value) {
+      if (i + 1 >= words.size()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "option \"", name, "\" needs a value (", A(o->arg), ")"));
+      }
+      inline_value = words[++i];
+    }
+    out.values[name].push_back(*std::move(inline_value));
+  }
+  if (out.help) return out;
+  const int n = static_cast<int>(out.args.size());
+  if (n < spec.min_args || (spec.max_args >= 0 && n > spec.max_args)) {
+    if (n > spec.max_args && spec.max_args >= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument \"", out.args[spec.max_args],
+                       "\"; usage: ", A(spec.name), " ", A(spec.synopsis)));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "missing argument; usage: ", A(spec.name), " ", A(spec.synopsis)));
+  }
+  return out;
+}
+
+namespace {
+
+absl::StatusOr<std::string> UserPath(const std::string& text) {
+  absl::StatusOr<std::string> p = libshare::NormalizePath(text);
+  if (!p.ok()) return absl::FailedPreconditionError(p.status().message());
+  return p;
+}
+
+absl::Status NeedOption(const ParsedArgs& a, std::string_view opt,
+                        const CommandSpec& spec) {
+  if (a.values.count(opt)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("option ", A(opt), " is required; usage: ", A(spec.name),
+                   " ", A(spec.synopsis)));
+}
+
+}  // namespace
+
+absl::StatusOr<ChangeCommand> ParseChangeCommand(
+    const std::vector<std::string>& words) {
+  if (words.empty()) return absl::InvalidArgumentError("empty command");
+  const CommandSpec* spec = FindCommand(words[0]);
+  if (spec == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown command \"", words[0], "\""));
+  }
+  if (!spec->changes) {
+    return absl::InvalidArgumentError(
+        "not a changing command (a batch holds create, delete, enable, "
+        "disable, add-share, remove-share, move-share, set)");
+  }
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(
+      *spec, std::vector<std::string>(words.begin() + 1, words.end()));
+  if (!parsed.ok()) return parsed.status();
+  const ParsedArgs& a = *parsed;
+  if (a.help) return absl::InvalidArgumentError("--help in a change");
+
+  ChangeCommand cmd;
+  cmd.name = std::string(spec->name);
+  Operation op;
+  const std::string_view name = spec->name;
+  if (name == "create") {
+    op.type = Operation::Type::kCreateGroup;
+    op.group = a.args[0];
+    op.options = a.Get("-o");
+  } else if (name == "delete") {
+    op.type = Operation::Type::kDeleteGroup;
+    op.group = a.args[0];
+    op.force = a.Has("-f");
+  } else if (name == "enable" || name == "disable") {
+    const Operation::Type t = name == "enable" ? Operation::Type::kEnableGroup
+                                               : Operation::Type::kDisableGroup;
+    if (a.Has("-a") == !a.args.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "give -a or group names, not both or neither; usage: ", A(name), " ",
+          A(spec->synopsis)));
+    }
+    if (a.Has("-a")) {
+      cmd.all = true;
+      cmd.all_type = t;
+      return cmd;
+    }
+    for (const auto& g : a.args) {
+      Operation o;
+      o.type = t;
+      o.group = g;
+      cmd.ops.push_back(std::move(o));
+    }
+    return cmd;
+  } else if (name == "add-share") {
+    if (absl::Status s = NeedOption(a, "-s", *spec); !s.ok()) return s;
+    op.type = Operation::Type::kAddShare;
+    op.group = a.args[0];
+    op.options = a.Get("-o");
+    op.description = a.Get("-d");
+    op.resource = a.Get("-r");
+  } else if (name == "remove-share") {
+    if (absl::Status s = NeedOption(a, "-s", *spec); !s.ok()) return s;
+    op.type = Operation::Type::kRemoveShare;
+    if (!a.args.empty()) op.group = a.args[0];
+  } else if (name == "move-share") {
+    if (absl::Status s = NeedOption(a, "-s", *spec); !s.ok()) return s;
+    op.type = Operation::Type::kMoveShare;
+    op.group = a.args[0];
+  } else if (name == "set") {
+    if (absl::Status s = NeedOption(a, "-o", *spec); !s.ok()) return s;
+    op.type = Operation::Type::kSetOptions;
+    op.group = a.args[0];
+    op.options = a.Get("-o");
+  }
+  if (a.values.count("-s")) {
+    absl::StatusOr<std::string> p = UserPath(a.Get("-s"));
+    if (!p.ok()) return p.status();
+    op.path = *std::move(p);
+  }
+  cmd.ops.push_back(std::move(op));
+  return cmd;
+}
+
+std::vector<std::string> OperationWords(const Operation& op) {
+  std::vector<std::string> w;
+  w.emplace_back(libshare::OperationName(op.type));
+  switch (op.type) {
+    case Operation::Type::kCreateGroup:
+      if (!op.options.empty()) w.insert(w.end(), {"-o", op.options});
+      break;
+    case Operation::Type::kDeleteGroup:
+      if (op.force) w.push_back("-f");
+      break;
+    case Operation::Type::kEnableGroup:
+    case Operation::Type::kDisableGroup:
+      break;
+    case Operation::Type::kAddShare:
+      if (!op.options.empty()) w.insert(w.end(), {"-o", op.options});
+      if (!op.description.empty()) w.insert(w.end(), {"-d", op.description});
+      if (!op.resource.empty()) w.insert(w.end(), {"-r", op.resource});
+      w.insert(w.end(), {"-s", op.path});
+      break;
+    case Operation::Type::kRemoveShare:
+    case Operation::Type::kMoveShare:
+      w.insert(w.end(), {"-s", op.path});
+      break;
+    case Operation::Type::kSetOptions:
+      w.insert(w.end(), {"-o", op.options});
+      if (!op.path.empty()) w.insert(w.end(), {"-s", op.path});
+      break;
+  }
+  if (!op.group.empty()) w.push_back(op.group);
+  return w;
+}
+
+}  // namespace sharectl

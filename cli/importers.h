@@ -1,0 +1,59 @@
+// Importers: turn a Linux exports(5) file or a Solaris dfstab into the
+// share operations that reproduce it, so an existing server moves over in
+// one batch. Each operation remembers the file and line it came from, so a
+// refusal by the daemon is reported where the user can fix it.
+//
+// Pure functions over file contents (the caller reads the files); thread-
+// safe.
+#ifndef SHARECTL_IMPORTERS_H_
+#define SHARECTL_IMPORTERS_H_
+
+#include <string>
+#include <vector>
+
+#include "libshare/batch.h"
+
+namespace sharectl {
+
+struct SourceFile {
+  std::string name;  // as shown in messages ("/etc/exports")
+  std::string text;
+};
+
+struct ImportProblem {
+  std::string where;    // "/etc/exports:7"
+  std::string message;  // "option \"crossmnt\" has no share_nfs equivalent"
+  // True for an option with no share_nfs equivalent: --skip-unsupported
+  // drops it and goes on. Any other problem always stops the import.
+  bool unsupported = false;
+};
+
+struct ImportPlan {
+  std::vector<libshare::Operation> ops;  // kAddShare, in file order
+  std::vector<std::string> origins;      // "FILE:LINE" of each op
+  std::vector<ImportProblem> problems;
+};
+
+// Each exported path becomes one add-share into `group`; several lines for
+// one path are merged (their clients are added up, the first line's
+// options win for a client named twice). Client specs map to share_nfs
+// lists: rw/ro clients to rw=/ro=, no_root_squash clients to root=, "*" to
+// bare rw/ro, networks to @NET/LEN, "*.dom" to .dom, @netgroup to the
+// netgroup's name; anonuid=N to anon=N, sec= to sec=, nohide to nohide.
+// Options that change nothing in share_nfs (sync, no_subtree_check, ...)
+// are dropped silently; others are reported as unsupported.
+ImportPlan ImportExports(const std::vector<SourceFile>& files,
+                         const std::string& group);
+
+// Lines "share [-F nfs] [-o OPTS] [-d DESC] PATH [RESOURCE]", shell-quoted,
+// with # comments and blank lines.
+ImportPlan ImportDfstab(const std::vector<SourceFile>& files,
+                        const std::string& group);
+
+// Converts a netmask ("255.255.0.0") to a prefix length, or -1 if it is
+// not a contiguous IPv4 mask.
+int NetmaskToPrefix(const std::string& mask);
+
+}  // namespace sharectl
+
+#endif  // SHARECTL_IMPORTERS_H_

@@ -1,0 +1,356 @@
+#include "output.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "json_writer.h"
+
+namespace sharectl {
+
+using libshare::GroupInfo;
+using libshare::ShareInfo;
+
+std::string FormatColumns(const std::vector<std::vector<std::string>>& rows,
+                          const std::string& indent) {
+  std::vector<size_t> width;
+  for (const auto& r : rows) {
+    if (width.size() < r.size()) width.resize(r.size(), 0);
+    for (size_t i = 0; i + 1 < r.size(); ++i) {
+      width[i] = std::max(width[i], r[i].size());
+    }
+  }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line = indent;
+    for (size_t i = 0; i < r.size(); ++i) {
+      line += r[i];
+      if (i + 1 < r.size()) line.append(width[i] - r[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+namespace {
+
+std::string Quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string NfsOptions(const std::string& options) {
+  return absl::StrCat("nfs=(", options, ")");
+}
+
+}  // namespace
+
+std::string FormatList(const std::vector<GroupInfo>& groups, bool verbose) {
+  if (!verbose) {
+    std::string out;
+    for (const auto& g : groups) absl::StrAppend(&out, g.name, "\n");
+    return out;
+  }
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"GROUP", "STATE", "SHARES", "OPTIONS"});
+  for (const auto& g : groups) {
+    rows.push_back({g.name, g.enabled ? "enabled" : "disabled",
+                    std::to_string(g.share_count), NfsOptions(g.options)});
+  }
+  return FormatColumns(rows);
+}
+
+namespace {
+
+void WriteGroup(const GroupInfo& g, JsonWriter* w) {
+  w->Key("name");
+  w->String(g.name);
+  w->Key("enabled");
+  w->Bool(g.enabled);
+  w->Key("options");
+  w->String(g.options);
+  w->Key("share_count");
+  w->Uint(g.share_count);
+}
+
+}  // namespace
+
+std::string FormatListJson(const std::vector<GroupInfo>& groups) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("groups");
+  w.BeginArray();
+  for (const auto& g : groups) {
+    w.BeginObject();
+    WriteGroup(g, &w);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.str() + "\n";
+}
+
+std::string FormatShow(const std::vector<GroupInfo>& groups,
+                       const std::vector<ShareInfo>& shares, bool verbose) {
+  std::string out;
+  for (const auto& g : groups) {
+    std::string head = g.name;
+    if (verbose) absl::StrAppend(&head, " ", NfsOptions(g.options));
+    if (!g.enabled) absl::StrAppend(&head, " (disabled)");
+    absl::StrAppend(&out, head, "\n");
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& s : shares) {
+      if (s.group != g.name) continue;
+      if (!verbose) {
+        rows.push_back({s.path});
+        continue;
+      }
+      rows.push_back({s.path, s.resource.empty() ? "-" : s.resource,
+                      s.options.empty() ? "-" : NfsOptions(s.options),
+                      s.description.empty() ? "" : Quoted(s.description)});
+    }
+    out += FormatColumns(rows, "    ");
+  }
+  return out;
+}
+
+std::string FormatShowJson(const std::vector<GroupInfo>& groups,
+                           const std::vector<ShareInfo>& shares) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("groups");
+  w.BeginArray();
+  for (const auto& g : groups) {
+    w.BeginObject();
+    WriteGroup(g, &w);
+    w.Key("shares");
+    w.BeginArray();
+    for (const auto& s : shares) {
+      if (s.group != g.name) continue;
+      w.BeginObject();
+      w.Key("path");
+      w.String(s.path);
+      w.Key("group");
+      w.String(s.group);
+      w.Key("resource");
+      w.String(s.resource);
+      w.Key("description");
+      w.String(s.description);
+      w.Key("options");
+      w.String(s.options);
+      w.Key("effective_options");
+      w.String(s.effective_options);
+      w.Key("active");
+      w.Bool(s.active);
+      w.Key("id");
+      w.Uint(s.id);
+      w.Key("generation");
+      w.Uint(s.generation);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.str() + "\n";
+}
+
+std::string FormatSharetab(
+    const std::vector<libshare::SharetabEntry>& entries) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& e : entries) {
+    rows.push_back({e.resource.empty() ? "-" : e.resource, e.path,
+                    e.options.empty() ? "rw" : e.options,
+                    Quoted(e.description)});
+  }
+  return FormatColumns(rows);
+}
+
+std::string FormatSharetabJson(
+    const std::vector<libshare::SharetabEntry>& entries) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("shares");
+  w.BeginArray();
+  for (const auto& e : entries) {
+    w.BeginObject();
+    w.Key("path");
+    w.String(e.path);
+    w.Key("resource");
+    w.String(e.resource);
+    w.Key("fstype");
+    w.String(e.fstype);
+    w.Key("options");
+    w.String(e.options);
+    w.Key("description");
+    w.String(e.description);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.str() + "\n";
+}
+
+std::string FormatCheck(const libshare::CheckResult& r) {
+  std::vector<std::vector<std::string>> rows;
+  std::string client = r.client;
+  if (!r.address.empty() && r.address != r.client) {
+    absl::StrAppend(&client, " (", r.address, ")");
+  }
+  rows.push_back({"client:", client});
+  rows.push_back({"share:", r.share ? *r.share : "(none)"});
+  rows.push_back({"access:", r.access});
+  rows.push_back({"root:", r.root ? "yes" : "no"});
+  if (!r.option.empty()) rows.push_back({"option:", r.option});
+  if (!r.entry.empty()) rows.push_back({"entry:", r.entry});
+  rows.push_back({"reason:", r.reason});
+  return FormatColumns(rows);
+}
+
+std::string FormatCheckJson(const libshare::CheckResult& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("client");
+  w.String(r.client);
+  w.Key("address");
+  w.String(r.address);
+  w.Key("access");
+  w.String(r.access);
+  w.Key("root");
+  w.Bool(r.root);
+  w.Key("share");
+  if (r.share) {
+    w.String(*r.share);
+  } else {
+    w.Null();
+  }
+  w.Key("option");
+  w.String(r.option);
+  w.Key("entry");
+  w.String(r.entry);
+  w.Key("reason");
+  w.String(r.reason);
+  w.EndObject();
+  return w.str() + "\n";
+}
+
+namespace {
+
+std::string Micros(double us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", us);
+  return buf;
+}
+
+}  // namespace
+
+std::string FormatStats(const libshare::DaemonStats& s) {
+  char load[32];
+  std::snprintf(load, sizeof load, "%.1f ms (%d threads)", s.load_ms,
+                s.load_threads);
+  std::vector<std::vector<std::string>> rows = {
+      {"shares:", std::to_string(s.shares)},
+      {"groups:", std::to_string(s.groups)},
+      {"generation:", std::to_string(s.generation)},
+      {"load:", load},
+      {"mounts:", std::to_string(s.mounts)},
+  };
+  if (!s.sharetab_error.empty()) {
+    rows.push_back({"sharetab error:", s.sharetab_error});
+  }
+  std::string out = FormatColumns(rows);
+  const libshare::CacheStats& c = s.cache;
+  out += "authorization cache:\n";
+  out += FormatColumns({{"entries:", std::to_string(c.entries)},
+                        {"hits:", std::to_string(c.hits)},
+                        {"misses:", std::to_string(c.misses)},
+                        {"coalesced:", std::to_string(c.coalesced)},
+                        {"refreshes:", std::to_string(c.refreshes)},
+                        {"reclaims:", std::to_string(c.reclaims)},
+                        {"lookups:", std::to_string(c.lookups)},
+                        {"lookup failures:", std::to_string(c.lookup_failures)},
+                        {"timeouts:", std::to_string(c.timeouts)}},
+                       "    ");
+  if (!s.requests.empty()) {
+    std::vector<std::vector<std::string>> rows2 = {
+        {"REQUEST", "COUNT", "ERRORS", "P50_US", "P99_US"}};
+    for (const auto& r : s.requests) {
+      rows2.push_back({r.name, std::to_string(r.count),
+                       std::to_string(r.errors), Micros(r.p50_us),
+                       Micros(r.p99_us)});
+    }
+    out += "requests:\n";
+    out += FormatColumns(rows2, "    ");
+  }
+  return out;
+}
+
+std::string FormatStatsJson(const libshare::DaemonStats& s) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("shares");
+  w.Uint(s.shares);
+  w.Key("groups");
+  w.Uint(s.groups);
+  w.Key("generation");
+  w.Uint(s.generation);
+  w.Key("load_ms");
+  w.Double(s.load_ms);
+  w.Key("load_threads");
+  w.Int(s.load_threads);
+  w.Key("mounts");
+  w.Uint(s.mounts);
+  w.Key("sharetab_error");
+  w.String(s.sharetab_error);
+  const libshare::CacheStats& c = s.cache;
+  w.Key("cache");
+  w.BeginObject();
+  w.Key("entries");
+  w.Uint(c.entries);
+  w.Key("hits");
+  w.Uint(c.hits);
+  w.Key("misses");
+  w.Uint(c.misses);
+  w.Key("coalesced");
+  w.Uint(c.coalesced);
+  w.Key("refreshes");
+  w.Uint(c.refreshes);
+  w.Key("reclaims");
+  w.Uint(c.reclaims);
+  w.Key("lookups");
+  w.Uint(c.lookups);
+  w.Key("lookup_failures");
+  w.Uint(c.lookup_failures);
+  w.Key("timeouts");
+  w.Uint(c.timeouts);
+  w.EndObject();
+  // Keyed by request name, so scripts can say .requests.MNT.count.
+  w.Key("requests");
+  w.BeginObject();
+  for (const auto& r : s.requests) {
+    w.Key(r.name);
+    w.BeginObject();
+    w.Key("count");
+    w.Uint(r.count);
+    w.Key("errors");
+    w.Uint(r.errors);
+    w.Key("p50_us");
+    w.Double(r.p50_us);
+    w.Key("p99_us");
+    w.Double(r.p99_us);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+  return w.str() + "\n";
+}
+
+}  // namespace sharectl

@@ -1,0 +1,44 @@
+// What sharectl prints: human text that lines up in columns and reads like
+// Solaris sharemgr(1M), or one JSON document (--json) for scripts. Pure
+// functions from the client API's values to text; thread-safe.
+#ifndef SHARECTL_OUTPUT_H_
+#define SHARECTL_OUTPUT_H_
+
+#include <string>
+#include <vector>
+
+#include "libshare/catalog.h"
+#include "libshare/client.h"
+#include "libshare/sharetab.h"
+
+namespace sharectl {
+
+// Rows padded so that every column but the last lines up; `indent` is
+// put before each row.
+std::string FormatColumns(const std::vector<std::vector<std::string>>& rows,
+                          const std::string& indent = "");
+
+std::string FormatList(const std::vector<libshare::GroupInfo>& groups,
+                       bool verbose);
+std::string FormatListJson(const std::vector<libshare::GroupInfo>& groups);
+
+// `groups` in the order to print; `shares` may be of any of them.
+std::string FormatShow(const std::vector<libshare::GroupInfo>& groups,
+                       const std::vector<libshare::ShareInfo>& shares,
+                       bool verbose);
+std::string FormatShowJson(const std::vector<libshare::GroupInfo>& groups,
+                           const std::vector<libshare::ShareInfo>& shares);
+
+std::string FormatSharetab(const std::vector<libshare::SharetabEntry>& entries);
+std::string FormatSharetabJson(
+    const std::vector<libshare::SharetabEntry>& entries);
+
+std::string FormatCheck(const libshare::CheckResult& r);
+std::string FormatCheckJson(const libshare::CheckResult& r);
+
+std::string FormatStats(const libshare::DaemonStats& s);
+std::string FormatStatsJson(const libshare::DaemonStats& s);
+
+}  // namespace sharectl
+
+#endif  // SHARECTL_OUTPUT_H_

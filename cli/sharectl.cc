@@ -1,0 +1,638 @@
+#include "sharectl.h"
+
+#include <glob.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "commands.h"
+#include "importers.h"
+#include "json_writer.h"
+#include "libshare/path.h"
+#include "output.h"
+#include "shell_words.h"
+
+#ifndef SHARECTL_VERSION
+#define SHARECTL_VERSION "unknown"
+#endif
+
+namespace sharectl {
+namespace {
+
+using libshare::Batch;
+using libshare::BatchResult;
+using libshare::Client;
+using libshare::Operation;
+
+constexpr char kDefaultImportGroup[] = "imported";
+
+// One run of one command: its streams, socket and output mode.
+class Runner {
+ public:
+  Runner(const Environment& env, std::string socket, bool json)
+      : env_(env), socket_(std::move(socket)), json_(json) {}
+
+  int Dispatch(const CommandSpec& spec, const std::vector<std::string>& words);
+
+ private:
+  std::ostream& out() { return *env_.out; }
+  std::ostream& err() { return *env_.err; }
+
+  int Usage(std::string_view cmd, absl::string_view message) {
+    err() << "sharectl: " << cmd << ": " << message << "\n";
+    return kExitUsage;
+  }
+  int Refused(std::string_view cmd, absl::string_view message) {
+    err() << "sharectl: " << cmd << ": " << message << "\n";
+    return kExitRefused;
+  }
+  // Maps a client call's failure to a message and an exit code.
+  int CallFailed(std::string_view cmd, const absl::Status& s) {
+    if (s.code() == absl::StatusCode::kUnavailable) {
+      // The client's message usually names the socket already.
+      if (absl::StrContains(s.message(), socket_)) {
+        err() << "sharectl: " << cmd << ": " << s.message() << "\n";
+      } else {
+        err() << "sharectl: " << cmd << ": cannot reach sharemgrd at "
+              << socket_ << ": " << s.message() << "\n";
+      }
+      return kExitUnreachable;
+    }
+    return Refused(cmd, s.message());
+  }
+  // Connects once; on failure prints why and sets *rc.
+  Client* Connection(std::string_view cmd, int* rc) {
+    if (client_) return client_.get();
+    auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
+    if (!c.ok()) {
+      *rc = CallFailed(cmd, absl::UnavailableError(c.status().message()));
+      return nullptr;
+    }
+    client_ = *std::move(c);
+    return client_.get();
+  }
+
+  int RunChange(const CommandSpec& spec, const std::vector<std::string>& words);
+  int RunList(const ParsedArgs& a);
+  int RunShow(const ParsedArgs& a);
+  int RunShare();
+  int RunCheck(const ParsedArgs& a);
+  int RunStats();
+  int RunCacheFlush(const ParsedArgs& a);
+  int RunBatch(const ParsedArgs& a);
+  int RunImport(const ParsedArgs& a);
+
+  // Sends ops as one batch. origins[i] prefixes operation i's errors
+  // ("12" for a batch line, "/etc/exports:3", or "sharectl").
+  int Apply(std::string_view cmd, const Batch& batch,
+            const std::vector<std::string>& origins, bool progress);
+  // Group names the daemon knows, for enable -a and import.
+  absl::StatusOr<std::vector<std::string>> GroupNames(std::string_view cmd,
+                                                      int* rc);
+
+  const Environment& env_;
+  const std::string socket_;
+  const bool json_;
+  std::unique_ptr<Client> client_;
+};
+
+absl::StatusOr<std::vector<std::string>> Runner::GroupNames(
+    std::string_view cmd, int* rc) {
+  Client* c = Connection(cmd, rc);
+  if (c == nullptr) return absl::UnavailableError("unreachable");
+  auto groups = c->ListGroups();
+  if (!groups.ok()) {
+    *rc = CallFailed(cmd, groups.status());
+    return groups.status();
+  }
+  std::vector<std::string> names;
+  for (const auto& g : *groups) names.push_back(g.name);
+  return names;
+}
+
+int Runner::Apply(std::string_view cmd, const Batch& batch,
+                  const std::vector<std::string>& origins, bool progress) {
+  int rc = kExitOk;
+  Client* c = Connection(cmd, &rc);
+  if (c == nullptr) return rc;
+  if (progress) {
+    err() << "sharectl: " << cmd << ": sending " << batch.ops.size()
+          << " operations" << std::endl;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<BatchResult> r = c->Apply(batch);
+  const double ms = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  if (!r.ok()) return CallFailed(cmd, r.status());
+  for (const auto& e : r->errors) {
+    std::string_view op_name = "?";
+    if (e.index < batch.ops.size()) {
+      op_name = libshare::OperationName(batch.ops[e.index].type);
+    }
+    const std::string origin =
+        e.index < origins.size() ? origins[e.index] : "sharectl";
+    err() << origin << ": " << op_name << ": " << e.message << "\n";
+  }
+  if (!r->commit_error.empty()) {
+    err() << "sharectl: " << cmd
+          << ": commit failed, nothing changed: " << r->commit_error << "\n";
+  }
+  if (json_) {
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("ok");
+    w.Bool(r->ok());
+    w.Key("applied");
+    w.Uint(r->applied);
+    w.Key("generation");
+    w.Uint(r->generation);
+    w.Key("errors");
+    w.BeginArray();
+    for (const auto& e : r->errors) {
+      w.BeginObject();
+      w.Key("index");
+      w.Uint(e.index);
+      w.Key("origin");
+      w.String(e.index < origins.size() ? origins[e.index] : "");
+      w.Key("command");
+      w.String(e.index < batch.ops.size()
+                   ? libshare::OperationName(batch.ops[e.index].type)
+                   : "");
+      w.Key("message");
+      w.String(e.message);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("commit_error");
+    w.String(r->commit_error);
+    w.EndObject();
+    out() << w.str() << "\n";
+  }
+  if (!r->ok()) return kExitRefused;
+  if (progress) {
+    err() << "sharectl: " << cmd << ": committed" << std::endl;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", ms);
+    err() << r->applied << " operations applied in " << buf << " ms"
+          << std::endl;
+  }
+  return kExitOk;
+}
+
+int Runner::RunChange(const CommandSpec& spec,
+                      const std::vector<std::string>& words) {
+  absl::StatusOr<ChangeCommand> cmd = ParseChangeCommand(words);
+  if (!cmd.ok()) {
+    if (cmd.status().code() == absl::StatusCode::kInvalidArgument) {
+      return Usage(spec.name, cmd.status().message());
+    }
+    return Refused(spec.name, cmd.status().message());
+  }
+  Batch batch;
+  batch.ops = cmd->ops;
+  if (cmd->all) {
+    int rc = kExitOk;
+    auto names = GroupNames(spec.name, &rc);
+    if (!names.ok()) return rc;
+    for (const auto& n : *names) {
+      Operation op;
+      op.type = cmd->all_type;
+      op.group = n;
+      batch.ops.push_back(std::move(op));
+    }
+    if (batch.ops.empty()) return kExitOk;  // no groups: nothing to do
+  }
+  return Apply(spec.name, batch,
+               std::vector<std::string>(batch.ops.size(), "sharectl"), false);
+}
+
+int Runner::RunList(const ParsedArgs& a) {
+  int rc = kExitOk;
+  Client* c = Connection("list", &rc);
+  if (c == nullptr) return rc;
+  auto groups = c->ListGroups();
+  if (!groups.ok()) return CallFailed("list", groups.status());
+  out() << (json_ ? FormatListJson(*groups) : FormatList(*groups, a.Has("-v")));
+  return kExitOk;
+}
+
+int Runner::RunShow(const ParsedArgs& a) {
+  int rc = kExitOk;
+  Client* c = Connection("show", &rc);
+  if (c == nullptr) return rc;
+  auto groups = c->ListGroups();
+  if (!groups.ok()) return CallFailed("show", groups.status());
+  std::vector<libshare::GroupInfo> chosen;
+  if (a.args.empty()) {
+    chosen = *groups;
+  } else {
+    for (const auto& name : a.args) {
+      auto it = std::find_if(groups->begin(), groups->end(),
+                             [&](const auto& g) { return g.name == name; });
+      if (it == groups->end()) {
+        err() << "sharectl: show: " << name << ": no such group\n";
+        rc = kExitRefused;
+      } else {
+        chosen.push_back(*it);
+      }
+    }
+    if (rc != kExitOk) return rc;
+  }
+  auto shares = c->ListShares(a.args);
+  if (!shares.ok()) return CallFailed("show", shares.status());
+  out() << (json_ ? FormatShowJson(chosen, *shares)
+                  : FormatShow(chosen, *shares, a.Has("-v")));
+  return kExitOk;
+}
+
+int Runner::RunShare() {
+  int rc = kExitOk;
+  Client* c = Connection("share", &rc);
+  if (c == nullptr) return rc;
+  auto tab = c->Sharetab();
+  if (!tab.ok()) return CallFailed("share", tab.status());
+  out() << (json_ ? FormatSharetabJson(*tab) : FormatSharetab(*tab));
+  return kExitOk;
+}
+
+int Runner::RunCheck(const ParsedArgs& a) {
+  absl::StatusOr<std::string> path = libshare::NormalizePath(a.args[1]);
+  if (!path.ok()) return Refused("check", path.status().message());
+  int rc = kExitOk;
+  Client* c = Connection("check", &rc);
+  if (c == nullptr) return rc;
+  auto r = c->Check(a.args[0], *path);
+  if (!r.ok()) return CallFailed("check", r.status());
+  out() << (json_ ? FormatCheckJson(*r) : FormatCheck(*r));
+  return kExitOk;
+}
+
+int Runner::RunStats() {
+  int rc = kExitOk;
+  Client* c = Connection("stats", &rc);
+  if (c == nullptr) return rc;
+  auto s = c->Stats();
+  if (!s.ok()) return CallFailed("stats", s.status());
+  out() << (json_ ? FormatStatsJson(*s) : FormatStats(*s));
+  return kExitOk;
+}
+
+int Runner::RunCacheFlush(const ParsedArgs& a) {
+  if (a.args[0] != "flush") {
+    return Usage("cache", absl::StrCat("unknown subcommand \"", a.args[0],
+                                       "\"; usage: cache flush"));
+  }
+  int rc = kExitOk;
+  Client* c = Connection("cache", &rc);
+  if (c == nullptr) return rc;
+  if (absl::Status s = c->FlushCache(); !s.ok()) return CallFailed("cache", s);
+  if (json_) out() << "{\"ok\":true}\n";
+  return kExitOk;
+}
+
+bool ReadWholeFile(const std::string& path, std::string* text,
+                   std::string* error) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    *error = absl::StrCat(path, ": ", std::strerror(errno));
+    return false;
+  }
+  text->assign(std::istreambuf_iterator<char>(f), {});
+  if (f.bad()) {
+    *error = absl::StrCat(path, ": read error");
+    return false;
+  }
+  return true;
+}
+
+int Runner::RunBatch(const ParsedArgs& a) {
+  std::string text;
+  const std::string& file = a.args[0];
+  if (file == "-") {
+    text.assign(std::istreambuf_iterator<char>(*env_.in), {});
+  } else {
+    std::string error;
+    if (!ReadWholeFile(file, &text, &error)) return Refused("batch", error);
+  }
+  std::vector<SplitLine> lines = SplitShellLines(text);
+  const bool progress = env_.interactive && lines.size() > kProgressThreshold;
+  if (progress) {
+    err() << "sharectl: batch: parsing " << lines.size() << " commands"
+          << std::endl;
+  }
+  Batch batch;
+  std::vector<std::string> origins;
+  std::vector<std::pair<size_t, ChangeCommand>> all_commands;  // enable -a
+  int bad = 0;
+  for (SplitLine& l : lines) {
+    const std::string what = l.words.empty() ? "batch" : l.words[0];
+    if (!l.error.empty()) {
+      err() << l.line << ": " << what << ": " << l.error << "\n";
+      ++bad;
+      continue;
+    }
+    absl::StatusOr<ChangeCommand> cmd = ParseChangeCommand(l.words);
+    if (!cmd.ok()) {
+      err() << l.line << ": " << what << ": " << cmd.status().message() << "\n";
+      ++bad;
+      continue;
+    }
+    if (cmd->all) {
+      // Placeholder: expanded below, once the daemon's groups are known.
+      all_commands.emplace_back(batch.ops.size(), *cmd);
+      origins.push_back(std::to_string(l.line));
+      batch.ops.emplace_back();
+      continue;
+    }
+    for (auto& op : cmd->ops) {
+      batch.ops.push_back(std::move(op));
+      origins.push_back(std::to_string(l.line));
+    }
+  }
+  if (bad) {
+    err() << "sharectl: batch: " << bad << " bad line" << (bad == 1 ? "" : "s")
+          << ", nothing applied\n";
+    return kExitRefused;
+  }
+  if (batch.ops.empty()) return kExitOk;
+  if (!all_commands.empty()) {
+    int rc = kExitOk;
+    auto names = GroupNames("batch", &rc);
+    if (!names.ok()) return rc;
+    // -a means every group that exists at that point of the batch.
+    Batch expanded;
+    std::vector<std::string> expanded_origins;
+    std::vector<std::string> known = *names;
+    size_t next_all = 0;
+    for (size_t i = 0; i < batch.ops.size(); ++i) {
+      if (next_all < all_commands.size() && all_commands[next_all].first == i) {
+        for (const auto& g : known) {
+          Operation op;
+          op.type = all_commands[next_all].second.all_type;
+          op.group = g;
+          expanded.ops.push_back(std::move(op));
+          expanded_origins.push_back(origins[i]);
+        }
+        ++next_all;
+        continue;
+      }
+      const Operation& op = batch.ops[i];
+      if (op.type == Operation::Type::kCreateGroup) known.push_back(op.group);
+      if (op.type == Operation::Type::kDeleteGroup) {
+        known.erase(std::remove(known.begin(), known.end(), op.group),
+                    known.end());
+      }
+      expanded.ops.push_back(op);
+      expanded_origins.push_back(origins[i]);
+    }
+    batch = std::move(expanded);
+    origins = std::move(expanded_origins);
+  }
+  return Apply("batch", batch, origins, progress);
+}
+
+// The files an --exports argument names: the file, the *.exports files of
+// a folder, or the matches of a glob pattern.
+bool ExpandExportsArgument(const std::string& arg,
+                           std::vector<std::string>* files,
+                           std::string* error) {
+  struct stat st;
+  std::string pattern;
+  if (stat(arg.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) {
+      files->push_back(arg);
+      return true;
+    }
+    pattern = arg + "/*.exports";
+  } else if (arg.find_first_of("*?[") != std::string::npos) {
+    pattern = arg;
+  } else {
+    *error = absl::StrCat(arg, ": ", std::strerror(errno));
+    return false;
+  }
+  glob_t g{};
+  int rc = glob(pattern.c_str(), 0, nullptr, &g);
+  if (rc == 0) {
+    for (size_t i = 0; i < g.gl_pathc; ++i) files->push_back(g.gl_pathv[i]);
+  }
+  globfree(&g);
+  if (rc != 0 && rc != GLOB_NOMATCH) {
+    *error = absl::StrCat(pattern, ": cannot list files");
+    return false;
+  }
+  return true;  // a folder with no *.exports file imports nothing
+}
+
+int Runner::RunImport(const ParsedArgs& a) {
+  const bool exports = a.values.count("--exports") != 0;
+  const bool dfstab = a.values.count("--dfstab") != 0;
+  if (exports == dfstab) {
+    return Usage("import", "give --exports FILE or --dfstab FILE");
+  }
+  if (dfstab && a.Has("--skip-unsupported")) {
+    return Usage("import", "--skip-unsupported goes with --exports");
+  }
+  std::vector<std::string> names;
+  for (const auto& arg : a.values.at(exports ? "--exports" : "--dfstab")) {
+    std::string error;
+    if (!exports) {
+      names.push_back(arg);
+    } else if (!ExpandExportsArgument(arg, &names, &error)) {
+      return Refused("import", error);
+    }
+  }
+  std::vector<SourceFile> files;
+  for (const auto& n : names) {
+    SourceFile f{n, ""};
+    std::string error;
+    if (!ReadWholeFile(n, &f.text, &error)) return Refused("import", error);
+    files.push_back(std::move(f));
+  }
+  const std::string group =
+      a.Has("-g") ? a.Get("-g") : std::string(kDefaultImportGroup);
+  ImportPlan plan =
+      exports ? ImportExports(files, group) : ImportDfstab(files, group);
+
+  const bool skip = a.Has("--skip-unsupported");
+  int stopping = 0;
+  for (const auto& p : plan.problems) {
+    err() << p.where << ": " << p.message
+          << (p.unsupported && skip ? " (skipped)" : "") << "\n";
+    if (!p.unsupported || !skip) ++stopping;
+  }
+  if (stopping) {
+    bool any_unsupported = false;
+    for (const auto& p : plan.problems) any_unsupported |= p.unsupported;
+    err() << "sharectl: import: " << stopping << " problem"
+          << (stopping == 1 ? "" : "s") << ", nothing applied"
+          << (any_unsupported && !skip
+                  ? " (--skip-unsupported drops options that have no "
+                    "share_nfs equivalent)"
+                  : "")
+          << "\n";
+    return kExitRefused;
+  }
+  if (plan.ops.empty()) {
+    err() << "sharectl: import: no shares found\n";
+    return kExitOk;
+  }
+
+  // The group is created in the same batch unless it exists.
+  const bool dry_run = a.Has("--dry-run");
+  bool group_exists = false;
+  if (dry_run) {
+    // A dry run works without a daemon: it then assumes a new group.
+    auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
+    if (c.ok()) {
+      auto groups = (*c)->ListGroups();
+      if (groups.ok()) {
+        for (const auto& g : *groups) group_exists |= g.name == group;
+      }
+    }
+  } else {
+    int rc = kExitOk;
+    auto names = GroupNames("import", &rc);
+    if (!names.ok()) return rc;
+    group_exists =
+        std::find(names->begin(), names->end(), group) != names->end();
+  }
+  Batch batch;
+  std::vector<std::string> origins;
+  if (!group_exists) {
+    Operation create;
+    create.type = Operation::Type::kCreateGroup;
+    create.group = group;
+    batch.ops.push_back(std::move(create));
+    origins.push_back("sharectl");
+  }
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    batch.ops.push_back(plan.ops[i]);
+    origins.push_back(plan.origins[i]);
+  }
+  if (dry_run) {
+    std::string text =
+        absl::StrCat("# sharectl import ", exports ? "--exports" : "--dfstab",
+                     " (dry run): ", batch.ops.size(), " operations\n");
+    for (size_t i = 0; i < batch.ops.size(); ++i) {
+      absl::StrAppend(&text, JoinShellWords(OperationWords(batch.ops[i])));
+      if (origins[i] != "sharectl") {
+        std::string where = origins[i];
+        std::replace(where.begin(), where.end(), '\n', '?');
+        absl::StrAppend(&text, "  # ", where);
+      }
+      text += "\n";
+    }
+    if (json_) {
+      JsonWriter w;
+      w.BeginObject();
+      w.Key("batch");
+      w.String(text);
+      w.EndObject();
+      out() << w.str() << "\n";
+    } else {
+      out() << text;
+    }
+    return kExitOk;
+  }
+  const bool progress =
+      env_.interactive && batch.ops.size() > kProgressThreshold;
+  return Apply("import", batch, origins, progress);
+}
+
+int Runner::Dispatch(const CommandSpec& spec,
+                     const std::vector<std::string>& words) {
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(spec, std::vector<std::string>(words.begin() + 1, words.end()));
+  if (!parsed.ok()) return Usage(spec.name, parsed.status().message());
+  if (parsed->help) {
+    out() << CommandHelp(spec);
+    return kExitOk;
+  }
+  if (spec.changes) return RunChange(spec, words);
+  const std::string_view n = spec.name;
+  if (n == "list") return RunList(*parsed);
+  if (n == "show") return RunShow(*parsed);
+  if (n == "share") return RunShare();
+  if (n == "check") return RunCheck(*parsed);
+  if (n == "stats") return RunStats();
+  if (n == "cache") return RunCacheFlush(*parsed);
+  if (n == "batch") return RunBatch(*parsed);
+  if (n == "import") return RunImport(*parsed);
+  return Usage(n, "not implemented");
+}
+
+}  // namespace
+
+int Run(const std::vector<std::string>& args, const Environment& env) {
+  std::string socket = env.socket_from_env.empty()
+                           ? libshare::kDefaultSocketPath
+                           : env.socket_from_env;
+  bool json = false;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.empty() || a[0] != '-') break;
+    if (a == "--json") {
+      json = true;
+    } else if (a == "--socket") {
+      if (i + 1 >= args.size()) {
+        *env.err << "sharectl: option \"--socket\" needs a value (PATH)\n";
+        return kExitUsage;
+      }
+      socket = args[++i];
+    } else if (a.rfind("--socket=", 0) == 0) {
+      socket = a.substr(9);
+    } else if (a == "--help" || a == "-h") {
+      *env.out << GlobalHelp();
+      return kExitOk;
+    } else if (a == "--version") {
+      *env.out << "sharectl " << SHARECTL_VERSION << "\n";
+      return kExitOk;
+    } else {
+      *env.err << "sharectl: unknown option \"" << a
+               << "\"; see sharectl --help\n";
+      return kExitUsage;
+    }
+  }
+  if (i >= args.size()) {
+    *env.err << "sharectl: missing command; see sharectl --help\n";
+    return kExitUsage;
+  }
+  if (socket.empty()) {
+    *env.err << "sharectl: empty socket path\n";
+    return kExitUsage;
+  }
+  std::vector<std::string> words;
+  // --json is accepted after the command too (before any "--").
+  bool only_args = false;
+  for (size_t k = i; k < args.size(); ++k) {
+    if (args[k] == "--") only_args = true;
+    if (!only_args && k > i && args[k] == "--json") {
+      json = true;
+      continue;
+    }
+    words.push_back(args[k]);
+  }
+  const CommandSpec* spec = FindCommand(words[0]);
+  if (spec == nullptr) {
+    *env.err << "sharectl: unknown command \"" << words[0]
+             << "\"; see sharectl --help\n";
+    return kExitUsage;
+  }
+  Runner runner(env, socket, json);
+  return runner.Dispatch(*spec, words);
+}
+
+}  // namespace sharectl

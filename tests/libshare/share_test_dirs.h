@@ -16,15 +16,22 @@
 
 namespace libshare::testing {
 
-// A fresh folder under TMPDIR (or /tmp), removed with its content.
+// A fresh folder, removed with its content. It lives on a tmpfs
+// (/dev/shm) when there is one: removing thousands of folders from the
+// disk of the test machine (ext4 mounted with "discard") takes seconds.
 class TempDir {
  public:
   TempDir() {
-    const char* base = getenv("TMPDIR");
-    std::string tmpl =
-        std::string(base && *base ? base : "/tmp") + "/libshare_test.XXXXXX";
+    const char* env = getenv("TMPDIR");
+    std::string base = env && *env ? env : "/tmp";
+    struct stat st;
+    if (!(env && *env) && stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+        access("/dev/shm", W_OK) == 0) {
+      base = "/dev/shm";
+    }
+    std::string tmpl = base + "/libshare_test.XXXXXX";
     char* p = mkdtemp(tmpl.data());
-    EXPECT_NE(p, nullptr);
+    EXPECT_NE(p, nullptr) << tmpl;
     path_ = tmpl;
   }
   ~TempDir() {

@@ -1,0 +1,56 @@
+// DaemonConfig: sharemgrd's command line. One option table feeds the
+// parser and --help (and is mirrored by man/sharemgrd.8).
+// Plain values; not synchronized.
+#ifndef SHAREMGRD_CONFIG_H_
+#define SHAREMGRD_CONFIG_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace sharemgrd {
+
+inline constexpr char kDefaultDbPath[] = "/var/lib/sharemgr/shares.db";
+inline constexpr char kDefaultSocketPath[] = "/run/sharemgr/sharemgrd.sock";
+inline constexpr char kDefaultSharetabPath[] = "/run/sharemgr/sharetab";
+inline constexpr char kDefaultPidFile[] = "/run/sharemgr/sharemgrd.pid";
+inline constexpr char kDefaultListen[] = "0.0.0.0";
+inline constexpr uint64_t kDefaultAuthCacheMax = 100000;
+
+struct DaemonConfig {
+  std::string db_path = kDefaultDbPath;
+  std::string socket_path = kDefaultSocketPath;
+  std::string sharetab_path = kDefaultSharetabPath;
+  bool foreground = false;
+  std::string pid_file = kDefaultPidFile;
+  bool pid_file_given = false;
+  int mount_port = 0;  // 0: any free port, same for TCP and UDP
+  std::string listen = kDefaultListen;
+  bool no_rpcbind = false;
+  bool insecure = false;
+  std::string admin_group;  // "" = none
+  std::string hosts_file;
+  std::string netgroups_file;
+  uint64_t auth_cache_max = kDefaultAuthCacheMax;
+  int load_threads = 0;  // 0: number of cores
+  int threads = 0;       // 0: max(4, 2 * cores)
+  // --debug-resolver-delay: address text -> milliseconds.
+  std::map<std::string, int> resolver_delays;
+  bool help = false;
+  bool version = false;
+};
+
+// Parses argv (without argv[0]). Errors name the option:
+//   option --mount-port: "x" is not a port number
+[[nodiscard]] absl::StatusOr<DaemonConfig> ParseCommandLine(
+    const std::vector<std::string>& args);
+
+// The --help text: every option with its argument, default and meaning.
+std::string UsageText();
+
+}  // namespace sharemgrd
+
+#endif  // SHAREMGRD_CONFIG_H_

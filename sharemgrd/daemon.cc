@@ -1,0 +1,422 @@
+#include "daemon.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <netconfig.h>
+#include <netinet/in.h>
+#include <rpc/rpc.h>
+#include <rpc/rpcb_clnt.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "log.h"
+
+namespace sharemgrd {
+namespace {
+
+constexpr std::size_t kMgmtMaxRecord = 64u << 20;  // a BATCH of 100,000 shares
+constexpr std::size_t kMountMaxRecord = 8192;      // path <= 1024, auth <= 800
+constexpr int kMountIdleSeconds = 120;
+constexpr int kMgmtIdleSeconds = 600;
+
+std::string Errno(absl::string_view what, const std::string& path) {
+  return absl::StrCat(path, ": ", what, ": ", ::strerror(errno));
+}
+
+std::string ParentOf(const std::string& path) {
+  std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// mkdir -p of the folder holding `path`.
+absl::Status MakeParent(const std::string& path) {
+  std::string dir = ParentOf(path);
+  std::string cur;
+  for (std::size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || (dir[i] == '/' && i > 0)) {
+      cur = dir.substr(0, i);
+      if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) {
+        return absl::FailedPreconditionError(
+            Errno("cannot create folder", cur));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+class DelayingResolver final : public authcache::Resolver {
+ public:
+  DelayingResolver(std::unique_ptr<authcache::Resolver> inner,
+                   std::map<std::string, int> delays)
+      : inner_(std::move(inner)), delays_(std::move(delays)) {}
+
+  absl::StatusOr<std::vector<std::string>> NamesOf(
+      const libshare::IpAddress& address) override {
+    DelayFor(address);
+    return inner_->NamesOf(address);
+  }
+  absl::StatusOr<std::vector<libshare::IpAddress>> AddressesOf(
+      std::string_view name) override {
+    absl::StatusOr<std::vector<libshare::IpAddress>> r =
+        inner_->AddressesOf(name);
+    if (r.ok()) DelayForAny(*r);
+    return r;
+  }
+  absl::StatusOr<bool> InNetgroup(std::string_view netgroup,
+                                  std::string_view host) override {
+    if (std::optional<libshare::IpAddress> a =
+            libshare::IpAddress::Parse(host)) {
+      DelayFor(*a);
+    } else if (auto r = inner_->AddressesOf(host); r.ok()) {
+      DelayForAny(*r);
+    }
+    return inner_->InNetgroup(netgroup, host);
+  }
+  absl::Status Reload() override { return inner_->Reload(); }
+
+ private:
+  void DelayFor(const libshare::IpAddress& a) {
+    auto it = delays_.find(a.ToString());
+    if (it != delays_.end()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(it->second));
+    }
+  }
+  void DelayForAny(const std::vector<libshare::IpAddress>& as) {
+    int ms = 0;
+    for (const auto& a : as) {
+      auto it = delays_.find(a.ToString());
+      if (it != delays_.end()) ms = std::max(ms, it->second);
+    }
+    if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  }
+
+  std::unique_ptr<authcache::Resolver> inner_;
+  const std::map<std::string, int> delays_;
+};
+
+int Cores() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+}  // namespace
+
+std::unique_ptr<authcache::Resolver> MakeDelayingResolver(
+    std::unique_ptr<authcache::Resolver> inner,
+    std::map<std::string, int> delays_ms) {
+  return std::make_unique<DelayingResolver>(std::move(inner),
+                                            std::move(delays_ms));
+}
+
+Daemon::Daemon(DaemonConfig config) : config_(std::move(config)) {}
+
+Daemon::~Daemon() {
+  Stop();
+  for (int fd : {tcp_fd_, udp_fd_, unix_fd_, db_lock_fd_, socket_lock_fd_}) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+absl::Status Daemon::TakeLock(const std::string& what,
+                              const std::string& lock_path, int* fd) {
+  if (absl::Status s = MakeParent(lock_path); !s.ok()) return s;
+  *fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (*fd < 0) {
+    return absl::FailedPreconditionError(Errno("cannot open lock", lock_path));
+  }
+  if (::flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+    char buf[32] = {};
+    ssize_t n = ::pread(*fd, buf, sizeof buf - 1, 0);
+    int pid = 0;
+    std::string text(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+      text.pop_back();
+    }
+    if (absl::SimpleAtoi(text, &pid)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          what, " is in use by another sharemgrd (pid ", pid, ")"));
+    }
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " is in use by another sharemgrd"));
+  }
+  std::string pid = absl::StrCat(::getpid(), "\n");
+  if (::ftruncate(*fd, 0) != 0 || ::pwrite(*fd, pid.data(), pid.size(), 0) !=
+                                      static_cast<ssize_t>(pid.size())) {
+    return absl::FailedPreconditionError(Errno("cannot write lock", lock_path));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::BindMount() {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  if (::inet_pton(AF_INET, config_.listen.c_str(), &addr.sin_addr) != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--listen ", config_.listen, ": not an IPv4 address"));
+  }
+  // With port 0, TCP picks a port and UDP must get the same number; retry
+  // if UDP finds it taken.
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    int tcp = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int udp = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    ::setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    addr.sin_port = htons(static_cast<uint16_t>(config_.mount_port));
+    if (::bind(tcp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      std::string err = ::strerror(errno);
+      ::close(tcp);
+      ::close(udp);
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot bind MOUNT TCP port ", config_.listen, ":",
+                       config_.mount_port, ": ", err));
+    }
+    sockaddr_in bound{};
+    socklen_t len = sizeof bound;
+    ::getsockname(tcp, reinterpret_cast<sockaddr*>(&bound), &len);
+    addr.sin_port = bound.sin_port;
+    if (::bind(udp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      std::string err = ::strerror(errno);
+      ::close(tcp);
+      ::close(udp);
+      if (config_.mount_port == 0 && errno == EADDRINUSE) continue;
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot bind MOUNT UDP port ", config_.listen, ":",
+                       ntohs(addr.sin_port), ": ", err));
+    }
+    if (::listen(tcp, 1024) != 0) {
+      std::string err = ::strerror(errno);
+      ::close(tcp);
+      ::close(udp);
+      return absl::FailedPreconditionError(absl::StrCat("listen: ", err));
+    }
+    tcp_fd_ = tcp;
+    udp_fd_ = udp;
+    mount_port_ = ntohs(addr.sin_port);
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(
+      "cannot find a port free for both TCP and UDP");
+}
+
+absl::Status Daemon::BindManagement() {
+  const std::string& path = config_.socket_path;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof addr.sun_path) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--socket \"", path, "\": empty or too long"));
+  }
+  if (absl::Status s = MakeParent(path); !s.ok()) return s;
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  // We hold the socket's lock, so a file left at the path is stale.
+  ::unlink(path.c_str());
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return absl::InternalError(Errno("socket", path));
+  // Created with no access for others; opened up to 0660 after chown.
+  mode_t old = ::umask(0177);
+  int rc = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::umask(old);
+  if (rc != 0) {
+    std::string e = Errno("cannot bind", path);
+    ::close(fd);
+    return absl::FailedPreconditionError(e);
+  }
+  gid_t gid = static_cast<gid_t>(-1);
+  if (!config_.admin_group.empty()) {
+    group gr;
+    group* found = nullptr;
+    std::vector<char> buf(16384);
+    if (::getgrnam_r(config_.admin_group.c_str(), &gr, buf.data(), buf.size(),
+                     &found) != 0 ||
+        found == nullptr) {
+      ::close(fd);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--admin-group ", config_.admin_group, ": no such group"));
+    }
+    gid = gr.gr_gid;
+  }
+  // Owner root (when we are root); a non-root test daemon keeps its own.
+  uid_t owner = ::geteuid() == 0 ? 0 : static_cast<uid_t>(-1);
+  if ((owner != static_cast<uid_t>(-1) || gid != static_cast<gid_t>(-1)) &&
+      ::chown(path.c_str(), owner, gid) != 0) {
+    std::string e = Errno("cannot chown", path);
+    ::close(fd);
+    return absl::FailedPreconditionError(e);
+  }
+  if (::chmod(path.c_str(), 0660) != 0 || ::listen(fd, 128) != 0) {
+    std::string e = Errno("cannot set up", path);
+    ::close(fd);
+    return absl::FailedPreconditionError(e);
+  }
+  unix_fd_ = fd;
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::RegisterRpcbind() {
+  UnregisterRpcbind();  // stale registrations of a previous daemon
+  for (const char* proto : {"tcp", "udp"}) {
+    netconfig* nc = ::getnetconfigent(proto);
+    if (nc == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("no netconfig entry for ", proto));
+    }
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(static_cast<uint16_t>(mount_port_));
+    sin.sin_addr.s_addr = htonl(INADDR_ANY);
+    netbuf nb{sizeof sin, sizeof sin, &sin};
+    for (rpcvers_t v : {kMountV1, kMountV3}) {
+      if (!::rpcb_set(kMountProgram, v, nc, &nb)) {
+        ::freenetconfigent(nc);
+        UnregisterRpcbind();
+        return absl::FailedPreconditionError(absl::StrCat(
+            "cannot register MOUNT version ", v, "/", proto,
+            " with rpcbind (is rpcbind running? --no-rpcbind skips this)"));
+      }
+    }
+    ::freenetconfigent(nc);
+  }
+  registered_ = true;
+  return absl::OkStatus();
+}
+
+void Daemon::UnregisterRpcbind() {
+  for (rpcvers_t v : {kMountV1, kMountV3}) {
+    ::rpcb_unset(kMountProgram, v, nullptr);
+  }
+  registered_ = false;
+}
+
+absl::Status Daemon::Start() {
+  if (absl::Status s =
+          TakeLock(config_.db_path, config_.db_path + ".lock", &db_lock_fd_);
+      !s.ok())
+    return s;
+  if (absl::Status s = TakeLock(
+          config_.socket_path, config_.socket_path + ".lock", &socket_lock_fd_);
+      !s.ok())
+    return s;
+
+  const int load_threads =
+      config_.load_threads > 0 ? config_.load_threads : Cores();
+  threads_ = config_.threads > 0 ? config_.threads : std::max(4, 2 * Cores());
+
+  std::unique_ptr<authcache::Resolver> resolver;
+  if (!config_.hosts_file.empty() || !config_.netgroups_file.empty()) {
+    absl::StatusOr<std::unique_ptr<authcache::Resolver>> r =
+        authcache::MakeFilesResolver(config_.hosts_file,
+                                     config_.netgroups_file);
+    if (!r.ok()) return r.status();
+    resolver = std::move(*r);
+  } else {
+    resolver = authcache::MakeSystemResolver();
+  }
+  if (!config_.resolver_delays.empty()) {
+    resolver =
+        MakeDelayingResolver(std::move(resolver), config_.resolver_delays);
+  }
+
+  absl::StatusOr<std::unique_ptr<libshare::Catalog>> catalog =
+      libshare::Catalog::Open({config_.db_path, load_threads});
+  if (!catalog.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot open ", config_.db_path, ": ", catalog.status().message()));
+  }
+  catalog_ = std::move(*catalog);
+
+  authcache::AuthCacheConfig cc;
+  cc.max_entries = config_.auth_cache_max;
+  cache_ = std::make_unique<authcache::AuthCache>(
+      std::shared_ptr<authcache::Resolver>(std::move(resolver)), cc);
+
+  mount_ = std::make_unique<MountService>(catalog_.get(), cache_.get(),
+                                          config_.insecure);
+  if (absl::Status s = mount_->Start(); !s.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot load mount records from ", config_.db_path, ": ", s.message()));
+  }
+  if (absl::Status s = BindMount(); !s.ok()) return s;
+  if (absl::Status s = BindManagement(); !s.ok()) return s;
+
+  std::optional<gid_t> admin_gid;
+  if (!config_.admin_group.empty()) {
+    group gr;
+    group* found = nullptr;
+    std::vector<char> buf(16384);
+    if (::getgrnam_r(config_.admin_group.c_str(), &gr, buf.data(), buf.size(),
+                     &found) == 0 &&
+        found != nullptr) {
+      admin_gid = gr.gr_gid;
+    }
+  }
+  mgmt_ =
+      std::make_unique<MgmtService>(catalog_.get(), cache_.get(), mount_.get(),
+                                    config_.sharetab_path, admin_gid);
+  if (absl::Status s = MakeParent(config_.sharetab_path); !s.ok()) {
+    LogLine(s.message());
+  }
+  mgmt_->WriteSharetab();
+
+  server_ = std::make_unique<RpcServer>(threads_);
+  server_->AddStreamListener(
+      tcp_fd_, Transport::kTcp, mount_.get(),
+      {kMountMaxRecord, absl::Seconds(kMountIdleSeconds)});
+  server_->AddDatagramSocket(udp_fd_, mount_.get());
+  server_->AddStreamListener(unix_fd_, Transport::kUnix, mgmt_.get(),
+                             {kMgmtMaxRecord, absl::Seconds(kMgmtIdleSeconds)});
+  tcp_fd_ = udp_fd_ = unix_fd_ = -1;  // owned by the server now
+  if (absl::Status s = server_->Start(); !s.ok()) return s;
+  started_ = true;
+  if (!config_.no_rpcbind) {
+    if (absl::Status s = RegisterRpcbind(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+std::string Daemon::ServingLine() const {
+  libshare::LoadStats ls = catalog_->load_stats();
+  return absl::StrFormat(
+      "serving %d shares in %d groups (loaded in %.1f ms with %d threads); "
+      "mount port %d; socket %s",
+      catalog_->share_count(), catalog_->group_count(), ls.load_ms, ls.threads,
+      mount_port_, config_.socket_path);
+}
+
+void Daemon::ReloadResolver() {
+  if (!cache_) return;
+  absl::Status s = cache_->ReloadResolver();
+  LogLine(s.ok() ? std::string("resolver reloaded")
+                 : absl::StrCat("cannot reload the resolver: ", s.message()));
+}
+
+void Daemon::Stop() {
+  if (server_) server_->Stop();  // no new calls; calls in progress finish
+  server_.reset();
+  if (registered_) UnregisterRpcbind();
+  if (mount_) mount_->Stop();  // last mount records reach the store
+  mgmt_.reset();
+  mount_.reset();
+  cache_.reset();
+  catalog_.reset();  // closes the store
+  if (started_) {
+    ::unlink(config_.socket_path.c_str());
+    started_ = false;
+  }
+}
+
+}  // namespace sharemgrd

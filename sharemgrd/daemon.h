@@ -1,0 +1,71 @@
+// Daemon: sharemgrd's life cycle. Start() takes the locks, opens the
+// store, binds the sockets, registers with rpcbind and starts serving;
+// Stop() undoes it in order (stop accepting, finish calls in progress,
+// unregister, flush mount records, close the store).
+//
+// Start() and Stop() are called from one thread (main); the services run
+// on the server's threads.
+#ifndef SHAREMGRD_DAEMON_H_
+#define SHAREMGRD_DAEMON_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "authcache/auth_cache.h"
+#include "authcache/resolver.h"
+#include "config.h"
+#include "libshare/catalog.h"
+#include "mgmt_service.h"
+#include "mount_service.h"
+#include "rpc_server.h"
+
+namespace sharemgrd {
+
+// Wraps a resolver so that calls about configured addresses sleep first
+// (--debug-resolver-delay, for tests and benchmarks).
+std::unique_ptr<authcache::Resolver> MakeDelayingResolver(
+    std::unique_ptr<authcache::Resolver> inner,
+    std::map<std::string, int> delays_ms);
+
+class Daemon {
+ public:
+  explicit Daemon(DaemonConfig config);
+  ~Daemon();
+
+  // On failure, the message is the one stderr line to print (without the
+  // "sharemgrd: " prefix).
+  [[nodiscard]] absl::Status Start();
+  // The "serving ..." line (without the prefix), valid after Start().
+  std::string ServingLine() const;
+  void ReloadResolver();
+  void Stop();
+
+ private:
+  [[nodiscard]] absl::Status TakeLock(const std::string& what,
+                                      const std::string& lock_path, int* fd);
+  [[nodiscard]] absl::Status BindMount();
+  [[nodiscard]] absl::Status BindManagement();
+  [[nodiscard]] absl::Status RegisterRpcbind();
+  void UnregisterRpcbind();
+
+  DaemonConfig config_;
+  int db_lock_fd_ = -1;
+  int socket_lock_fd_ = -1;
+  int tcp_fd_ = -1;
+  int udp_fd_ = -1;
+  int unix_fd_ = -1;
+  int mount_port_ = 0;
+  bool registered_ = false;
+  bool started_ = false;
+  int threads_ = 0;
+  std::unique_ptr<libshare::Catalog> catalog_;
+  std::unique_ptr<authcache::AuthCache> cache_;
+  std::unique_ptr<MountService> mount_;
+  std::unique_ptr<MgmtService> mgmt_;
+  std::unique_ptr<RpcServer> server_;
+};
+
+}  // namespace sharemgrd
+
+#endif  // SHAREMGRD_DAEMON_H_

@@ -1,0 +1,147 @@
+// sharemgrd: parse the command line, detach unless --foreground, start the
+// daemon, wait for signals, stop. See sharemgrd(8).
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "config.h"
+#include "daemon.h"
+#include "log.h"
+
+namespace {
+
+constexpr char kVersion[] = "sharemgrd 0.1.0";
+
+void Fail(absl::string_view message) {
+  std::string line = absl::StrCat("sharemgrd: ", message, "\n");
+  fputs(line.c_str(), stderr);
+}
+
+// Forks twice; the original process waits until the daemon reports that
+// it serves (exit 0) or fails (exit 1). Returns the fd the daemon writes
+// its one readiness byte to.
+int Detach() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
+  pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid > 0) {
+    ::close(fds[1]);
+    char c = 0;
+    ssize_t n;
+    do {
+      n = ::read(fds[0], &c, 1);
+    } while (n < 0 && errno == EINTR);
+    int status = 0;
+    ::waitpid(pid, &status, 0);  // the intermediate child exits at once
+    _exit(n == 1 && c == '0' ? 0 : 1);
+  }
+  ::close(fds[0]);
+  ::setsid();
+  pid = ::fork();
+  if (pid < 0) _exit(1);
+  if (pid > 0) _exit(0);
+  if (::chdir("/") != 0) {
+    // Not fatal: every path the daemon uses is absolute or was given.
+  }
+  return fds[1];
+}
+
+bool WritePidFile(const std::string& path) {
+  std::string tmp = path + ".tmp";
+  FILE* f = fopen(tmp.c_str(), "w");
+  if (f == nullptr) return false;
+  fprintf(f, "%d\n", static_cast<int>(::getpid()));
+  if (fclose(f) != 0) return false;
+  return ::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  absl::StatusOr<sharemgrd::DaemonConfig> config =
+      sharemgrd::ParseCommandLine(args);
+  if (!config.ok()) {
+    Fail(absl::StrCat(config.status().message(), " (see --help)"));
+    return 2;
+  }
+  if (config->help) {
+    fputs(sharemgrd::UsageText().c_str(), stdout);
+    return 0;
+  }
+  if (config->version) {
+    puts(kVersion);
+    return 0;
+  }
+
+  int ready_fd = -1;
+  if (!config->foreground) {
+    ready_fd = Detach();
+    if (ready_fd < 0) {
+      Fail("cannot detach");
+      return 1;
+    }
+  }
+
+  // Signals are taken synchronously by this thread; every thread started
+  // after this inherits the mask.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  sharemgrd::Daemon daemon(*config);
+  if (absl::Status s = daemon.Start(); !s.ok()) {
+    Fail(s.message());
+    return 1;
+  }
+  const bool pid_file = !config->foreground || config->pid_file_given;
+  if (pid_file && !WritePidFile(config->pid_file)) {
+    Fail(absl::StrCat("cannot write pid file ", config->pid_file));
+    daemon.Stop();
+    return 1;
+  }
+  sharemgrd::LogLine(daemon.ServingLine());
+  if (ready_fd >= 0) {
+    // From now on nobody reads our stderr: log to syslog.
+    sharemgrd::SetLogTarget(sharemgrd::LogTarget::kSyslog);
+    int null = ::open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      ::dup2(null, STDIN_FILENO);
+      ::dup2(null, STDOUT_FILENO);
+      ::dup2(null, STDERR_FILENO);
+      if (null > STDERR_FILENO) ::close(null);
+    }
+    if (::write(ready_fd, "0", 1) != 1) {
+      // The parent is gone; nothing to tell.
+    }
+    ::close(ready_fd);
+  }
+
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) continue;
+    if (sig == SIGHUP) {
+      daemon.ReloadResolver();
+      continue;
+    }
+    sharemgrd::LogLine(absl::StrCat("stopping on signal ",
+                                    sig == SIGINT ? "SIGINT" : "SIGTERM"));
+    break;
+  }
+  daemon.Stop();
+  if (pid_file) ::unlink(config->pid_file.c_str());
+  sharemgrd::LogLine("stopped");
+  return 0;
+}

@@ -1,0 +1,448 @@
+#include "mgmt_service.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "libshare/path.h"
+#include "libshare/sharetab.h"
+#include "log.h"
+
+namespace sharemgrd {
+namespace {
+
+using libshare::Operation;
+
+char* Mutable(const std::string& s) { return const_cast<char*>(s.c_str()); }
+std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
+
+template <typename T>
+xdrproc_t Proc(bool_t (*fn)(XDR*, T*)) {
+  return reinterpret_cast<xdrproc_t>(fn);
+}
+
+// Appends obj encoded by fn to out.
+bool Encode(xdrproc_t fn, void* obj, std::string* out) {
+  std::size_t size = ::xdr_sizeof(fn, obj);
+  std::size_t old = out->size();
+  out->resize(old + size);
+  XDR x;
+  ::xdrmem_create(&x, out->data() + old, static_cast<u_int>(size), XDR_ENCODE);
+  bool ok = fn(&x, obj);
+  out->resize(old + (ok ? xdr_getpos(&x) : 0));
+  xdr_destroy(&x);
+  return ok;
+}
+
+// An rpcgen-decoded argument, freed when it goes out of scope.
+template <typename T>
+class Args {
+ public:
+  explicit Args(xdrproc_t fn) : fn_(fn) { std::memset(&v_, 0, sizeof v_); }
+  ~Args() { ::xdr_free(fn_, reinterpret_cast<char*>(&v_)); }
+  Args(const Args&) = delete;
+  Args& operator=(const Args&) = delete;
+  bool Decode(XDR* x) { return fn_(x, &v_); }
+  T& operator*() { return v_; }
+  T* operator->() { return &v_; }
+
+ private:
+  xdrproc_t fn_;
+  T v_;
+};
+
+// Encodes a failure of any of the mgmt_*_res unions: they share the layout
+// "status, then message unless MGMT_OK".
+void EncodeFailure(mgmt_status st, const std::string& message,
+                   std::string* out) {
+  mgmt_flush_res r{};
+  r.status = st;
+  r.mgmt_flush_res_u.message = Mutable(message);
+  Encode(Proc(xdr_mgmt_flush_res), &r, out);
+}
+
+mgmt_status MgmtStatusOf(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kPermissionDenied:
+      return MGMT_ERR_PERM;
+    case absl::StatusCode::kInvalidArgument:
+      return MGMT_ERR_INVAL;
+    case absl::StatusCode::kNotFound:
+      return MGMT_ERR_NOENT;
+    default:
+      return MGMT_ERR_INTERNAL;
+  }
+}
+
+}  // namespace
+
+bool MayChange(uid_t uid, gid_t gid, std::optional<gid_t> admin_gid) {
+  if (uid == 0) return true;
+  if (!admin_gid.has_value()) return false;
+  if (gid == *admin_gid) return true;
+  // Supplementary groups of the caller's user (SO_PEERCRED gives only the
+  // primary gid).
+  std::vector<char> buf(16384);
+  passwd pw;
+  passwd* found = nullptr;
+  if (::getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) != 0 ||
+      found == nullptr) {
+    return false;
+  }
+  int n = 64;
+  std::vector<gid_t> groups(n);
+  while (::getgrouplist(pw.pw_name, pw.pw_gid, groups.data(), &n) < 0) {
+    groups.resize(static_cast<std::size_t>(n) * 2);
+    n = static_cast<int>(groups.size());
+  }
+  for (int i = 0; i < n; ++i) {
+    if (groups[static_cast<std::size_t>(i)] == *admin_gid) return true;
+  }
+  return false;
+}
+
+MgmtService::MgmtService(libshare::Catalog* catalog,
+                         authcache::AuthCache* cache, MountService* mounts,
+                         std::string sharetab_path,
+                         std::optional<gid_t> admin_gid)
+    : catalog_(catalog),
+      cache_(cache),
+      mounts_(mounts),
+      sharetab_path_(std::move(sharetab_path)),
+      admin_gid_(admin_gid),
+      stats_({"MGMT_NULL", "BATCH", "LIST_GROUPS", "LIST_SHARES", "SHARETAB",
+              "CHECK", "STATS", "CACHE_FLUSH"}) {}
+
+void MgmtService::WriteSharetab() {
+  absl::Status s =
+      libshare::WriteSharetab(sharetab_path_, catalog_->SharetabEntries());
+  absl::MutexLock l(&sharetab_mu_);
+  if (s.ok()) {
+    sharetab_error_.clear();
+    return;
+  }
+  sharetab_error_ = std::string(s.message());
+  LogLine(absl::StrCat("cannot write the sharetab view ", sharetab_path_,
+                       " (will retry after the next change): ", s.message()));
+}
+
+accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
+                              std::string* out) {
+  const auto start = std::chrono::steady_clock::now();
+  bool error = false;
+  accept_stat result = SUCCESS;
+  switch (ctx.proc) {
+    case MGMTPROC_NULL:
+      break;
+    case MGMTPROC_BATCH:
+      result = Batch(ctx, args, out, &error);
+      break;
+    case MGMTPROC_LIST_GROUPS: {
+      std::vector<libshare::GroupInfo> groups = catalog_->ListGroups();
+      std::vector<mgmt_group> g(groups.size());
+      for (std::size_t i = 0; i < groups.size(); ++i) {
+        g[i].name = Mutable(groups[i].name);
+        g[i].enabled = groups[i].enabled;
+        g[i].options = Mutable(groups[i].options);
+        g[i].share_count = groups[i].share_count;
+      }
+      mgmt_list_groups_res r{};
+      r.status = MGMT_OK;
+      r.mgmt_list_groups_res_u.groups.groups_len = static_cast<u_int>(g.size());
+      r.mgmt_list_groups_res_u.groups.groups_val = g.data();
+      if (!Encode(Proc(xdr_mgmt_list_groups_res), &r, out)) result = SYSTEM_ERR;
+      break;
+    }
+    case MGMTPROC_LIST_SHARES: {
+      Args<mgmt_list_shares_args> a(Proc(xdr_mgmt_list_shares_args));
+      if (!a.Decode(args)) {
+        result = GARBAGE_ARGS;
+        break;
+      }
+      std::vector<std::string> names;
+      for (u_int i = 0; i < a->groups.groups_len; ++i) {
+        names.push_back(Text(a->groups.groups_val[i]));
+      }
+      absl::StatusOr<std::vector<libshare::ShareInfo>> shares =
+          catalog_->ListShares(names);
+      if (!shares.ok()) {
+        error = true;
+        EncodeFailure(MgmtStatusOf(shares.status()),
+                      std::string(shares.status().message()), out);
+        break;
+      }
+      std::vector<mgmt_share> s(shares->size());
+      for (std::size_t i = 0; i < shares->size(); ++i) {
+        const libshare::ShareInfo& in = (*shares)[i];
+        s[i].id = in.id;
+        s[i].generation = in.generation;
+        s[i].path = Mutable(in.path);
+        s[i].group = Mutable(in.group);
+        s[i].resource = Mutable(in.resource);
+        s[i].description = Mutable(in.description);
+        s[i].options = Mutable(in.options);
+        s[i].effective_options = Mutable(in.effective_options);
+        s[i].active = in.active;
+      }
+      mgmt_list_shares_res r{};
+      r.status = MGMT_OK;
+      r.mgmt_list_shares_res_u.shares.shares_len = static_cast<u_int>(s.size());
+      r.mgmt_list_shares_res_u.shares.shares_val = s.data();
+      if (!Encode(Proc(xdr_mgmt_list_shares_res), &r, out)) result = SYSTEM_ERR;
+      break;
+    }
+    case MGMTPROC_SHARETAB: {
+      std::vector<libshare::SharetabEntry> entries =
+          catalog_->SharetabEntries();
+      std::vector<mgmt_sharetab_entry> e(entries.size());
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        e[i].path = Mutable(entries[i].path);
+        e[i].resource = Mutable(entries[i].resource);
+        e[i].fstype = Mutable(entries[i].fstype);
+        e[i].options = Mutable(entries[i].options);
+        e[i].description = Mutable(entries[i].description);
+      }
+      mgmt_sharetab_res r{};
+      r.status = MGMT_OK;
+      r.mgmt_sharetab_res_u.entries.entries_len = static_cast<u_int>(e.size());
+      r.mgmt_sharetab_res_u.entries.entries_val = e.data();
+      if (!Encode(Proc(xdr_mgmt_sharetab_res), &r, out)) result = SYSTEM_ERR;
+      break;
+    }
+    case MGMTPROC_CHECK:
+      result = Check(args, out, &error);
+      break;
+    case MGMTPROC_STATS:
+      result = Stats(out);
+      break;
+    case MGMTPROC_CACHE_FLUSH: {
+      if (!ctx.has_peer_cred ||
+          !MayChange(ctx.peer_uid, ctx.peer_gid, admin_gid_)) {
+        error = true;
+        EncodeFailure(MGMT_ERR_PERM,
+                      absl::StrCat("permission denied: flushing the cache "
+                                   "needs root or the admin group (caller uid ",
+                                   ctx.peer_uid, ")"),
+                      out);
+        break;
+      }
+      cache_->Flush();
+      LogLine("authorization cache flushed");
+      mgmt_flush_res r{};
+      r.status = MGMT_OK;
+      Encode(Proc(xdr_mgmt_flush_res), &r, out);
+      break;
+    }
+    default:
+      result = PROC_UNAVAIL;
+  }
+  if (result != PROC_UNAVAIL) {
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    stats_.Record(ctx.proc, static_cast<uint64_t>(us),
+                  error || result != SUCCESS);
+  }
+  return result;
+}
+
+accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
+                               std::string* out, bool* error) {
+  Args<mgmt_batch_args> a(Proc(xdr_mgmt_batch_args));
+  if (!a.Decode(args)) return GARBAGE_ARGS;
+  if (!ctx.has_peer_cred ||
+      !MayChange(ctx.peer_uid, ctx.peer_gid, admin_gid_)) {
+    *error = true;
+    EncodeFailure(
+        MGMT_ERR_PERM,
+        absl::StrCat("permission denied: changing shares needs root",
+                     admin_gid_ ? " or membership of the admin group" : "",
+                     " (caller uid ", ctx.peer_uid, ")"),
+        out);
+    return SUCCESS;
+  }
+  libshare::Batch batch;
+  batch.ops.resize(a->ops.ops_len);
+  for (u_int i = 0; i < a->ops.ops_len; ++i) {
+    const mgmt_op& m = a->ops.ops_val[i];
+    Operation& o = batch.ops[i];
+    if (static_cast<uint32_t>(m.type) > MGMT_OP_SET_OPTIONS) {
+      *error = true;
+      EncodeFailure(MGMT_ERR_INVAL,
+                    absl::StrCat("operation ", i, ": unknown type ",
+                                 static_cast<int>(m.type)),
+                    out);
+      return SUCCESS;
+    }
+    o.type = static_cast<Operation::Type>(m.type);
+    o.group = Text(m.group);
+    o.path = Text(m.path);
+    o.options = Text(m.options);
+    o.description = Text(m.description);
+    o.resource = Text(m.resource);
+    o.force = m.force;
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  libshare::BatchResult r;
+  {
+    absl::MutexLock l(&batch_mu_);
+    // Shares whose cached decisions a successful batch makes stale without
+    // changing their generation in a way the cache can see (removed or
+    // moved shares). Group-wide changes bump share generations instead.
+    std::vector<uint64_t> touched;
+    for (const Operation& o : batch.ops) {
+      if (o.path.empty()) continue;
+      if (o.type != Operation::Type::kRemoveShare &&
+          o.type != Operation::Type::kMoveShare &&
+          o.type != Operation::Type::kSetOptions) {
+        continue;
+      }
+      std::optional<libshare::ShareMatch> m = catalog_->FindNearest(o.path);
+      if (m.has_value() && m->exact) touched.push_back(m->id);
+    }
+    r = catalog_->Apply(batch);
+    if (r.ok() && r.applied > 0) {
+      for (uint64_t id : touched) cache_->InvalidateShare(id);
+      WriteSharetab();
+      auto ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+      LogLine(absl::StrCat("batch: ", r.applied, " operations applied in ",
+                           static_cast<int64_t>(ms + 0.5), " ms, generation ",
+                           r.generation));
+    }
+  }
+  *error = !r.ok();
+  std::vector<mgmt_op_error> errs(r.errors.size());
+  for (std::size_t i = 0; i < r.errors.size(); ++i) {
+    errs[i].index = r.errors[i].index;
+    errs[i].message = Mutable(r.errors[i].message);
+  }
+  mgmt_batch_res res{};
+  res.status = MGMT_OK;
+  mgmt_batch_result& br = res.mgmt_batch_res_u.result;
+  br.errors.errors_len = static_cast<u_int>(errs.size());
+  br.errors.errors_val = errs.data();
+  br.commit_error = Mutable(r.commit_error);
+  br.generation = r.generation;
+  br.applied = r.applied;
+  return Encode(Proc(xdr_mgmt_batch_res), &res, out) ? SUCCESS : SYSTEM_ERR;
+}
+
+// Decides as MNT would for an AUTH_SYS caller with uid 0 (so that "root"
+// in the answer says whether root= admits the client), without the
+// reserved-port and on-disk checks.
+accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
+  Args<mgmt_check_args> a(Proc(xdr_mgmt_check_args));
+  if (!a.Decode(args)) return GARBAGE_ARGS;
+  std::string client = Text(a->client);
+  std::string raw_path = Text(a->path);
+
+  std::optional<libshare::IpAddress> addr = libshare::IpAddress::Parse(client);
+  if (!addr.has_value()) {
+    absl::StatusOr<libshare::IpAddress> resolved = cache_->AddressOf(client);
+    if (!resolved.ok()) {
+      *error = true;
+      EncodeFailure(MGMT_ERR_NOENT,
+                    absl::StrCat("client \"", client,
+                                 "\": ", resolved.status().message()),
+                    out);
+      return SUCCESS;
+    }
+    addr = *resolved;
+  }
+  absl::StatusOr<std::string> path = libshare::NormalizePath(raw_path);
+  if (!path.ok()) {
+    *error = true;
+    EncodeFailure(MGMT_ERR_INVAL, std::string(path.status().message()), out);
+    return SUCCESS;
+  }
+
+  std::string address = addr->ToString();
+  std::string access = "none";
+  bool root = false;
+  std::string share, option, entry, reason;
+  std::optional<libshare::ShareMatch> m = catalog_->FindNearest(*path);
+  if (!m.has_value()) {
+    reason = absl::StrCat(*path, " is not inside an active share");
+  } else if (!m->exact && m->options->nosub) {
+    share = m->path;
+    option = "nosub";
+    reason = absl::StrCat("share ", m->path,
+                          " has nosub: only the share itself may be mounted");
+  } else {
+    share = m->path;
+    authcache::Decision d = cache_->Check(
+        *addr, m->id, m->generation, *m->options, libshare::SecFlavor::kSys, 0);
+    access = std::string(authcache::AccessName(d.access));
+    root = d.root;
+    option = d.option;
+    entry = d.entry;
+    reason = d.reason;
+  }
+  mgmt_check_res res{};
+  res.status = MGMT_OK;
+  mgmt_check_result& cr = res.mgmt_check_res_u.result;
+  cr.client = Mutable(client);
+  cr.address = Mutable(address);
+  cr.access = Mutable(access);
+  cr.root = root;
+  cr.has_share = m.has_value();
+  cr.share = Mutable(share);
+  cr.option = Mutable(option);
+  cr.entry = Mutable(entry);
+  cr.reason = Mutable(reason);
+  return Encode(Proc(xdr_mgmt_check_res), &res, out) ? SUCCESS : SYSTEM_ERR;
+}
+
+accept_stat MgmtService::Stats(std::string* out) {
+  libshare::LoadStats load = catalog_->load_stats();
+  authcache::AuthCacheCounters c = cache_->counters();
+  std::vector<ProcedureStats> procs = mounts_->stats();
+  for (ProcedureStats& p : stats_.Snapshot()) procs.push_back(std::move(p));
+  std::string sharetab_error;
+  {
+    absl::MutexLock l(&sharetab_mu_);
+    sharetab_error = sharetab_error_;
+  }
+  std::vector<mgmt_request_stats> req(procs.size());
+  for (std::size_t i = 0; i < procs.size(); ++i) {
+    req[i].name = Mutable(procs[i].name);
+    req[i].count = procs[i].count;
+    req[i].errors = procs[i].errors;
+    req[i].p50_us = procs[i].p50_us;
+    req[i].p99_us = procs[i].p99_us;
+  }
+  mgmt_stats_res res{};
+  res.status = MGMT_OK;
+  mgmt_stats& s = res.mgmt_stats_res_u.stats;
+  s.shares = catalog_->share_count();
+  s.groups = catalog_->group_count();
+  s.generation = catalog_->generation();
+  s.load_ms = load.load_ms;
+  s.load_threads = load.threads;
+  s.mounts = mounts_->mount_count();
+  s.cache.entries = c.entries;
+  s.cache.hits = c.hits;
+  s.cache.misses = c.misses;
+  s.cache.coalesced = c.coalesced;
+  s.cache.refreshes = c.refreshes;
+  s.cache.reclaims = c.reclaims;
+  s.cache.lookups = c.lookups;
+  s.cache.lookup_failures = c.lookup_failures;
+  s.cache.timeouts = c.timeouts;
+  s.requests.requests_len = static_cast<u_int>(req.size());
+  s.requests.requests_val = req.data();
+  s.sharetab_error = Mutable(sharetab_error);
+  return Encode(Proc(xdr_mgmt_stats_res), &res, out) ? SUCCESS : SYSTEM_ERR;
+}
+
+}  // namespace sharemgrd

@@ -1,0 +1,68 @@
+// MgmtService: the management program (mgmt_prot.x) that sharectl and the
+// libshare client API call over the daemon's Unix socket.
+//
+// Thread-safe. BATCH calls are serialized (the Catalog serializes them
+// anyway; holding our own lock also keeps the sharetab view in batch
+// order). Reads run concurrently.
+#ifndef SHAREMGRD_MGMT_SERVICE_H_
+#define SHAREMGRD_MGMT_SERVICE_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "authcache/auth_cache.h"
+#include "libshare/catalog.h"
+#include "libshare/mgmt_prot.h"
+#include "mount_service.h"
+#include "request_stats.h"
+#include "rpc_server.h"
+
+namespace sharemgrd {
+
+// Whether a caller with these credentials may change shares: uid 0, or
+// membership (primary or supplementary group of its user) of admin_gid.
+bool MayChange(uid_t uid, gid_t gid, std::optional<gid_t> admin_gid);
+
+class MgmtService final : public RpcProgram {
+ public:
+  MgmtService(libshare::Catalog* catalog, authcache::AuthCache* cache,
+              MountService* mounts, std::string sharetab_path,
+              std::optional<gid_t> admin_gid);
+
+  uint32_t program() const override { return SHAREMGR_MGMT_PROG; }
+  uint32_t low_version() const override { return SHAREMGR_MGMT_V1; }
+  uint32_t high_version() const override { return SHAREMGR_MGMT_V1; }
+  accept_stat Call(const CallContext& ctx, XDR* args,
+                   std::string* out) override;
+
+  // Writes the sharetab view of the current table; on failure logs it and
+  // keeps the error for STATS (retried after the next change).
+  void WriteSharetab();
+
+ private:
+  accept_stat Batch(const CallContext& ctx, XDR* args, std::string* out,
+                    bool* error);
+  accept_stat Check(XDR* args, std::string* out, bool* error);
+  accept_stat Stats(std::string* out);
+
+  libshare::Catalog* const catalog_;
+  authcache::AuthCache* const cache_;
+  MountService* const mounts_;
+  const std::string sharetab_path_;
+  const std::optional<gid_t> admin_gid_;
+  RequestStats stats_;
+
+  absl::Mutex batch_mu_;
+  absl::Mutex sharetab_mu_;
+  std::string sharetab_error_ ABSL_GUARDED_BY(sharetab_mu_);
+};
+
+}  // namespace sharemgrd
+
+#endif  // SHAREMGRD_MGMT_SERVICE_H_

@@ -1,0 +1,419 @@
+#include "mount_service.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "libshare/path.h"
+#include "log.h"
+#include "xdr_writer.h"
+
+namespace sharemgrd {
+namespace {
+
+using libshare::IpAddress;
+using libshare::MountRecord;
+
+constexpr auto kFlushInterval = absl::Milliseconds(50);
+
+enum StatIndex : std::size_t {
+  kStatNull,
+  kStatMnt,
+  kStatDump,
+  kStatUmnt,
+  kStatUmntAll,
+  kStatExport,
+  kStatExportAll,
+};
+
+bool PeerAddress(const CallContext& ctx, IpAddress* addr, uint16_t* port) {
+  if (ctx.peer.ss_family == AF_INET) {
+    const auto* sin = reinterpret_cast<const sockaddr_in*>(&ctx.peer);
+    *addr = IpAddress::FromV4(ntohl(sin->sin_addr.s_addr));
+    *port = ntohs(sin->sin_port);
+    return true;
+  }
+  if (ctx.peer.ss_family == AF_INET6) {
+    const auto* sin6 = reinterpret_cast<const sockaddr_in6*>(&ctx.peer);
+    std::copy(sin6->sin6_addr.s6_addr, sin6->sin6_addr.s6_addr + 16,
+              addr->bytes.begin());
+    *port = ntohs(sin6->sin6_port);
+    return true;
+  }
+  return false;
+}
+
+// Reads a dirpath/name (string<max>) without allocating; false if it is
+// longer than max or the arguments end early.
+bool DecodeString(XDR* x, uint32_t max, std::string* out) {
+  u_int len = 0;
+  if (!::xdr_u_int(x, &len) || len > max) return false;
+  char buf[kMntPathLen + 4];
+  if (!::xdr_opaque(x, buf, len)) return false;
+  out->assign(buf, len);
+  return true;
+}
+
+// The flavor a MNT is decided for: AUTH_SYS callers as sys; others (AUTH_NONE
+// from probing clients) as the share's first flavor with the nobody uid.
+libshare::SecFlavor FlavorOf(const CallContext& ctx,
+                             const libshare::ShareOptions& opts) {
+  if (ctx.auth_sys) return libshare::SecFlavor::kSys;
+  return opts.scopes.empty() ? libshare::SecFlavor::kSys
+                             : opts.scopes.front().flavors.front();
+}
+
+}  // namespace
+
+std::vector<std::string> ExportGroups(const libshare::ShareOptions& opts) {
+  std::vector<std::string> groups;
+  for (const libshare::SecScope& s : opts.scopes) {
+    if (s.HasNoAccessOption() || s.rw_all || s.ro_all) return {};
+  }
+  for (const libshare::SecScope& s : opts.scopes) {
+    for (const auto* list : {&s.rw, &s.ro}) {
+      if (!list->has_value()) continue;
+      for (const libshare::AccessEntry& e : (*list)->entries) {
+        if (e.deny) continue;
+        std::string text = e.Canonical();
+        if (std::find(groups.begin(), groups.end(), text) == groups.end()) {
+          groups.push_back(std::move(text));
+        }
+      }
+    }
+  }
+  return groups;
+}
+
+void ExportListEncoder::Add(std::string_view dir,
+                            const std::vector<std::string>& groups) {
+  XdrWriter w(&out_);
+  w.Bool(true);  // another exportnode follows
+  w.String(dir);
+  for (const std::string& g : groups) {
+    w.Bool(true);
+    w.String(std::string_view(g).substr(0, kMntNameLen));
+  }
+  w.Bool(false);  // end of ex_groups
+}
+
+std::string ExportListEncoder::Finish() {
+  XdrWriter(&out_).Bool(false);  // end of exports
+  std::string r = std::move(out_);
+  out_.clear();
+  return r;
+}
+
+FileHandleResult MakeFileHandle(const std::string& path) {
+  FileHandleResult r;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    switch (errno) {
+      case ENOENT:
+        r.status = kMnt3ErrNoent;
+        break;
+      case ENOTDIR:
+        r.status = kMnt3ErrNotdir;
+        break;
+      case EACCES:
+        r.status = kMnt3ErrAcces;
+        break;
+      case ENAMETOOLONG:
+        r.status = kMnt3ErrNametoolong;
+        break;
+      default:
+        r.status = kMnt3ErrIo;
+    }
+    return r;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    r.status = kMnt3ErrNotdir;
+    return r;
+  }
+  std::string h;
+  h.reserve(kFhSize);
+  XdrWriter w(&h);
+  w.Raw("SMGR");
+  w.U32(1);
+  w.U64(static_cast<uint64_t>(st.st_dev));
+  w.U64(static_cast<uint64_t>(st.st_ino));
+  h.resize(kFhSize, '\0');
+  r.handle = std::move(h);
+  return r;
+}
+
+bool MountTable::Add(const MountRecord& r) {
+  absl::MutexLock l(&mu_);
+  Key k{r.client, r.path};
+  if (!records_.insert(k).second) return false;
+  pending_[k] = true;
+  return true;
+}
+
+bool MountTable::Remove(const MountRecord& r) {
+  absl::MutexLock l(&mu_);
+  Key k{r.client, r.path};
+  if (records_.erase(k) == 0) return false;
+  pending_[k] = false;
+  return true;
+}
+
+std::size_t MountTable::RemoveClient(const std::string& client) {
+  absl::MutexLock l(&mu_);
+  std::size_t n = 0;
+  auto it = records_.lower_bound(Key{client, ""});
+  while (it != records_.end() && it->first == client) {
+    pending_[*it] = false;
+    it = records_.erase(it);
+    ++n;
+  }
+  return n;
+}
+
+void MountTable::Load(const std::vector<MountRecord>& records) {
+  absl::MutexLock l(&mu_);
+  for (const MountRecord& r : records) records_.insert({r.client, r.path});
+}
+
+std::vector<MountRecord> MountTable::All() const {
+  absl::MutexLock l(&mu_);
+  std::vector<MountRecord> out;
+  out.reserve(records_.size());
+  for (const Key& k : records_) out.push_back({k.first, k.second});
+  return out;
+}
+
+std::size_t MountTable::size() const {
+  absl::MutexLock l(&mu_);
+  return records_.size();
+}
+
+bool MountTable::has_changes() const {
+  absl::MutexLock l(&mu_);
+  return !pending_.empty();
+}
+
+std::pair<std::vector<MountRecord>, std::vector<MountRecord>>
+MountTable::TakeChanges() {
+  absl::btree_map<Key, bool> p;
+  {
+    absl::MutexLock l(&mu_);
+    p.swap(pending_);
+  }
+  std::vector<MountRecord> added, removed;
+  for (auto& [k, present] : p) {
+    (present ? added : removed).push_back({k.first, k.second});
+  }
+  return {std::move(added), std::move(removed)};
+}
+
+void MountTable::Restore(std::vector<MountRecord> added,
+                         std::vector<MountRecord> removed) {
+  absl::MutexLock l(&mu_);
+  // A newer change to the same key wins over the failed one.
+  for (MountRecord& r : added) pending_.try_emplace({r.client, r.path}, true);
+  for (MountRecord& r : removed)
+    pending_.try_emplace({r.client, r.path}, false);
+}
+
+MountService::MountService(libshare::Catalog* catalog,
+                           authcache::AuthCache* cache, bool insecure)
+    : catalog_(catalog),
+      cache_(cache),
+      insecure_(insecure),
+      stats_(
+          {"NULL", "MNT", "DUMP", "UMNT", "UMNTALL", "EXPORT", "EXPORTALL"}) {}
+
+MountService::~MountService() { Stop(); }
+
+absl::Status MountService::Start() {
+  absl::StatusOr<std::vector<MountRecord>> loaded = catalog_->LoadMounts();
+  if (!loaded.ok()) return loaded.status();
+  mounts_.Load(*loaded);
+  flusher_ = std::thread([this] { FlushLoop(); });
+  return absl::OkStatus();
+}
+
+void MountService::Stop() {
+  {
+    absl::MutexLock l(&flush_mu_);
+    if (stopping_ && !flusher_.joinable()) return;
+    stopping_ = true;
+  }
+  if (flusher_.joinable()) flusher_.join();
+  FlushOnce();
+}
+
+void MountService::FlushLoop() {
+  absl::MutexLock l(&flush_mu_);
+  while (!stopping_) {
+    flush_mu_.AwaitWithTimeout(absl::Condition(&stopping_), kFlushInterval);
+    if (stopping_) break;
+    flush_mu_.Unlock();
+    FlushOnce();
+    flush_mu_.Lock();
+  }
+}
+
+void MountService::FlushOnce() {
+  if (!mounts_.has_changes()) return;
+  auto [added, removed] = mounts_.TakeChanges();
+  absl::Status s = catalog_->RecordMounts(added, removed);
+  if (!s.ok()) {
+    LogLine(absl::StrCat("cannot record mounts (will retry): ", s.message()));
+    mounts_.Restore(std::move(added), std::move(removed));
+  }
+}
+
+std::shared_ptr<const std::string> MountService::ExportBody() {
+  uint64_t gen = catalog_->generation();
+  absl::MutexLock l(&export_mu_);
+  if (export_body_ != nullptr && export_generation_ == gen) return export_body_;
+  ExportListEncoder enc;
+  catalog_->ForEachActive(
+      [&](const libshare::ShareInfo& info, const libshare::ShareOptions& o) {
+        enc.Add(info.path, ExportGroups(o));
+      });
+  export_body_ = std::make_shared<const std::string>(enc.Finish());
+  export_generation_ = gen;
+  return export_body_;
+}
+
+MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
+                            const std::string& addr_text,
+                            const std::string& raw_path, std::string* handle,
+                            std::vector<uint32_t>* flavors) {
+  uint16_t port = 0;
+  IpAddress ignored;
+  PeerAddress(ctx, &ignored, &port);
+  auto refuse = [&](MountStat st, absl::string_view why) {
+    LogLine(absl::StrCat("refused mount of ", raw_path, " from ", addr_text,
+                         " port ", port, ": ", why));
+    return st;
+  };
+  if (!insecure_ && port >= IPPORT_RESERVED) {
+    return refuse(kMnt3ErrAcces,
+                  "source port is not reserved (see --insecure)");
+  }
+  absl::StatusOr<std::string> path = libshare::NormalizePath(raw_path);
+  if (!path.ok()) return refuse(kMnt3ErrAcces, path.status().message());
+  std::optional<libshare::ShareMatch> m = catalog_->FindNearest(*path);
+  if (!m.has_value()) return refuse(kMnt3ErrAcces, "not shared");
+  if (!m->exact && m->options->nosub) {
+    return refuse(kMnt3ErrAcces, absl::StrCat("share ", m->path, " has nosub"));
+  }
+  authcache::Decision d = cache_->Check(client, m->id, m->generation,
+                                        *m->options, FlavorOf(ctx, *m->options),
+                                        ctx.auth_sys ? ctx.uid : 65534u);
+  if (d.access == authcache::Access::kNone) {
+    return refuse(kMnt3ErrAcces, d.reason);
+  }
+  FileHandleResult fh = MakeFileHandle(*path);
+  if (fh.status != kMnt3Ok) {
+    return refuse(fh.status, absl::StrCat("cannot use the directory (status ",
+                                          fh.status, ")"));
+  }
+  *handle = std::move(fh.handle);
+  *flavors = m->options->RpcFlavors();
+  mounts_.Add({addr_text, *path});
+  return kMnt3Ok;
+}
+
+accept_stat MountService::Call(const CallContext& ctx, XDR* args,
+                               std::string* out) {
+  const auto start = std::chrono::steady_clock::now();
+  const bool v1 = ctx.vers < kMountV3;
+  std::size_t stat_index = kStatNull;
+  bool error = false;
+  accept_stat result = SUCCESS;
+  XdrWriter w(out);
+  IpAddress client;
+  uint16_t port = 0;
+  std::string addr_text;
+  if (PeerAddress(ctx, &client, &port)) addr_text = client.ToString();
+
+  switch (ctx.proc) {
+    case kMountProcNull:
+      break;
+    case kMountProcMnt: {
+      stat_index = kStatMnt;
+      std::string path;
+      if (!DecodeString(args, kMntPathLen, &path)) {
+        result = GARBAGE_ARGS;
+        break;
+      }
+      std::string handle;
+      std::vector<uint32_t> flavors;
+      MountStat st = Mnt(ctx, client, addr_text, path, &handle, &flavors);
+      error = st != kMnt3Ok;
+      w.U32(st);
+      if (st == kMnt3Ok) {
+        if (v1) {
+          w.FixedOpaque(std::string_view(handle).substr(0, kFhSize));
+        } else {
+          w.Opaque(handle);
+          w.U32(static_cast<uint32_t>(flavors.size()));
+          for (uint32_t f : flavors) w.U32(f);
+        }
+      }
+      break;
+    }
+    case kMountProcDump: {
+      stat_index = kStatDump;
+      for (const MountRecord& r : mounts_.All()) {
+        w.Bool(true);
+        w.String(std::string_view(r.client).substr(0, kMntNameLen));
+        w.String(r.path);
+      }
+      w.Bool(false);
+      break;
+    }
+    case kMountProcUmnt: {
+      stat_index = kStatUmnt;
+      std::string path;
+      if (!DecodeString(args, kMntPathLen, &path)) {
+        result = GARBAGE_ARGS;
+        break;
+      }
+      absl::StatusOr<std::string> norm = libshare::NormalizePath(path);
+      mounts_.Remove({addr_text, norm.ok() ? *norm : path});
+      break;
+    }
+    case kMountProcUmntAll:
+      stat_index = kStatUmntAll;
+      mounts_.RemoveClient(addr_text);
+      break;
+    case kMountProcExportAll:
+      if (!v1) {
+        result = PROC_UNAVAIL;
+        break;
+      }
+      [[fallthrough]];
+    case kMountProcExport: {
+      stat_index = ctx.proc == kMountProcExport ? kStatExport : kStatExportAll;
+      std::shared_ptr<const std::string> body = ExportBody();
+      w.Raw(*body);
+      break;
+    }
+    default:
+      result = PROC_UNAVAIL;
+  }
+  if (result == SUCCESS || result == GARBAGE_ARGS) {
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    stats_.Record(stat_index, static_cast<uint64_t>(us),
+                  error || result != SUCCESS);
+  }
+  return result;
+}
+
+}  // namespace sharemgrd

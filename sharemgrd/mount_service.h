@@ -1,0 +1,133 @@
+// MountService: the MOUNT program (100005, versions 1 and 3) over the
+// Catalog and the AuthCache, with its mount records and EXPORT cache.
+//
+// Thread-safe: Call() runs on many server threads at once. Mount records
+// are kept in memory and written to the store behind the calls (group
+// commit every 50 ms and at Stop()), so a MNT is not one fsync.
+#ifndef SHAREMGRD_MOUNT_SERVICE_H_
+#define SHAREMGRD_MOUNT_SERVICE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "authcache/auth_cache.h"
+#include "libshare/catalog.h"
+#include "libshare/options.h"
+#include "mount_prot.h"
+#include "request_stats.h"
+#include "rpc_server.h"
+
+namespace sharemgrd {
+
+// The group names EXPORT shows for a share: the entries of its rw= and ro=
+// lists (deny entries left out), in option order without duplicates; empty
+// (everyone) if any scope grants to every client.
+std::vector<std::string> ExportGroups(const libshare::ShareOptions& opts);
+
+// Builds the XDR body of an EXPORT reply (the `exports` list) in one
+// string.
+class ExportListEncoder {
+ public:
+  void Add(std::string_view dir, const std::vector<std::string>& groups);
+  // The encoded list; the encoder is then empty.
+  std::string Finish();
+
+ private:
+  std::string out_;
+};
+
+// A file handle for a directory, stable across restarts: "SMGR", a format
+// version, the device and inode numbers, padded with zeros to 32 bytes
+// (the version 1 size; version 3 sends the same 32 bytes). On failure,
+// the MOUNT status to return (NOENT, NOTDIR, ACCES, IO).
+struct FileHandleResult {
+  MountStat status = kMnt3Ok;
+  std::string handle;
+};
+FileHandleResult MakeFileHandle(const std::string& path);
+
+// The client addresses and paths mounted, in memory, with the changes not
+// yet written to the store.
+class MountTable {
+ public:
+  // Returns false if the record was already there (nothing to write).
+  bool Add(const libshare::MountRecord& r);
+  bool Remove(const libshare::MountRecord& r);
+  // Removes every record of `client`; returns how many.
+  std::size_t RemoveClient(const std::string& client);
+  void Load(const std::vector<libshare::MountRecord>& records);
+  std::vector<libshare::MountRecord> All() const;
+  std::size_t size() const;
+  // Takes the changes since the last call: (added, removed).
+  std::pair<std::vector<libshare::MountRecord>,
+            std::vector<libshare::MountRecord>>
+  TakeChanges();
+  // Puts back changes that could not be written (to be retried).
+  void Restore(std::vector<libshare::MountRecord> added,
+               std::vector<libshare::MountRecord> removed);
+  bool has_changes() const;
+
+ private:
+  using Key = std::pair<std::string, std::string>;  // client, path
+  mutable absl::Mutex mu_;
+  absl::btree_set<Key> records_ ABSL_GUARDED_BY(mu_);
+  // Pending: key -> present (true: to add, false: to remove).
+  absl::btree_map<Key, bool> pending_ ABSL_GUARDED_BY(mu_);
+};
+
+class MountService final : public RpcProgram {
+ public:
+  MountService(libshare::Catalog* catalog, authcache::AuthCache* cache,
+               bool insecure);
+  ~MountService() override;
+
+  // Loads the records kept in the store and starts the write-behind.
+  [[nodiscard]] absl::Status Start();
+  // Writes pending records and stops the write-behind.
+  void Stop();
+
+  uint32_t program() const override { return kMountProgram; }
+  uint32_t low_version() const override { return kMountV1; }
+  uint32_t high_version() const override { return kMountV3; }
+  accept_stat Call(const CallContext& ctx, XDR* args,
+                   std::string* out) override;
+
+  std::size_t mount_count() const { return mounts_.size(); }
+  std::vector<ProcedureStats> stats() const { return stats_.Snapshot(); }
+
+ private:
+  MountStat Mnt(const CallContext& ctx, const libshare::IpAddress& client,
+                const std::string& addr_text, const std::string& raw_path,
+                std::string* handle, std::vector<uint32_t>* flavors);
+  std::shared_ptr<const std::string> ExportBody();
+  void FlushLoop();
+  void FlushOnce();
+
+  libshare::Catalog* const catalog_;
+  authcache::AuthCache* const cache_;
+  const bool insecure_;
+  RequestStats stats_;
+  MountTable mounts_;
+
+  absl::Mutex export_mu_;
+  uint64_t export_generation_ ABSL_GUARDED_BY(export_mu_) = ~uint64_t{0};
+  std::shared_ptr<const std::string> export_body_ ABSL_GUARDED_BY(export_mu_);
+
+  absl::Mutex flush_mu_;
+  bool stopping_ ABSL_GUARDED_BY(flush_mu_) = false;
+  std::thread flusher_;
+};
+
+}  // namespace sharemgrd
+
+#endif  // SHAREMGRD_MOUNT_SERVICE_H_

@@ -1,0 +1,47 @@
+#include "record_reader.h"
+
+#include <algorithm>
+
+namespace sharemgrd {
+
+bool RecordReader::Feed(const char* data, std::size_t n,
+                        std::vector<std::string>* records) {
+  if (broken_) return false;
+  while (n > 0) {
+    if (!in_fragment_) {
+      while (header_len_ < 4 && n > 0) {
+        header_[header_len_++] = static_cast<unsigned char>(*data++);
+        --n;
+      }
+      if (header_len_ < 4) break;
+      header_len_ = 0;
+      uint32_t mark = (uint32_t{header_[0]} << 24) |
+                      (uint32_t{header_[1]} << 16) |
+                      (uint32_t{header_[2]} << 8) | uint32_t{header_[3]};
+      last_ = (mark & 0x80000000u) != 0;
+      remaining_ = mark & 0x7fffffffu;
+      if (record_.size() + remaining_ > max_record_) {
+        broken_ = true;
+        record_.clear();
+        return false;
+      }
+      in_fragment_ = true;
+      record_.reserve(record_.size() + remaining_);
+    }
+    std::size_t take = std::min<std::size_t>(n, remaining_);
+    record_.append(data, take);
+    data += take;
+    n -= take;
+    remaining_ -= static_cast<uint32_t>(take);
+    if (remaining_ == 0) {
+      in_fragment_ = false;
+      if (last_) {
+        records->push_back(std::move(record_));
+        record_.clear();
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace sharemgrd

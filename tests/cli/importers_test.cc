@@ -1,0 +1,198 @@
+#include "importers.h"
+
+#include <map>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "libshare/options.h"
+
+namespace sharectl {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// path -> options
+std::map<std::string, std::string> Options(const ImportPlan& plan) {
+  std::map<std::string, std::string> out;
+  for (const auto& op : plan.ops) out[op.path] = op.options;
+  return out;
+}
+
+std::string Problems(const ImportPlan& plan) {
+  std::string out;
+  for (const auto& p : plan.problems) {
+    out += p.where + ": " + p.message + (p.unsupported ? " [u]" : "") + "\n";
+  }
+  return out;
+}
+
+constexpr char kExports[] = R"(# /etc/exports: the access control list for NFS
+/export/home     10.0.0.0/8(rw,sync,no_subtree_check) *.lab.example.com(ro)
+/export/scratch  *(rw,no_root_squash,async)
+/export/proj     @engineers(rw) 192.168.1.0/255.255.255.0(ro,no_root_squash) \
+                 admin.example.com(rw,no_root_squash)   # builders too
+"/export/with space"  host1(rw)
+/export/anon     -anonuid=65534,ro host2 host3(rw)
+/export/world
+/export/home     backup(ro)
+/export/sec      *(sec=krb5:krb5i,rw)
+/export/v6       fe80::/10(rw) 2001:db8::1(ro)
+)";
+
+TEST(ImportExportsTest, RealisticFileMapsEveryPathToShareNfsOptions) {
+  ImportPlan plan = ImportExports({{"/etc/exports", kExports}}, "imported");
+  EXPECT_THAT(plan.problems, IsEmpty()) << Problems(plan);
+  auto opts = Options(plan);
+  EXPECT_EQ(opts["/export/home"], "rw=@10.0.0.0/8,ro=.lab.example.com:backup");
+  EXPECT_EQ(opts["/export/scratch"], "rw,root=*");
+  EXPECT_EQ(opts["/export/proj"],
+            "rw=engineers:admin.example.com,ro=@192.168.1.0/24,"
+            "root=@192.168.1.0/24:admin.example.com");
+  EXPECT_EQ(opts["/export/with space"], "rw=host1");
+  EXPECT_EQ(opts["/export/anon"], "rw=host3,ro=host2,anon=65534");
+  EXPECT_EQ(opts["/export/world"], "ro");
+  EXPECT_EQ(opts["/export/sec"], "sec=krb5:krb5i,rw");
+  EXPECT_EQ(opts["/export/v6"], "rw=@[fe80::]/10,ro=@[2001:db8::1]/128");
+  ASSERT_EQ(plan.ops.size(), 8u);
+  for (const auto& op : plan.ops) {
+    EXPECT_EQ(op.group, "imported");
+    EXPECT_EQ(op.type, libshare::Operation::Type::kAddShare);
+  }
+}
+
+TEST(ImportExportsTest, EveryProducedOptionStringParses) {
+  ImportPlan plan = ImportExports({{"/etc/exports", kExports}}, "imported");
+  for (const auto& op : plan.ops) {
+    auto parsed = libshare::ParseOptions(op.options);
+    EXPECT_TRUE(parsed.ok())
+        << op.path << ": " << op.options << ": " << parsed.status();
+  }
+}
+
+TEST(ImportExportsTest, OriginIsTheFirstLineOfThePath) {
+  ImportPlan plan = ImportExports({{"/etc/exports", kExports}}, "g");
+  ASSERT_EQ(plan.origins.size(), plan.ops.size());
+  EXPECT_EQ(plan.ops[0].path, "/export/home");
+  EXPECT_EQ(plan.origins[0], "/etc/exports:2");
+  EXPECT_EQ(plan.ops[2].path, "/export/proj");
+  EXPECT_EQ(plan.origins[2], "/etc/exports:4");
+  EXPECT_EQ(plan.ops[3].path, "/export/with space");
+  EXPECT_EQ(plan.origins[3], "/etc/exports:6");  // after a continuation
+}
+
+TEST(ImportExportsTest, WildcardStarWithRwAndReadOnlyHostGivesRwRoList) {
+  ImportPlan plan = ImportExports({{"e", "/x *(rw) ws1(ro) ws2(rw)\n"}}, "g");
+  EXPECT_THAT(plan.problems, IsEmpty()) << Problems(plan);
+  EXPECT_EQ(Options(plan)["/x"], "rw,ro=ws1");
+}
+
+TEST(ImportExportsTest, OptionWithoutEquivalentIsReportedPerLine) {
+  ImportPlan plan =
+      ImportExports({{"/etc/exports",
+                      "/a host(rw)\n\n/b h1(rw,crossmnt) h2(crossmnt)\n"
+                      "/c *(insecure,all_squash,anongid=7)\n"}},
+                    "g");
+  ASSERT_EQ(plan.problems.size(), 4u) << Problems(plan);
+  EXPECT_EQ(plan.problems[0].where, "/etc/exports:3");
+  EXPECT_EQ(plan.problems[0].message,
+            "option \"crossmnt\" has no share_nfs equivalent");
+  EXPECT_TRUE(plan.problems[0].unsupported);
+  EXPECT_EQ(plan.problems[1].where, "/etc/exports:4");
+  EXPECT_THAT(plan.problems[1].message, HasSubstr("\"insecure\""));
+  EXPECT_THAT(plan.problems[2].message, HasSubstr("\"all_squash\""));
+  EXPECT_THAT(plan.problems[3].message, HasSubstr("\"anongid=7\""));
+  // The shares are still planned, for --skip-unsupported.
+  EXPECT_EQ(Options(plan)["/b"], "rw=h1,ro=h2");
+}
+
+TEST(ImportExportsTest, UnknownOptionIsAHardError) {
+  ImportPlan plan = ImportExports({{"f", "/a h(rw,bogus)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_FALSE(plan.problems[0].unsupported);
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("\"bogus\""));
+}
+
+TEST(ImportExportsTest, BadPathsAndNetworksAreHardErrors) {
+  ImportPlan plan = ImportExports(
+      {{"f", "relative h(rw)\n/a 10.0.0.0/255.0.255.0(rw)\n/b h(rw\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 3u) << Problems(plan);
+  EXPECT_EQ(plan.problems[0].where, "f:1");
+  EXPECT_EQ(plan.problems[1].where, "f:2");
+  EXPECT_THAT(plan.problems[1].message, HasSubstr("bad mask"));
+  EXPECT_EQ(plan.problems[2].where, "f:3");
+  for (const auto& p : plan.problems) EXPECT_FALSE(p.unsupported);
+}
+
+TEST(ImportExportsTest, DifferingAnonuidIsUnsupported) {
+  ImportPlan plan =
+      ImportExports({{"f", "/a h1(rw,anonuid=1) h2(rw,anonuid=2)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_TRUE(plan.problems[0].unsupported);
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("anonuid"));
+}
+
+TEST(ImportExportsTest, HostWildcardOtherThanDomainIsUnsupported) {
+  ImportPlan plan = ImportExports({{"f", "/a node?.lab(rw)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_TRUE(plan.problems[0].unsupported);
+}
+
+TEST(ImportExportsTest, SeveralFilesKeepTheirOwnNames) {
+  ImportPlan plan =
+      ImportExports({{"/etc/exports.d/a.exports", "/a h(rw)\n"},
+                     {"/etc/exports.d/b.exports", "# x\n/b h(rw)\n"}},
+                    "g");
+  ASSERT_EQ(plan.origins.size(), 2u);
+  EXPECT_EQ(plan.origins[1], "/etc/exports.d/b.exports:2");
+}
+
+TEST(NetmaskToPrefixTest, AcceptsOnlyContiguousMasks) {
+  EXPECT_EQ(NetmaskToPrefix("255.0.0.0"), 8);
+  EXPECT_EQ(NetmaskToPrefix("255.255.255.255"), 32);
+  EXPECT_EQ(NetmaskToPrefix("0.0.0.0"), 0);
+  EXPECT_EQ(NetmaskToPrefix("255.0.255.0"), -1);
+  EXPECT_EQ(NetmaskToPrefix("nonsense"), -1);
+}
+
+constexpr char kDfstab[] =
+    R"(#       Place share(1M) commands here for automatic execution
+#       on entering init state 3.
+share -F nfs -o rw=@10.0.0.0/8,root=admin -d "Home directories" /export/home
+share -F nfs -o ro /export/pub pub
+/usr/sbin/share -o 'rw,anon=0' -d 'Alice'\''s "lab"' /export/lab
+
+share /export/plain
+)";
+
+TEST(ImportDfstabTest, EveryShareLineBecomesAnAddShare) {
+  ImportPlan plan = ImportDfstab({{"/etc/dfs/dfstab", kDfstab}}, "solaris");
+  EXPECT_THAT(plan.problems, IsEmpty());
+  ASSERT_EQ(plan.ops.size(), 4u);
+  EXPECT_EQ(plan.ops[0].path, "/export/home");
+  EXPECT_EQ(plan.ops[0].options, "rw=@10.0.0.0/8,root=admin");
+  EXPECT_EQ(plan.ops[0].description, "Home directories");
+  EXPECT_EQ(plan.ops[0].group, "solaris");
+  EXPECT_EQ(plan.ops[1].resource, "pub");
+  EXPECT_EQ(plan.ops[2].options, "rw,anon=0");
+  EXPECT_EQ(plan.ops[2].description, "Alice's \"lab\"");
+  EXPECT_EQ(plan.ops[3].options, "");
+  EXPECT_EQ(plan.origins[3], "/etc/dfs/dfstab:7");
+}
+
+TEST(ImportDfstabTest, OtherCommandsAndFileSystemsAreRefusedWithLine) {
+  ImportPlan plan = ImportDfstab(
+      {{"d", "share -F smb /a\nmount /b\nshare -x /c\nshare\nshare rel\n"}},
+      "g");
+  ASSERT_EQ(plan.problems.size(), 5u);
+  EXPECT_EQ(plan.problems[0].where, "d:1");
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("\"smb\""));
+  EXPECT_THAT(plan.problems[1].message, HasSubstr("not a share command"));
+  EXPECT_THAT(plan.problems[2].message, HasSubstr("\"-x\""));
+  EXPECT_EQ(plan.problems[4].where, "d:5");
+  EXPECT_TRUE(plan.ops.empty());
+}
+
+}  // namespace
+}  // namespace sharectl

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `PROGRAM --help` and PROGRAM's manual page list the same options.
+# Usage: man_help_test.sh MAN_DIR SHARECTL [SHAREMGRD]
+# sharemgrd is checked when both its binary and sharemgrd.8 exist.
+set -uo pipefail
+dir=$1
+fail=0
+checked=0
+
+help_options() {  # options as written in --help: -o, --socket
+  "$1" --help 2>&1 | grep -oE '(^|[][ {|(,])--?[A-Za-z][A-Za-z0-9-]*' |
+    sed -E 's/^[][ {|(,]//' | sort -u
+}
+man_options() {  # options as marked up in mdoc: .Fl o, Fl -socket
+  grep -oE '(^\.| )Fl [A-Za-z-][A-Za-z0-9-]*' "$1" |
+    sed -E 's/^.?Fl /-/' | sort -u
+}
+
+compare() {  # NAME BINARY PAGE
+  local h m
+  h=$(help_options "$2")
+  m=$(man_options "$3")
+  if [[ -z $h ]]; then echo "FAIL $1: --help lists no options"; fail=1; return; fi
+  if [[ $h != "$m" ]]; then
+    echo "FAIL $1: options differ (< --help, > $3):"
+    diff <(echo "$h") <(echo "$m")
+    fail=1
+  fi
+  checked=$((checked + 1))
+}
+
+compare sharectl "$2" "$dir/sharectl.8"
+if [[ -n ${3:-} && -x $3 && -f $dir/sharemgrd.8 ]]; then
+  compare sharemgrd "$3" "$dir/sharemgrd.8"
+else
+  echo "sharemgrd or sharemgrd.8 not built yet: only sharectl checked"
+fi
+((fail == 0)) && echo "$checked passed, 0 failed"
+exit $fail

@@ -259,6 +259,9 @@ void MountService::FlushLoop() {
     if (stopping_) break;
     flush_mu_.Unlock();
     FlushOnce();
+    // Re-encodes EXPORT soon after a change (and at start), so the first
+    // EXPORT call after a batch does not pay for it.
+    ExportBody();
     flush_mu_.Lock();
   }
 }
@@ -318,8 +321,9 @@ MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
   }
   FileHandleResult fh = MakeFileHandle(*path);
   if (fh.status != kMnt3Ok) {
-    return refuse(fh.status, absl::StrCat("cannot use the directory (status ",
-                                          fh.status, ")"));
+    return refuse(fh.status, fh.status == kMnt3ErrNoent    ? "no such directory"
+                             : fh.status == kMnt3ErrNotdir ? "not a directory"
+                                                           : "cannot stat it");
   }
   *handle = std::move(fh.handle);
   *flavors = m->options->RpcFlavors();

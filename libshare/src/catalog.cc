@@ -25,7 +25,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "internal_text.h"
@@ -147,9 +146,8 @@ class Overlay {
     int64_t below = table_.CountBelow(path, dev);
     auto it = below_.find(ToAbsl(path));
     if (it != below_.end()) {
-      for (const auto& [d, n] : it->second) {
-        if (d == dev) below += n;
-      }
+      auto c = it->second.find(dev);
+      if (c != it->second.end()) below += c->second;
     }
     if (below > 0) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -179,22 +177,14 @@ class Overlay {
 
   void CountAncestors(std::string_view path, uint64_t dev, int delta) {
     for (std::string_view p = ParentPath(path); !p.empty(); p = ParentPath(p)) {
-      auto& counts = below_[ToAbsl(p)];
-      auto c = std::find_if(counts.begin(), counts.end(),
-                            [&](const auto& e) { return e.first == dev; });
-      if (c == counts.end()) {
-        counts.emplace_back(dev, delta);
-      } else {
-        c->second += delta;
-      }
+      below_[ToAbsl(p)][dev] += delta;
     }
   }
 
   const ShareTable& table_;
   absl::flat_hash_map<std::string, Group> groups_;
   absl::flat_hash_map<std::string, ShareState> shares_;
-  absl::flat_hash_map<std::string,
-                      absl::InlinedVector<std::pair<uint64_t, int64_t>, 1>>
+  absl::flat_hash_map<std::string, absl::flat_hash_map<uint64_t, int64_t>>
       below_;
 };
 

@@ -110,10 +110,8 @@ const Share* ShareTable::FindAncestorOnDevice(std::string_view path,
 uint32_t ShareTable::CountBelow(std::string_view path, uint64_t dev) const {
   auto it = below_.find(ToAbsl(path));
   if (it == below_.end()) return 0;
-  for (const auto& [d, n] : it->second) {
-    if (d == dev) return n;
-  }
-  return 0;
+  auto c = it->second.find(dev);
+  return c == it->second.end() ? 0 : c->second;
 }
 
 const Share* ShareTable::AnyShareBelow(std::string_view path,
@@ -145,23 +143,22 @@ absl::Status ShareTable::CheckNesting(std::string_view path,
 
 void ShareTable::CountAncestors(const Share& s, int delta) {
   for (std::string_view p = ParentPath(s.path); !p.empty(); p = ParentPath(p)) {
+    if (delta > 0) {
+      auto it = below_.find(ToAbsl(p));
+      if (it == below_.end()) {
+        it = below_.emplace(std::string(p), DeviceCounts()).first;
+      }
+      it->second[s.dev] += delta;
+      continue;
+    }
     auto it = below_.find(ToAbsl(p));
-    if (it == below_.end()) {
-      assert(delta > 0);
-      it = below_.emplace(std::string(p), DeviceCounts()).first;
-    }
-    DeviceCounts& counts = it->second;
-    auto c = std::find_if(counts.begin(), counts.end(),
-                          [&](const auto& e) { return e.first == s.dev; });
-    if (c == counts.end()) {
-      assert(delta > 0);
-      counts.emplace_back(s.dev, 0);
-      c = counts.end() - 1;
-    }
+    assert(it != below_.end());
+    auto c = it->second.find(s.dev);
+    assert(c != it->second.end());
     c->second += delta;
     if (c->second == 0) {
-      counts.erase(c);
-      if (counts.empty()) below_.erase(it);
+      it->second.erase(c);
+      if (it->second.empty()) below_.erase(it);
     }
   }
 }

@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "libshare/options.h"
@@ -181,8 +180,9 @@ class ShareTable {
   }
 
  private:
-  // Shares strictly below a folder, per device. Almost always one device.
-  using DeviceCounts = absl::InlinedVector<std::pair<uint64_t, uint32_t>, 1>;
+  // Shares strictly below a folder, per device. Hashed: /export/home may
+  // hold 100,000 datasets, each its own device.
+  using DeviceCounts = absl::flat_hash_map<uint64_t, uint32_t>;
 
   static Buckets MakeBuckets(std::size_t n);
   void CountAncestors(const Share& s, int delta);

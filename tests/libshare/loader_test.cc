@@ -1,0 +1,138 @@
+#include "libshare/loader.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "libshare/share_table.h"
+#include "libshare/store.h"
+#include "share_test_dirs.h"
+
+namespace libshare {
+namespace {
+
+using ::libshare::testing::TempDir;
+using ::testing::HasSubstr;
+
+constexpr int kGroups = 16;
+constexpr int kSharesPerGroup = 120;
+
+// A flat description of a table, for comparing two of them.
+std::vector<std::string> Describe(const ShareTable& t) {
+  std::vector<std::string> out;
+  for (const ShareGroup* g : t.SortedGroups()) {
+    out.push_back("group " + g->name + " " + (g->enabled ? "on " : "off ") +
+                  g->options + " " + g->compiled->Canonical() + " " +
+                  std::to_string(g->shares.size()));
+  }
+  t.ForEachShare([&](const Share& s) {
+    out.push_back("share " + s.path + " " + std::to_string(s.id) + " " +
+                  std::to_string(s.dev) + " " + s.group->name + " " +
+                  s.resource + " " + s.description + " " + s.options + " " +
+                  s.effective_options()->Canonical() + " " +
+                  std::to_string(s.generation));
+  });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class LoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = Store::Open(path_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+  }
+
+  void Fill() {
+    const char* opts[] = {"", "ro", "rw=@10.0.0.0/8,ro", "nosuid,sec=krb5"};
+    ASSERT_TRUE(store_->Begin().ok());
+    uint64_t id = 1;
+    for (int g = 0; g < kGroups; ++g) {
+      std::string name = "g" + std::to_string(g);
+      ASSERT_TRUE(store_->InsertGroup({name, g % 5 != 4, opts[g % 4]}).ok());
+      for (int i = 0; i < kSharesPerGroup; ++i) {
+        ShareRow r;
+        r.id = id++;
+        r.path = "/export/" + name + "/s" + std::to_string(i);
+        r.group = name;
+        r.options = opts[i % 4];
+        r.description = "d" + std::to_string(i);
+        r.dev = 100 + i;
+        ASSERT_TRUE(store_->InsertShare(r).ok());
+      }
+    }
+    ASSERT_TRUE(store_->Commit().ok());
+  }
+
+  TempDir dir_;
+  std::string path_ = dir_.path() + "/shares.db";
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(LoaderTest, LoadsEveryGroupAndShare) {
+  Fill();
+  ShareTable t;
+  auto stats = LoadShareTable(*store_, 2, &t);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->shares, static_cast<std::size_t>(kGroups * kSharesPerGroup));
+  EXPECT_EQ(stats->groups, static_cast<std::size_t>(kGroups));
+  EXPECT_EQ(stats->threads, 2);
+  EXPECT_GE(stats->load_ms, 0);
+  EXPECT_EQ(t.size(), stats->shares);
+  const Share* s = t.Find("/export/g3/s5");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->group->name, "g3");
+  EXPECT_EQ(s->dev, 105u);
+  EXPECT_EQ(s->description, "d5");
+  EXPECT_EQ(s->generation, t.generation());
+}
+
+TEST_F(LoaderTest, OneThreadAndFourThreadsGiveEqualTables) {
+  Fill();
+  ShareTable one, four;
+  ASSERT_TRUE(LoadShareTable(*store_, 1, &one).ok());
+  ASSERT_TRUE(LoadShareTable(*store_, 4, &four).ok());
+  std::vector<std::string> a = Describe(one);
+  std::vector<std::string> b = Describe(four);
+  EXPECT_EQ(a.size(),
+            static_cast<std::size_t>(kGroups + kGroups * kSharesPerGroup));
+  EXPECT_EQ(a, b);
+}
+
+TEST_F(LoaderTest, LoadedTableKnowsNesting) {
+  Fill();
+  ShareTable t;
+  ASSERT_TRUE(LoadShareTable(*store_, 4, &t).ok());
+  EXPECT_FALSE(t.CheckNesting("/export/g1/s7/x", 107).ok());
+  EXPECT_EQ(t.CountBelow("/export", 100), static_cast<uint32_t>(kGroups));
+}
+
+TEST_F(LoaderTest, EmptyStoreLoadsEmptyTable) {
+  ShareTable t;
+  auto stats = LoadShareTable(*store_, 4, &t);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->shares, 0u);
+  EXPECT_EQ(t.size(), 0u);
+}
+
+TEST_F(LoaderTest, BadStoredOptionsNameTheShare) {
+  ASSERT_TRUE(store_->Begin().ok());
+  ASSERT_TRUE(store_->InsertGroup({"g", true, ""}).ok());
+  ShareRow r;
+  r.id = 1;
+  r.path = "/bad";
+  r.group = "g";
+  r.options = "frobnicate";
+  ASSERT_TRUE(store_->InsertShare(r).ok());
+  ASSERT_TRUE(store_->Commit().ok());
+  ShareTable t;
+  auto stats = LoadShareTable(*store_, 2, &t);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_THAT(std::string(stats.status().message()), HasSubstr("/bad"));
+}
+
+}  // namespace
+}  // namespace libshare

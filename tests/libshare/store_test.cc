@@ -1,0 +1,225 @@
+#include "libshare/store.h"
+
+#include <sqlite3.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "share_test_dirs.h"
+
+namespace libshare {
+namespace {
+
+using ::libshare::testing::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Store> Open() {
+    auto s = Store::Open(path_, 50);
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? *std::move(s) : nullptr;
+  }
+
+  // Runs SQL through a separate, plain SQLite connection.
+  void RawExec(const std::string& sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+
+  std::string RawText(const std::string& sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK);
+    std::string out;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+  }
+
+  TempDir dir_;
+  std::string path_ = dir_.path() + "/a/b/shares.db";
+};
+
+ShareRow Row(uint64_t id, std::string path, std::string group) {
+  ShareRow r;
+  r.id = id;
+  r.path = std::move(path);
+  r.group = std::move(group);
+  r.dev = 40 + id;
+  return r;
+}
+
+TEST_F(StoreTest, OpenCreatesFoldersAndCurrentSchema) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  auto v = store->SchemaVersion();
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, Store::kSchemaVersion);
+  EXPECT_EQ(RawText("PRAGMA user_version"),
+            std::to_string(Store::kSchemaVersion));
+}
+
+TEST_F(StoreTest, UsesWriteAheadLog) {
+  auto store = Open();
+  EXPECT_EQ(RawText("PRAGMA journal_mode"), "wal");
+}
+
+TEST_F(StoreTest, NewerSchemaIsRefused) {
+  Open().reset();
+  RawExec("PRAGMA user_version = 99");
+  auto s = Store::Open(path_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()), HasSubstr("99"));
+  EXPECT_THAT(std::string(s.status().message()), HasSubstr(path_));
+}
+
+TEST_F(StoreTest, NonDatabaseFileIsRefused) {
+  Open().reset();
+  std::string junk = dir_.path() + "/junk.db";
+  FILE* f = fopen(junk.c_str(), "w");
+  fputs("this is not a database, not at all, no sir, none whatsoever\n", f);
+  fclose(f);
+  EXPECT_FALSE(Store::Open(junk).ok());
+}
+
+TEST_F(StoreTest, CommittedRowsSurviveReopen) {
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->Begin().ok());
+    ASSERT_TRUE(store->InsertGroup({"homes", true, "ro"}).ok());
+    ASSERT_TRUE(store->InsertGroup({"off", false, ""}).ok());
+    ShareRow r = Row(7, "/export/a", "homes");
+    r.resource = "res";
+    r.description = "desc";
+    r.options = "nosuid";
+    ASSERT_TRUE(store->InsertShare(r).ok());
+    ASSERT_TRUE(store->Commit().ok());
+  }
+  auto store = Open();
+  auto groups = store->LoadGroups();
+  ASSERT_TRUE(groups.ok());
+  EXPECT_THAT(*groups, ElementsAre(GroupRow{"homes", true, "ro"},
+                                   GroupRow{"off", false, ""}));
+  auto shares = store->LoadShares("homes");
+  ASSERT_TRUE(shares.ok());
+  ShareRow want = Row(7, "/export/a", "homes");
+  want.resource = "res";
+  want.description = "desc";
+  want.options = "nosuid";
+  EXPECT_THAT(*shares, ElementsAre(want));
+  EXPECT_EQ(*store->CountShares(), 1u);
+  EXPECT_EQ(*store->MaxShareId(), 7u);
+}
+
+TEST_F(StoreTest, RolledBackRowsAreGone) {
+  auto store = Open();
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertGroup({"g", true, ""}).ok());
+  for (int i = 1; i <= 100; ++i) {
+    ASSERT_TRUE(store->InsertShare(Row(i, "/s" + std::to_string(i), "g")).ok());
+  }
+  store->Rollback();
+  EXPECT_TRUE(store->LoadGroups()->empty());
+  EXPECT_EQ(*store->CountShares(), 0u);
+}
+
+TEST_F(StoreTest, DuplicatePathFailsInsideTransaction) {
+  auto store = Open();
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertShare(Row(1, "/a", "g")).ok());
+  absl::Status s = store->InsertShare(Row(2, "/a", "g"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("/a"));
+  store->Rollback();
+}
+
+TEST_F(StoreTest, DeleteGroupDeletesItsShares) {
+  auto store = Open();
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertGroup({"g", true, ""}).ok());
+  ASSERT_TRUE(store->InsertGroup({"h", true, ""}).ok());
+  ASSERT_TRUE(store->InsertShare(Row(1, "/a", "g")).ok());
+  ASSERT_TRUE(store->InsertShare(Row(2, "/b", "h")).ok());
+  ASSERT_TRUE(store->DeleteGroup("g").ok());
+  ASSERT_TRUE(store->Commit().ok());
+  EXPECT_EQ(store->LoadGroups()->size(), 1u);
+  EXPECT_TRUE(store->LoadShares("g")->empty());
+  EXPECT_EQ(store->LoadShares("h")->size(), 1u);
+}
+
+TEST_F(StoreTest, UpdatesChangeTheRightRows) {
+  auto store = Open();
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertGroup({"g", true, ""}).ok());
+  ASSERT_TRUE(store->InsertGroup({"h", true, ""}).ok());
+  ASSERT_TRUE(store->InsertShare(Row(1, "/a", "g")).ok());
+  ASSERT_TRUE(store->InsertShare(Row(2, "/b", "g")).ok());
+  ASSERT_TRUE(store->SetGroupEnabled("g", false).ok());
+  ASSERT_TRUE(store->SetGroupOptions("h", "ro").ok());
+  ASSERT_TRUE(store->MoveShare("/a", "h").ok());
+  ASSERT_TRUE(store->SetShareOptions("/b", "nosuid").ok());
+  ASSERT_TRUE(store->DeleteShare("/nothing").ok());  // not an error
+  ASSERT_TRUE(store->Commit().ok());
+  EXPECT_THAT(*store->LoadGroups(),
+              ElementsAre(GroupRow{"g", false, ""}, GroupRow{"h", true, "ro"}));
+  auto h = store->LoadShares("h");
+  ASSERT_EQ(h->size(), 1u);
+  EXPECT_EQ((*h)[0].path, "/a");
+  auto g = store->LoadShares("g");
+  ASSERT_EQ(g->size(), 1u);
+  EXPECT_EQ((*g)[0].options, "nosuid");
+}
+
+TEST_F(StoreTest, BeginFailsWhileAnotherWriterHoldsTheLock) {
+  auto a = Open();
+  auto b = Open();
+  ASSERT_TRUE(a->Begin().ok());
+  absl::Status s = b->Begin();
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
+  a->Rollback();
+  EXPECT_TRUE(b->Begin().ok());
+  b->Rollback();
+}
+
+TEST_F(StoreTest, ReadOnlyStoreReadsButCannotWrite) {
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->Begin().ok());
+    ASSERT_TRUE(store->InsertGroup({"g", true, ""}).ok());
+    ASSERT_TRUE(store->Commit().ok());
+  }
+  auto ro = Store::OpenReadOnly(path_);
+  ASSERT_TRUE(ro.ok()) << ro.status();
+  EXPECT_EQ((*ro)->LoadGroups()->size(), 1u);
+  ASSERT_TRUE((*ro)->Begin().ok());
+  EXPECT_FALSE((*ro)->InsertGroup({"h", true, ""}).ok());
+  (*ro)->Rollback();
+}
+
+TEST_F(StoreTest, MountRecordsAddAndRemove) {
+  auto store = Open();
+  ASSERT_TRUE(
+      store->RecordMounts({{"c1", "/a"}, {"c2", "/a"}, {"c1", "/a"}}, {}).ok());
+  ASSERT_TRUE(store->RecordMounts({{"c3", "/b"}}, {{"c1", "/a"}}).ok());
+  auto m = store->LoadMounts();
+  ASSERT_TRUE(m.ok());
+  EXPECT_THAT(*m,
+              ElementsAre(MountRecord{"c2", "/a"}, MountRecord{"c3", "/b"}));
+}
+
+}  // namespace
+}  // namespace libshare

@@ -41,7 +41,8 @@ struct AuthCacheConfig {
   absl::Duration positive_ttl = absl::Minutes(15);
   absl::Duration negative_ttl = absl::Minutes(2);
   absl::Duration failure_ttl = absl::Seconds(10);
-  absl::Duration hard_limit = absl::Hours(1);  // stale answers served at most this long past their TTL
+  absl::Duration hard_limit =
+      absl::Hours(1);  // stale answers served at most this long past their TTL
   absl::Duration lookup_timeout = absl::Seconds(5);
   int lookup_threads = 8;  // bound on concurrent resolver calls
   int shards = 16;
@@ -74,6 +75,11 @@ class AuthCache {
   Decision Check(const libshare::IpAddress& client, uint64_t share_id,
                  uint64_t share_generation, const libshare::ShareOptions& opts,
                  libshare::SecFlavor flavor, uint32_t uid);
+  // The same, into `*out`: a caller that reuses one Decision per thread
+  // makes a cache hit allocate nothing (string capacity is reused).
+  void Check(const libshare::IpAddress& client, uint64_t share_id,
+             uint64_t share_generation, const libshare::ShareOptions& opts,
+             libshare::SecFlavor flavor, uint32_t uid, Decision* out);
 
   // Resolves a host name to its first address (for `sharectl check NAME`),
   // through the cache's resolver and timeout.
@@ -91,6 +97,10 @@ class AuthCache {
   [[nodiscard]] absl::Status ReloadResolver();
 
   AuthCacheCounters counters() const;
+
+  // Blocks until no background refresh or lookup is queued or running
+  // (a stalled resolver call included). For tests and benchmarks.
+  void WaitForBackgroundWork();
 
  private:
   struct Impl;

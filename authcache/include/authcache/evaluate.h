@@ -5,6 +5,7 @@
 #define AUTHCACHE_EVALUATE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,10 +20,10 @@ std::string_view AccessName(Access a);  // "none", "ro", "rw"
 
 struct Decision {
   Access access = Access::kNone;
-  bool root = false;    // uid 0 keeps root (AUTH_SYS, client in root=)
-  std::string option;   // the option that decided: "rw=", "ro", "none=", ...
-  std::string entry;    // the entry that matched, canonical; "" if none
-  std::string reason;   // one sentence for `sharectl check`
+  bool root = false;   // uid 0 keeps root (AUTH_SYS, client in root=)
+  std::string option;  // the option that decided: "rw=", "ro", "none=", ...
+  std::string entry;   // the entry that matched, canonical; "" if none
+  std::string reason;  // one sentence for `sharectl check`
   // A name lookup failed or timed out while deciding: the decision is a
   // refusal made without full knowledge, to be cached only briefly.
   bool lookup_failed = false;
@@ -42,6 +43,13 @@ class ClientIdentity {
   [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> Names() = 0;
   [[nodiscard]] virtual absl::StatusOr<bool> InNetgroup(
       std::string_view netgroup) = 0;
+  // The network number of a networks(5) name (see Resolver::NetworkNamed);
+  // nullopt if unknown. Default: no network names.
+  [[nodiscard]] virtual absl::StatusOr<std::optional<libshare::IpAddress>>
+  NetworkNamed(std::string_view name) {
+    (void)name;
+    return std::nullopt;
+  }
 };
 
 // The decision for a client of a share with options `opts`, using security

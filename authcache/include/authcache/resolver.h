@@ -7,6 +7,7 @@
 #define AUTHCACHE_RESOLVER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,14 @@ class Resolver {
   // host part given).
   [[nodiscard]] virtual absl::StatusOr<bool> InNetgroup(
       std::string_view netgroup, std::string_view host) = 0;
+  // networks(5): the network number of a network name ("engnet"), as an
+  // IPv4 address with the number left-aligned (10 -> 10.0.0.0); nullopt if
+  // the name is unknown. Default: no network names.
+  [[nodiscard]] virtual absl::StatusOr<std::optional<libshare::IpAddress>>
+  NetworkNamed(std::string_view name) {
+    (void)name;
+    return std::nullopt;
+  }
   // Re-reads configuration files (SIGHUP). Default: nothing to reload.
   [[nodiscard]] virtual absl::Status Reload() { return absl::OkStatus(); }
 };

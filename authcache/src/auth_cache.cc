@@ -1,0 +1,729 @@
+// The authorization cache. Invariants (per shard, under Shard::mu):
+//  - every Entry in `decisions` or `names` is on the shard's LRU list
+//    exactly once, and `count` is the number of such entries;
+//  - `inflight` is set while a lookup (first fill or refresh) for the entry
+//    runs; callers join it instead of starting another, and wait on the
+//    Flight's Notification without holding the shard lock;
+//  - an entry whose `has_value` is false has `inflight` set (it was created
+//    by a miss that is still being answered), unless a timeout abandoned it.
+// Decisions carry the earliest expiry of the name answers they were built
+// from, so a decision goes stale when its names do.
+#include "authcache/auth_cache.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "lookup_pool.h"
+
+namespace authcache {
+namespace {
+
+using libshare::IpAddress;
+using libshare::SecFlavor;
+using libshare::ShareOptions;
+
+struct DecisionKey {
+  IpAddress address;
+  uint64_t share_id = 0;
+  uint64_t generation = 0;
+  SecFlavor flavor = SecFlavor::kSys;
+  bool root_uid = false;  // AUTH_SYS uid 0: only then does root= matter
+
+  friend bool operator==(const DecisionKey& a, const DecisionKey& b) {
+    return a.address == b.address && a.share_id == b.share_id &&
+           a.generation == b.generation && a.flavor == b.flavor &&
+           a.root_uid == b.root_uid;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const DecisionKey& k) {
+    return H::combine(std::move(h), k.address.bytes, k.share_id, k.generation,
+                      static_cast<uint8_t>(k.flavor), k.root_uid);
+  }
+};
+
+enum class NameKind : uint8_t { kNames, kNetgroup, kNetwork };
+
+struct NameKey {
+  NameKind kind = NameKind::kNames;
+  IpAddress address;  // kNames, kNetgroup
+  std::string text;   // kNetgroup: the netgroup; kNetwork: the network name
+
+  friend bool operator==(const NameKey& a, const NameKey& b) {
+    return a.kind == b.kind && a.address == b.address && a.text == b.text;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const NameKey& k) {
+    return H::combine(std::move(h), static_cast<uint8_t>(k.kind),
+                      k.address.bytes, k.text);
+  }
+};
+
+struct NameAnswer {
+  absl::Status status;               // not ok: the lookup failed
+  std::vector<std::string> names;    // kNames: forward-confirmed, lower case
+  bool member = false;               // kNetgroup
+  std::optional<IpAddress> network;  // kNetwork
+
+  bool negative() const { return names.empty() && !member && !network; }
+};
+
+// One lookup in progress; callers that need its answer wait on `done`.
+struct Flight {
+  absl::Notification done;
+  absl::Time deadline;     // real time; waiters give up then (name lookups)
+  bool abandoned = false;  // guarded by the shard lock: timed out
+  NameAnswer answer;       // set before done.Notify()
+  Decision decision;       // set before done.Notify()
+};
+
+struct Entry {
+  Entry* prev = nullptr;  // LRU list, guarded by the shard lock
+  Entry* next = nullptr;
+  bool cached = false;  // in its shard's map and LRU list
+  bool is_decision = false;
+  DecisionKey dkey;
+  NameKey nkey;
+  bool has_value = false;
+  Decision decision;
+  NameAnswer answer;
+  absl::Time expires;        // fresh until then (cache clock)
+  absl::Time hard_deadline;  // served stale until then at most
+  std::shared_ptr<Flight> inflight;
+  bool refreshing = false;  // decisions: a background refresh is queued
+};
+
+struct alignas(64) Shard {
+  absl::Mutex mu;
+  absl::flat_hash_map<DecisionKey, std::shared_ptr<Entry>> decisions
+      ABSL_GUARDED_BY(mu);
+  absl::flat_hash_map<NameKey, std::shared_ptr<Entry>> names
+      ABSL_GUARDED_BY(mu);
+  Entry lru ABSL_GUARDED_BY(mu);  // sentinel: lru.next is the most recent
+  std::size_t count ABSL_GUARDED_BY(mu) = 0;
+  uint64_t hits ABSL_GUARDED_BY(mu) = 0;
+  uint64_t misses ABSL_GUARDED_BY(mu) = 0;
+  uint64_t coalesced ABSL_GUARDED_BY(mu) = 0;
+  uint64_t refreshes ABSL_GUARDED_BY(mu) = 0;
+  uint64_t reclaims ABSL_GUARDED_BY(mu) = 0;
+
+  Shard() {
+    absl::MutexLock lock(&mu);
+    lru.next = lru.prev = &lru;
+  }
+  void Unlink(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    e->prev->next = e->next;
+    e->next->prev = e->prev;
+    e->prev = e->next = nullptr;
+  }
+  void PushFront(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    e->next = lru.next;
+    e->prev = &lru;
+    lru.next->prev = e;
+    lru.next = e;
+  }
+  void Touch(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (lru.next == e) return;
+    Unlink(e);
+    PushFront(e);
+  }
+  // Removes `e` from the map and the list. O(1).
+  void Drop(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    Unlink(e);
+    e->cached = false;
+    --count;
+    // Erasing may destroy *e: the key is copied out first.
+    if (e->is_decision) {
+      DecisionKey k = e->dkey;
+      decisions.erase(k);
+    } else {
+      NameKey k = e->nkey;
+      names.erase(k);
+    }
+  }
+  std::size_t DropOldest(std::size_t keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    std::size_t dropped = 0;
+    while (count > keep && lru.prev != &lru) {
+      Drop(lru.prev);
+      ++dropped;
+    }
+    reclaims += dropped;
+    return dropped;
+  }
+};
+
+}  // namespace
+
+struct AuthCache::Impl {
+  Impl(std::shared_ptr<Resolver> r, AuthCacheConfig c, Clock* clk)
+      : resolver(std::move(r)),
+        config(c),
+        clock(clk != nullptr ? clk : RealClock()),
+        shards(std::max(1, c.shards)),
+        per_shard_max(std::max<std::size_t>(
+            1,
+            c.max_entries / static_cast<std::size_t>(std::max(1, c.shards)))),
+        lookup_pool(std::max(1, c.lookup_threads)),
+        refresh_pool(std::max(1, c.lookup_threads / 2)) {}
+
+  template <typename K>
+  Shard& ShardFor(const K& key) {
+    return shards[absl::Hash<K>{}(key) % shards.size()];
+  }
+
+  absl::Time TtlFor(const NameAnswer& a, absl::Time now) const {
+    if (!a.status.ok()) return now + config.failure_ttl;
+    return now + (a.negative() ? config.negative_ttl : config.positive_ttl);
+  }
+
+  class CachedIdentity;
+
+  // Runs the resolver calls that answer `key`. Called on the lookup pool.
+  NameAnswer Resolve(const NameKey& key,
+                     const std::vector<std::string>& client_names);
+
+  // Starts a lookup flight for `e` (whose shard lock is held).
+  std::shared_ptr<Flight> StartFlight(Shard& shard, std::shared_ptr<Entry> e,
+                                      std::vector<std::string> client_names)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mu);
+
+  // The answer for `key`. With `want_fresh`, an answer past its TTL is
+  // refreshed and waited for (background refreshes); otherwise it is served
+  // stale while a refresh runs. `expires`/`hard` report the answer's life.
+  NameAnswer Lookup(const NameKey& key, bool want_fresh,
+                    const std::vector<std::string>& client_names,
+                    absl::Time* expires, absl::Time* hard);
+
+  absl::Status TimeoutStatus() const {
+    return absl::DeadlineExceededError(
+        absl::StrCat("name lookup took longer than ",
+                     absl::FormatDuration(config.lookup_timeout)));
+  }
+
+  void CheckInto(const DecisionKey& key, const ShareOptions& opts, uint32_t uid,
+                 Decision* out);
+  // Re-evaluates a stale decision on the refresh pool.
+  void RefreshDecision(std::shared_ptr<Entry> e,
+                       std::shared_ptr<const ShareOptions> opts, uint32_t uid);
+  void InsertLocked(Shard& shard, const std::shared_ptr<Entry>& e)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mu);
+
+  const std::shared_ptr<Resolver> resolver;
+  const AuthCacheConfig config;
+  Clock* const clock;
+  std::vector<Shard> shards;
+  const std::size_t per_shard_max;
+  std::atomic<uint64_t> lookups{0};
+  std::atomic<uint64_t> lookup_failures{0};
+  std::atomic<uint64_t> timeouts{0};
+  // Declared last: destroyed first, so no task outlives the state above.
+  // The refresh pool waits on lookups, so it goes before the lookup pool.
+  internal::LookupPool lookup_pool;
+  internal::LookupPool refresh_pool;
+};
+
+// The ClientIdentity evaluation sees inside the cache: every answer comes
+// from the name layer, and the earliest expiry of those used is recorded.
+class AuthCache::Impl::CachedIdentity : public ClientIdentity {
+ public:
+  CachedIdentity(AuthCache::Impl& impl, const IpAddress& address,
+                 bool want_fresh)
+      : impl_(impl), address_(address), want_fresh_(want_fresh) {}
+
+  const IpAddress& address() const override { return address_; }
+
+  absl::StatusOr<std::vector<std::string>> Names() override {
+    if (!names_.has_value()) {
+      NameAnswer a = Get(NameKey{NameKind::kNames, address_, ""}, {});
+      if (!a.status.ok()) return a.status;
+      names_ = std::move(a.names);
+    }
+    return *names_;
+  }
+
+  absl::StatusOr<bool> InNetgroup(std::string_view netgroup) override {
+    absl::StatusOr<std::vector<std::string>> names = Names();
+    if (!names.ok()) return names.status();
+    // Netgroups hold host names: a client without a name is in none.
+    if (names->empty()) return false;
+    NameAnswer a = Get(
+        NameKey{NameKind::kNetgroup, address_, std::string(netgroup)}, *names);
+    if (!a.status.ok()) return a.status;
+    return a.member;
+  }
+
+  absl::StatusOr<std::optional<IpAddress>> NetworkNamed(
+      std::string_view name) override {
+    NameAnswer a =
+        Get(NameKey{NameKind::kNetwork, IpAddress{}, std::string(name)}, {});
+    if (!a.status.ok()) return a.status;
+    return a.network;
+  }
+
+  bool consulted() const { return consulted_; }
+  absl::Time expires() const { return expires_; }
+  absl::Time hard() const { return hard_; }
+
+ private:
+  NameAnswer Get(const NameKey& key, const std::vector<std::string>& names) {
+    absl::Time e, h;
+    NameAnswer a = impl_.Lookup(key, want_fresh_, names, &e, &h);
+    consulted_ = true;
+    expires_ = std::min(expires_, e);
+    hard_ = std::min(hard_, h);
+    return a;
+  }
+
+  AuthCache::Impl& impl_;
+  const IpAddress address_;
+  const bool want_fresh_;
+  std::optional<std::vector<std::string>> names_;
+  bool consulted_ = false;
+  absl::Time expires_ = absl::InfiniteFuture();
+  absl::Time hard_ = absl::InfiniteFuture();
+};
+
+NameAnswer AuthCache::Impl::Resolve(
+    const NameKey& key, const std::vector<std::string>& client_names) {
+  NameAnswer out;
+  switch (key.kind) {
+    case NameKind::kNames: {
+      lookups.fetch_add(1, std::memory_order_relaxed);
+      absl::StatusOr<std::vector<std::string>> ptr =
+          resolver->NamesOf(key.address);
+      if (!ptr.ok()) {
+        out.status = ptr.status();
+        break;
+      }
+      // Forward confirmation: a name counts only if it maps back to the
+      // address, so whoever controls the PTR zone cannot claim a name.
+      for (const std::string& raw : *ptr) {
+        std::string name = absl::AsciiStrToLower(raw);
+        if (std::find(out.names.begin(), out.names.end(), name) !=
+            out.names.end()) {
+          continue;
+        }
+        lookups.fetch_add(1, std::memory_order_relaxed);
+        absl::StatusOr<std::vector<IpAddress>> fwd =
+            resolver->AddressesOf(name);
+        if (!fwd.ok()) {
+          out.status = fwd.status();
+          out.names.clear();
+          break;
+        }
+        if (std::find(fwd->begin(), fwd->end(), key.address) != fwd->end()) {
+          out.names.push_back(std::move(name));
+        }
+      }
+      break;
+    }
+    case NameKind::kNetgroup:
+      for (const std::string& name : client_names) {
+        lookups.fetch_add(1, std::memory_order_relaxed);
+        absl::StatusOr<bool> in = resolver->InNetgroup(key.text, name);
+        if (!in.ok()) {
+          out.status = in.status();
+          out.member = false;
+          break;
+        }
+        if (*in) {
+          out.member = true;
+          break;
+        }
+      }
+      break;
+    case NameKind::kNetwork: {
+      lookups.fetch_add(1, std::memory_order_relaxed);
+      absl::StatusOr<std::optional<IpAddress>> net =
+          resolver->NetworkNamed(key.text);
+      if (!net.ok()) {
+        out.status = net.status();
+      } else {
+        out.network = *net;
+      }
+      break;
+    }
+  }
+  if (!out.status.ok()) {
+    lookup_failures.fetch_add(1, std::memory_order_relaxed);
+  }
+  return out;
+}
+
+void AuthCache::Impl::InsertLocked(Shard& shard,
+                                   const std::shared_ptr<Entry>& e) {
+  e->cached = true;
+  shard.PushFront(e.get());
+  ++shard.count;
+  shard.DropOldest(per_shard_max);
+}
+
+std::shared_ptr<Flight> AuthCache::Impl::StartFlight(
+    Shard& shard, std::shared_ptr<Entry> e,
+    std::vector<std::string> client_names) {
+  auto flight = std::make_shared<Flight>();
+  flight->deadline = absl::Now() + config.lookup_timeout;
+  e->inflight = flight;
+  lookup_pool.Submit(
+      [this, &shard, e, flight, client_names = std::move(client_names)] {
+        {
+          absl::MutexLock lock(&shard.mu);
+          // Its callers gave up while it queued: spare the name server.
+          if (flight->abandoned) return;
+        }
+        NameAnswer a = Resolve(e->nkey, client_names);
+        absl::MutexLock lock(&shard.mu);
+        if (flight->abandoned) return;  // counted as a timeout already
+        const absl::Time now = clock->Now();
+        if (e->inflight == flight) e->inflight = nullptr;
+        if (a.status.ok() || !e->has_value || now >= e->hard_deadline) {
+          e->answer = a;
+          e->has_value = true;
+          e->expires = TtlFor(a, now);
+          e->hard_deadline =
+              a.status.ok() ? e->expires + config.hard_limit : e->expires;
+        } else {
+          // A failed refresh keeps the old answer (until its hard deadline) and
+          // is retried after failure_ttl.
+          e->expires = now + config.failure_ttl;
+        }
+        flight->answer = e->answer;
+        flight->done.Notify();
+      });
+  return flight;
+}
+
+NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
+                                   const std::vector<std::string>& client_names,
+                                   absl::Time* expires, absl::Time* hard) {
+  Shard& shard = ShardFor(key);
+  std::shared_ptr<Entry> e;
+  std::shared_ptr<Flight> flight;
+  {
+    absl::MutexLock lock(&shard.mu);
+    const absl::Time now = clock->Now();
+    auto it = shard.names.find(key);
+    if (it != shard.names.end()) {
+      e = it->second;
+      shard.Touch(e.get());
+      if (e->has_value && now < e->expires) {
+        ++shard.hits;
+        *expires = e->expires;
+        *hard = e->hard_deadline;
+        return e->answer;
+      }
+      const bool stale_ok =
+          e->has_value && e->answer.status.ok() && now < e->hard_deadline;
+      if (stale_ok && !want_fresh) {
+        ++shard.hits;
+        if (e->inflight == nullptr) {
+          ++shard.refreshes;
+          StartFlight(shard, e, client_names);
+        }
+        *expires = e->expires;
+        *hard = e->hard_deadline;
+        return e->answer;
+      }
+      if (e->inflight != nullptr) {
+        ++shard.coalesced;
+        flight = e->inflight;
+      } else {
+        if (stale_ok) ++shard.refreshes;
+        flight = StartFlight(shard, e, client_names);
+      }
+      ++shard.misses;
+    } else {
+      ++shard.misses;
+      e = std::make_shared<Entry>();
+      e->nkey = key;
+      shard.names.emplace(key, e);
+      InsertLocked(shard, e);
+      flight = StartFlight(shard, e, client_names);
+    }
+  }
+  if (flight->done.WaitForNotificationWithDeadline(flight->deadline)) {
+    absl::MutexLock lock(&shard.mu);
+    *expires = e->expires;
+    *hard = e->hard_deadline;
+    return flight->answer;
+  }
+  // Timed out: the call goes on in the pool and finishes on its own; its
+  // answer is dropped. The entry fails for failure_ttl unless an old answer
+  // may still be served.
+  absl::MutexLock lock(&shard.mu);
+  const absl::Time now = clock->Now();
+  if (flight->done.HasBeenNotified()) {  // finished just at the deadline
+    *expires = e->expires;
+    *hard = e->hard_deadline;
+    return flight->answer;
+  }
+  if (!flight->abandoned) {
+    flight->abandoned = true;
+    timeouts.fetch_add(1, std::memory_order_relaxed);
+    lookup_failures.fetch_add(1, std::memory_order_relaxed);
+    if (e->inflight == flight) e->inflight = nullptr;
+    if (e->has_value && e->answer.status.ok() && now < e->hard_deadline) {
+      e->expires = now + config.failure_ttl;
+    } else {
+      e->answer = NameAnswer{};
+      e->answer.status = TimeoutStatus();
+      e->has_value = true;
+      e->expires = now + config.failure_ttl;
+      e->hard_deadline = e->expires;
+    }
+  }
+  *expires = e->expires;
+  *hard = e->hard_deadline;
+  if (e->has_value && e->answer.status.ok() && now < e->hard_deadline) {
+    return e->answer;
+  }
+  NameAnswer failed;
+  failed.status = TimeoutStatus();
+  return failed;
+}
+
+void AuthCache::Impl::CheckInto(const DecisionKey& key,
+                                const ShareOptions& opts, uint32_t uid,
+                                Decision* out) {
+  Shard& shard = ShardFor(key);
+  std::shared_ptr<Entry> e;
+  std::shared_ptr<Flight> flight;
+  bool owner = false;
+  {
+    absl::MutexLock lock(&shard.mu);
+    const absl::Time now = clock->Now();
+    auto it = shard.decisions.find(key);
+    if (it != shard.decisions.end()) {
+      Entry* c = it->second.get();
+      if (c->has_value && now < c->expires) {
+        shard.Touch(c);
+        ++shard.hits;
+        *out = c->decision;
+        return;
+      }
+      e = it->second;
+      shard.Touch(c);
+      if (c->has_value && !c->decision.lookup_failed &&
+          now < c->hard_deadline) {
+        ++shard.hits;
+        *out = c->decision;
+        if (!c->refreshing) {
+          c->refreshing = true;
+          ++shard.refreshes;
+          refresh_pool.Submit([this, e,
+                               o = std::make_shared<const ShareOptions>(opts),
+                               uid] { RefreshDecision(e, o, uid); });
+        }
+        return;
+      }
+      ++shard.misses;
+      if (c->inflight != nullptr) {
+        ++shard.coalesced;
+        flight = c->inflight;
+      } else {
+        owner = true;
+      }
+    } else {
+      ++shard.misses;
+      e = std::make_shared<Entry>();
+      e->is_decision = true;
+      e->dkey = key;
+      shard.decisions.emplace(key, e);
+      InsertLocked(shard, e);
+      owner = true;
+    }
+    if (owner) {
+      flight = std::make_shared<Flight>();
+      e->inflight = flight;
+    }
+  }
+  if (!owner) {
+    // The owner's evaluation is bounded: it stops at the first failed or
+    // timed-out lookup.
+    flight->done.WaitForNotification();
+    *out = flight->decision;
+    return;
+  }
+  CachedIdentity identity(*this, key.address, /*want_fresh=*/false);
+  Decision d = Evaluate(opts, identity, key.flavor, uid);
+  {
+    absl::MutexLock lock(&shard.mu);
+    const absl::Time now = clock->Now();
+    if (e->inflight == flight) e->inflight = nullptr;
+    e->decision = d;
+    e->has_value = true;
+    if (d.lookup_failed) {
+      e->expires = now + config.failure_ttl;
+      e->hard_deadline = e->expires;
+    } else if (identity.consulted()) {
+      e->expires = identity.expires();
+      e->hard_deadline = identity.hard();
+    } else {
+      e->expires = now + config.positive_ttl;
+      e->hard_deadline = e->expires + config.hard_limit;
+    }
+    flight->decision = std::move(d);
+    flight->done.Notify();
+  }
+  *out = flight->decision;
+}
+
+void AuthCache::Impl::RefreshDecision(std::shared_ptr<Entry> e,
+                                      std::shared_ptr<const ShareOptions> opts,
+                                      uint32_t uid) {
+  CachedIdentity identity(*this, e->dkey.address, /*want_fresh=*/true);
+  Decision d = Evaluate(*opts, identity, e->dkey.flavor, uid);
+  Shard& shard = ShardFor(e->dkey);
+  absl::MutexLock lock(&shard.mu);
+  const absl::Time now = clock->Now();
+  e->refreshing = false;
+  if (d.lookup_failed && now < e->hard_deadline) {
+    // Keep serving what we had; try again after failure_ttl.
+    e->expires = now + config.failure_ttl;
+    return;
+  }
+  e->decision = std::move(d);
+  if (e->decision.lookup_failed) {
+    e->expires = now + config.failure_ttl;
+    e->hard_deadline = e->expires;
+  } else if (identity.consulted()) {
+    e->expires = std::max(identity.expires(), now);
+    e->hard_deadline = identity.hard();
+  } else {
+    e->expires = now + config.positive_ttl;
+    e->hard_deadline = e->expires + config.hard_limit;
+  }
+}
+
+AuthCache::AuthCache(std::shared_ptr<Resolver> resolver, AuthCacheConfig config,
+                     Clock* clock)
+    : impl_(std::make_unique<Impl>(std::move(resolver), config, clock)) {}
+
+AuthCache::~AuthCache() = default;
+
+Decision AuthCache::Check(const IpAddress& client, uint64_t share_id,
+                          uint64_t share_generation, const ShareOptions& opts,
+                          SecFlavor flavor, uint32_t uid) {
+  Decision d;
+  Check(client, share_id, share_generation, opts, flavor, uid, &d);
+  return d;
+}
+
+void AuthCache::Check(const IpAddress& client, uint64_t share_id,
+                      uint64_t share_generation, const ShareOptions& opts,
+                      SecFlavor flavor, uint32_t uid, Decision* out) {
+  DecisionKey key;
+  key.address = client;
+  key.share_id = share_id;
+  key.generation = share_generation;
+  key.flavor = flavor;
+  key.root_uid = flavor == SecFlavor::kSys && uid == 0;
+  impl_->CheckInto(key, opts, uid, out);
+}
+
+absl::StatusOr<IpAddress> AuthCache::AddressOf(std::string_view name) {
+  if (std::optional<IpAddress> literal = IpAddress::Parse(name)) {
+    return *literal;
+  }
+  struct Result {
+    absl::Notification done;
+    absl::StatusOr<std::vector<IpAddress>> addrs;
+  };
+  auto r = std::make_shared<Result>();
+  Impl* impl = impl_.get();
+  impl->lookup_pool.Submit([impl, r, n = std::string(name)] {
+    impl->lookups.fetch_add(1, std::memory_order_relaxed);
+    r->addrs = impl->resolver->AddressesOf(n);
+    if (!r->addrs.ok()) {
+      impl->lookup_failures.fetch_add(1, std::memory_order_relaxed);
+    }
+    r->done.Notify();
+  });
+  if (!r->done.WaitForNotificationWithTimeout(impl->config.lookup_timeout)) {
+    impl->timeouts.fetch_add(1, std::memory_order_relaxed);
+    impl->lookup_failures.fetch_add(1, std::memory_order_relaxed);
+    return absl::DeadlineExceededError(absl::StrCat(
+        "looking up \"", absl::string_view(name.data(), name.size()),
+        "\" took longer than ",
+        absl::FormatDuration(impl->config.lookup_timeout)));
+  }
+  if (!r->addrs.ok()) return r->addrs.status();
+  if (r->addrs->empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("host \"", absl::string_view(name.data(), name.size()),
+                     "\" has no address"));
+  }
+  return r->addrs->front();
+}
+
+void AuthCache::InvalidateShare(uint64_t share_id) {
+  for (Shard& shard : impl_->shards) {
+    absl::MutexLock lock(&shard.mu);
+    std::vector<Entry*> doomed;
+    for (const auto& [key, e] : shard.decisions) {
+      if (key.share_id == share_id) doomed.push_back(e.get());
+    }
+    for (Entry* e : doomed) shard.Drop(e);
+  }
+}
+
+std::size_t AuthCache::Reclaim(std::size_t target) {
+  const std::size_t keep = target / impl_->shards.size();
+  std::size_t dropped = 0;
+  for (Shard& shard : impl_->shards) {
+    absl::MutexLock lock(&shard.mu);
+    dropped += shard.DropOldest(keep);
+  }
+  return dropped;
+}
+
+void AuthCache::Flush() {
+  for (Shard& shard : impl_->shards) {
+    absl::MutexLock lock(&shard.mu);
+    while (shard.lru.next != &shard.lru) shard.Drop(shard.lru.next);
+  }
+}
+
+absl::Status AuthCache::ReloadResolver() {
+  absl::Status s = impl_->resolver->Reload();
+  if (!s.ok()) return s;
+  // Decisions were built from the old answers: they go too.
+  Flush();
+  return absl::OkStatus();
+}
+
+void AuthCache::WaitForBackgroundWork() {
+  impl_->refresh_pool.WaitIdle();
+  impl_->lookup_pool.WaitIdle();
+}
+
+AuthCacheCounters AuthCache::counters() const {
+  AuthCacheCounters c;
+  for (Shard& shard : impl_->shards) {
+    absl::MutexLock lock(&shard.mu);
+    c.entries += shard.count;
+    c.hits += shard.hits;
+    c.misses += shard.misses;
+    c.coalesced += shard.coalesced;
+    c.refreshes += shard.refreshes;
+    c.reclaims += shard.reclaims;
+  }
+  c.lookups = impl_->lookups.load(std::memory_order_relaxed);
+  c.lookup_failures = impl_->lookup_failures.load(std::memory_order_relaxed);
+  c.timeouts = impl_->timeouts.load(std::memory_order_relaxed);
+  return c;
+}
+
+}  // namespace authcache

@@ -1,0 +1,387 @@
+// The authorization cache: coalescing, stale-while-refresh, timeouts,
+// reclaim and generations, against a fake resolver and a fake clock.
+#include "authcache/auth_cache.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "fakes.h"
+#include "gtest/gtest.h"
+
+namespace authcache {
+namespace {
+
+using libshare::IpAddress;
+using libshare::SecFlavor;
+using libshare::ShareOptions;
+using testing::FakeClock;
+using testing::FakeResolver;
+using testing::Ip;
+using testing::Opts;
+
+constexpr uint64_t kShare = 7;
+
+class AuthCacheTest : public ::testing::Test {
+ protected:
+  AuthCacheTest() : resolver_(std::make_shared<FakeResolver>()) {
+    config_.positive_ttl = absl::Minutes(1);
+    config_.negative_ttl = absl::Minutes(1);
+    config_.failure_ttl = absl::Seconds(10);
+    config_.hard_limit = absl::Minutes(10);
+    config_.lookup_timeout = absl::Seconds(10);
+    config_.lookup_threads = 4;
+    config_.shards = 8;
+  }
+  ~AuthCacheTest() override {
+    resolver_->OpenGate();
+    cache_.reset();
+  }
+  AuthCache& Cache() {
+    if (!cache_)
+      cache_ = std::make_unique<AuthCache>(resolver_, config_, &clock_);
+    return *cache_;
+  }
+  Decision CheckSys(std::string_view addr, const ShareOptions& opts,
+                    uint64_t generation = 1, uint32_t uid = 1000) {
+    return Cache().Check(Ip(addr), kShare, generation, opts, SecFlavor::kSys,
+                         uid);
+  }
+
+  std::shared_ptr<FakeResolver> resolver_;
+  FakeClock clock_;
+  AuthCacheConfig config_;
+  std::unique_ptr<AuthCache> cache_;
+};
+
+TEST_F(AuthCacheTest, ConfirmedNameGetsAccess) {
+  resolver_->AddHost("10.0.0.5", "trusted.example.com");
+  Decision d = CheckSys("10.0.0.5", Opts("rw=trusted.example.com"));
+  EXPECT_EQ(d.access, Access::kRw) << d.reason;
+}
+
+TEST_F(AuthCacheTest, ForgedPtrGetsNothing) {
+  resolver_->AddHost("10.0.0.5", "trusted.example.com");
+  // The attacker's PTR claims the trusted name; forward says otherwise.
+  resolver_->AddPtr("10.9.9.9", "trusted.example.com");
+  Decision d = CheckSys("10.9.9.9", Opts("rw=trusted.example.com"));
+  EXPECT_EQ(d.access, Access::kNone) << d.reason;
+  EXPECT_EQ(resolver_->forward_calls("trusted.example.com"), 1);
+}
+
+TEST_F(AuthCacheTest, ForgedPtrIsNotANetgroupMember) {
+  resolver_->AddHost("10.0.0.5", "trusted");
+  resolver_->AddPtr("10.9.9.9", "trusted");
+  resolver_->AddToNetgroup("ng", "trusted");
+  Decision d = CheckSys("10.9.9.9", Opts("rw=ng"));
+  EXPECT_EQ(d.access, Access::kNone) << d.reason;
+  EXPECT_EQ(resolver_->netgroup_calls("trusted"), 0);
+}
+
+TEST_F(AuthCacheTest, PtrNamesAreComparedInLowerCase) {
+  resolver_->AddPtr("10.0.0.5", "Host1.Example.COM");
+  resolver_->AddForward("host1.example.com", "10.0.0.5");
+  Decision d = CheckSys("10.0.0.5", Opts("rw=host1.example.com"));
+  EXPECT_EQ(d.access, Access::kRw) << d.reason;
+}
+
+TEST_F(AuthCacheTest, HitMakesNoResolverCall) {
+  resolver_->AddHost("10.0.0.5", "h1");
+  ShareOptions opts = Opts("rw=h1");
+  CheckSys("10.0.0.5", opts);
+  const int calls = resolver_->total_calls();
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(CheckSys("10.0.0.5", opts).access, Access::kRw);
+  }
+  EXPECT_EQ(resolver_->total_calls(), calls);
+  EXPECT_EQ(Cache().counters().hits, 10u);
+}
+
+TEST_F(AuthCacheTest, AddressOnlyListsMakeNoResolverCall) {
+  CheckSys("10.0.0.5", Opts("rw=@10.0.0.0/8,root=10.0.0.5"), 1, 0);
+  EXPECT_EQ(resolver_->total_calls(), 0);
+  EXPECT_EQ(Cache().counters().lookups, 0u);
+}
+
+TEST_F(AuthCacheTest, CheckIntoReusedDecisionGivesSameAnswer) {
+  ShareOptions opts = Opts("rw=@10.0.0.0/8");
+  Decision d;
+  Cache().Check(Ip("10.1.1.1"), kShare, 1, opts, SecFlavor::kSys, 1000, &d);
+  Cache().Check(Ip("10.1.1.1"), kShare, 1, opts, SecFlavor::kSys, 1000, &d);
+  EXPECT_EQ(d.access, Access::kRw);
+  EXPECT_EQ(d.entry, "@10.0.0.0/8");
+}
+
+TEST_F(AuthCacheTest, RootDecisionIsKeptApartFromNonRoot) {
+  ShareOptions opts = Opts("rw,root=10.0.0.5");
+  EXPECT_FALSE(CheckSys("10.0.0.5", opts, 1, 1000).root);
+  EXPECT_TRUE(CheckSys("10.0.0.5", opts, 1, 0).root);
+  EXPECT_FALSE(CheckSys("10.0.0.5", opts, 1, 1000).root);
+}
+
+TEST_F(AuthCacheTest, NewGenerationIsNeverAnsweredFromOldDecision) {
+  EXPECT_EQ(CheckSys("10.0.0.5", Opts("rw"), 1).access, Access::kRw);
+  EXPECT_EQ(CheckSys("10.0.0.5", Opts("ro"), 2).access, Access::kRo);
+  EXPECT_EQ(CheckSys("10.0.0.5", Opts("rw=10.0.0.6"), 3).access, Access::kNone);
+}
+
+TEST_F(AuthCacheTest, InvalidateShareDropsItsDecisions) {
+  ShareOptions opts = Opts("rw");
+  CheckSys("10.0.0.5", opts);
+  CheckSys("10.0.0.6", opts);
+  ASSERT_EQ(Cache().counters().entries, 2u);
+  Cache().InvalidateShare(kShare);
+  EXPECT_EQ(Cache().counters().entries, 0u);
+  CheckSys("10.0.0.5", opts);
+  EXPECT_EQ(Cache().counters().misses, 3u);
+}
+
+TEST_F(AuthCacheTest, FlushDropsEverything) {
+  resolver_->AddHost("10.0.0.5", "h1");
+  CheckSys("10.0.0.5", Opts("rw=h1"));
+  ASSERT_GT(Cache().counters().entries, 0u);
+  Cache().Flush();
+  EXPECT_EQ(Cache().counters().entries, 0u);
+}
+
+TEST_F(AuthCacheTest, UnknownHostStormMakesOneCallPerLookupKind) {
+  resolver_->AddHost("10.0.0.5", "h1");
+  resolver_->AddToNetgroup("farm", "h1");
+  resolver_->CloseGate("10.0.0.5", absl::Seconds(5));
+  ShareOptions opts = Opts("rw=farm");
+  Cache();  // built before the threads share it
+  std::vector<std::thread> threads;
+  std::atomic<int> rw{0};
+  for (int i = 0; i < 512; ++i) {
+    threads.emplace_back([&] {
+      if (CheckSys("10.0.0.5", opts).access == Access::kRw) ++rw;
+    });
+  }
+  // Hold the one lookup until the callers have piled up behind it.
+  resolver_->WaitUntilGateEntered();
+  absl::SleepFor(absl::Milliseconds(50));
+  resolver_->OpenGate();
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(rw.load(), 512);
+  EXPECT_EQ(resolver_->names_calls("10.0.0.5"), 1);
+  EXPECT_EQ(resolver_->forward_calls("h1"), 1);
+  EXPECT_EQ(resolver_->netgroup_calls("h1"), 1);
+  EXPECT_GT(Cache().counters().coalesced, 0u);
+}
+
+TEST_F(AuthCacheTest, DistinctHostStormMakesOneCallPerHostAndKind) {
+  ShareOptions opts = Opts("rw=farm");
+  for (int i = 0; i < 512; ++i) {
+    std::string addr = absl::StrCat("10.1.", i / 256, ".", i % 256);
+    std::string name = absl::StrCat("node", i);
+    resolver_->AddHost(addr, name);
+    resolver_->AddToNetgroup("farm", name);
+  }
+  Cache();  // built before the threads share it
+  std::vector<std::thread> threads;
+  std::atomic<int> rw{0};
+  for (int i = 0; i < 512; ++i) {
+    threads.emplace_back([&, i] {
+      std::string addr = absl::StrCat("10.1.", i / 256, ".", i % 256);
+      if (CheckSys(addr, opts).access == Access::kRw) ++rw;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(rw.load(), 512);
+  for (int i = 0; i < 512; ++i) {
+    std::string addr = absl::StrCat("10.1.", i / 256, ".", i % 256);
+    std::string name = absl::StrCat("node", i);
+    ASSERT_EQ(resolver_->names_calls(addr), 1) << addr;
+    ASSERT_EQ(resolver_->forward_calls(name), 1) << name;
+    ASSERT_EQ(resolver_->netgroup_calls(name), 1) << name;
+  }
+  // The storm again: every answer is cached.
+  const int calls = resolver_->total_calls();
+  for (int i = 0; i < 512; ++i) {
+    CheckSys(absl::StrCat("10.1.", i / 256, ".", i % 256), opts);
+  }
+  EXPECT_EQ(resolver_->total_calls(), calls);
+}
+
+TEST_F(AuthCacheTest, StalledLookupDoesNotDelayCachedHostOrOtherMisses) {
+  config_.lookup_timeout = absl::Milliseconds(300);
+  resolver_->AddHost("10.0.0.1", "hosta");
+  resolver_->AddHost("10.0.0.2", "hostb");
+  resolver_->AddHost("10.0.0.3", "hostc");
+  ShareOptions opts = Opts("rw=hosta:hostb:hostc");
+  ASSERT_EQ(CheckSys("10.0.0.2", opts).access, Access::kRw);  // B cached
+
+  resolver_->CloseGate("10.0.0.1", absl::Seconds(2));
+  Decision a;
+  absl::Notification a_done;
+  std::thread ta([&] {
+    a = CheckSys("10.0.0.1", opts);
+    a_done.Notify();
+  });
+  resolver_->WaitUntilGateEntered();
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(CheckSys("10.0.0.2", opts).access, Access::kRw);
+  }
+  // A miss for another host is answered by another pool thread.
+  EXPECT_EQ(CheckSys("10.0.0.3", opts).access, Access::kRw);
+  EXPECT_TRUE(resolver_->GateHolding()) << "A's lookup should still stall";
+  EXPECT_FALSE(a_done.HasBeenNotified());
+
+  // A's caller gives up at the timeout, while the resolver still stalls.
+  a_done.WaitForNotification();
+  EXPECT_TRUE(resolver_->GateHolding());
+  ta.join();
+  EXPECT_EQ(a.access, Access::kNone);
+  EXPECT_TRUE(a.lookup_failed);
+  EXPECT_EQ(Cache().counters().timeouts, 1u);
+  resolver_->OpenGate();
+}
+
+TEST_F(AuthCacheTest, TimeoutIsCachedOnlyForFailureTtl) {
+  config_.lookup_timeout = absl::Milliseconds(100);
+  resolver_->AddHost("10.0.0.1", "hosta");
+  ShareOptions opts = Opts("rw=hosta");
+  resolver_->CloseGate("10.0.0.1", absl::Seconds(2));
+  EXPECT_TRUE(CheckSys("10.0.0.1", opts).lookup_failed);
+  // Within failure_ttl: the failure is answered from the cache.
+  EXPECT_TRUE(CheckSys("10.0.0.1", opts).lookup_failed);
+  EXPECT_EQ(resolver_->names_calls("10.0.0.1"), 1);
+  resolver_->OpenGate();
+  Cache().WaitForBackgroundWork();
+  resolver_->CloseGate("10.0.0.99", absl::Seconds(1));  // ungate 10.0.0.1
+  clock_.Advance(config_.failure_ttl + absl::Seconds(1));
+  Decision d = CheckSys("10.0.0.1", opts);
+  EXPECT_EQ(d.access, Access::kRw) << d.reason;
+  EXPECT_EQ(resolver_->names_calls("10.0.0.1"), 2);
+}
+
+TEST_F(AuthCacheTest, FailureIsNeverCachedAsPositive) {
+  resolver_->AddHost("10.0.0.1", "hosta");
+  resolver_->SetFailing(true);
+  ShareOptions opts = Opts("rw=hosta");
+  EXPECT_EQ(CheckSys("10.0.0.1", opts).access, Access::kNone);
+  EXPECT_EQ(Cache().counters().lookup_failures, 1u);
+  resolver_->SetFailing(false);
+  clock_.Advance(config_.failure_ttl + absl::Seconds(1));
+  EXPECT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
+}
+
+TEST_F(AuthCacheTest, StaleAnswerServedWhileOneRefreshRuns) {
+  resolver_->AddHost("10.0.0.1", "hosta");
+  ShareOptions opts = Opts("rw=hosta");
+  ASSERT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
+  // The name changes; the refresh will see it, but is held at the gate.
+  resolver_->ClearHosts();
+  resolver_->AddHost("10.0.0.1", "renamed");
+  resolver_->CloseGate("10.0.0.1", absl::Seconds(5));
+  clock_.Advance(config_.positive_ttl + absl::Seconds(1));
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
+  }
+  resolver_->OpenGate();
+  Cache().WaitForBackgroundWork();
+  EXPECT_EQ(resolver_->names_calls("10.0.0.1"), 2);
+  EXPECT_GE(Cache().counters().refreshes, 1u);
+  EXPECT_EQ(CheckSys("10.0.0.1", opts).access, Access::kNone);
+  EXPECT_EQ(resolver_->names_calls("10.0.0.1"), 2);
+}
+
+TEST_F(AuthCacheTest, FailedRefreshKeepsOldAnswerUntilHardLimit) {
+  resolver_->AddHost("10.0.0.1", "hosta");
+  ShareOptions opts = Opts("rw=hosta");
+  ASSERT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
+  resolver_->SetFailing(true);
+  clock_.Advance(config_.positive_ttl + absl::Seconds(1));
+  EXPECT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
+  Cache().WaitForBackgroundWork();
+  EXPECT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
+  clock_.Advance(config_.hard_limit / 2);
+  EXPECT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
+  Cache().WaitForBackgroundWork();
+  EXPECT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
+  clock_.Advance(config_.hard_limit);
+  Decision d = CheckSys("10.0.0.1", opts);
+  EXPECT_EQ(d.access, Access::kNone);
+  EXPECT_TRUE(d.lookup_failed);
+}
+
+TEST_F(AuthCacheTest, ReclaimKeepsEntriesWithinBudgetAndRecentSurvive) {
+  config_.max_entries = 1000;
+  config_.shards = 16;
+  ShareOptions opts = Opts("rw=@10.0.0.0/8");
+  auto addr = [](int i) {
+    return IpAddress::FromV4((10u << 24) | static_cast<uint32_t>(i));
+  };
+  for (int i = 0; i < 100000; ++i) {
+    Cache().Check(addr(i), kShare, 1, opts, SecFlavor::kSys, 1000);
+    if (i % 10000 == 0) {
+      ASSERT_LE(Cache().counters().entries, 1000u);
+    }
+  }
+  AuthCacheCounters before = Cache().counters();
+  EXPECT_LE(before.entries, 1000u);
+  EXPECT_GE(before.reclaims, 99000u);
+  for (int i = 100000 - 100; i < 100000; ++i) {
+    Cache().Check(addr(i), kShare, 1, opts, SecFlavor::kSys, 1000);
+  }
+  AuthCacheCounters after = Cache().counters();
+  EXPECT_EQ(after.misses, before.misses);
+  EXPECT_EQ(after.hits, before.hits + 100);
+}
+
+TEST_F(AuthCacheTest, ReclaimOfNameAnswersKeepsRecentHostsResolved) {
+  config_.max_entries = 1000;
+  config_.shards = 16;
+  ShareOptions opts = Opts("rw=.example.com");
+  auto addr = [](int i) {
+    return absl::StrCat("10.2.", i / 256, ".", i % 256);
+  };
+  for (int i = 0; i < 3000; ++i) {
+    resolver_->AddHost(addr(i), absl::StrCat("n", i, ".example.com"));
+  }
+  for (int i = 0; i < 3000; ++i) CheckSys(addr(i), opts);
+  EXPECT_LE(Cache().counters().entries, 1000u);
+  const int calls = resolver_->total_calls();
+  for (int i = 3000 - 50; i < 3000; ++i) {
+    EXPECT_EQ(CheckSys(addr(i), opts).access, Access::kRw);
+  }
+  EXPECT_EQ(resolver_->total_calls(), calls);
+}
+
+TEST_F(AuthCacheTest, ExplicitReclaimDropsToTarget) {
+  ShareOptions opts = Opts("rw");
+  for (int i = 0; i < 200; ++i) {
+    CheckSys(absl::StrCat("10.3.0.", i), opts);
+  }
+  std::size_t dropped = Cache().Reclaim(40);
+  EXPECT_LE(Cache().counters().entries, 40u);
+  EXPECT_EQ(dropped, 200u - Cache().counters().entries);
+}
+
+TEST_F(AuthCacheTest, AddressOfResolvesNamesAndLiterals) {
+  resolver_->AddHost("10.0.0.5", "h1");
+  absl::StatusOr<IpAddress> a = Cache().AddressOf("h1");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(*a, Ip("10.0.0.5"));
+  absl::StatusOr<IpAddress> lit = Cache().AddressOf("fe80::1");
+  ASSERT_TRUE(lit.ok());
+  EXPECT_EQ(*lit, Ip("fe80::1"));
+  absl::StatusOr<IpAddress> none = Cache().AddressOf("nosuchhost");
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(none.status().message().find("nosuchhost"), std::string::npos);
+}
+
+TEST_F(AuthCacheTest, ReloadResolverFlushesAnswers) {
+  resolver_->AddHost("10.0.0.5", "h1");
+  CheckSys("10.0.0.5", Opts("rw=h1"));
+  ASSERT_TRUE(Cache().ReloadResolver().ok());
+  EXPECT_EQ(Cache().counters().entries, 0u);
+}
+
+}  // namespace
+}  // namespace authcache

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# sharectl batch against a real sharemgrd: 15,000 operations in one call,
+# all or nothing with a bad line in the middle, line numbers of parse and
+# daemon errors, quoting, comments, continuation, standard input, and
+# progress only on a terminal.
+# Usage: integration_batch_test.sh SHARECTL SHAREMGRD
+SHARECTL=$1
+SHAREMGRD=$2
+. "$(dirname "$0")/integration_lib.sh"
+
+N=15000
+H=$T/home
+mkdir -p "$H"
+(cd "$H" && seq -f 'u%05g' 1 $N | xargs mkdir)
+start_daemon
+
+make_batch() {  # make_batch FILE: create + N add-shares, line i+1 = share i
+  {
+    echo "create homes"
+    awk -v h="$H" -v n=$N 'BEGIN { for (i = 1; i <= n; i++)
+      printf "add-share -d \047home of u%05d\047 -s %s/u%05d homes\n", i, h, i }'
+  } >"$1"
+}
+
+# --- a daemon-side error in the middle: nothing applied, line reported
+make_batch "$T/bad.batch"
+BAD=7501  # line 7501 adds u07500
+sed -i "${BAD}s|$H/u07500|$H/u07500/nonexistent|" "$T/bad.batch"
+run sc batch "$T/bad.batch"
+ok "bad line in the middle: exit 1" '[[ $RC == 1 ]]'
+ok "its line number and command are reported" \
+  '[[ $ERR == "$BAD: add-share: "*"$H/u07500/nonexistent"* ]]'
+ok "only that line is reported" '[[ $(grep -c "^[0-9]*: " "$T/err") == 1 ]]'
+run sc --json list
+ok "nothing applied: the group created on line 1 does not exist" \
+  '[[ $RC == 0 && $(jqv "[.groups[] | select(.name==\"homes\")] | length") == 0 ]]'
+
+# --- a parse error in the middle: nothing sent
+make_batch "$T/parse.batch"
+sed -i "9000s|^add-share|add-share -x|; 12000s|^add-share -d '|add-share -d \"|" "$T/parse.batch"
+run sc batch "$T/parse.batch"
+ok "parse errors: exit 1, every bad line reported with its number" \
+  '[[ $RC == 1 && $ERR == *"9000: add-share: unknown option \"-x\""* &&
+      $ERR == *"12000: add-share: unterminated double quote"* ]]'
+run sc --json stats
+ok "parse errors: nothing applied" '[[ $(jqv .shares) == 0 && $(jqv .groups) == 0 ]]'
+
+# --- the whole batch, off a terminal: applied, silent
+make_batch "$T/good.batch"
+start=$(date +%s%N)
+run sc batch "$T/good.batch"
+ms=$((($(date +%s%N) - start) / 1000000))
+echo "sharectl batch of $N add-shares (plus create), committed: $ms ms"
+ok "15,000 adds: exit 0" '[[ $RC == 0 ]]'
+ok "off a terminal nothing is printed" '[[ -z $OUT && -z $ERR ]]'
+run sc --json list
+ok "all 15,000 shares are there" \
+  '[[ $(jqv ".groups[] | select(.name==\"homes\") | .share_count") == $N ]]'
+run sc --json show homes
+ok "a description from the batch survives" \
+  '[[ $(jqv ".groups[0].shares[] | select(.path==\"$H/u00042\") | .description") == "home of u00042" ]]'
+
+# --- quoting, comments, continuation, standard input
+mkdir -p "$T/q1" "$T/q2" "$T/q3"
+DESC=$'it\'s a "quoted" \\ description #not-a-comment'
+cat >"$T/quote.batch" <<BATCH
+# a comment line
+
+create -o 'rw=@10.0.0.0/8' quoting   # trailing comment
+add-share -d "it's a \"quoted\" \\\\ description #not-a-comment" \\
+    -s $T/q1 quoting
+add-share -d 'it'\''s a "quoted" \\ description #not-a-comment' -s $T/q2 quoting
+add-share -d it\\'s\\ a\\ \\"quoted\\"\\ \\\\\\ description\\ \\#not-a-comment -s $T/q3 quoting
+BATCH
+run sc batch - <"$T/quote.batch"
+ok "quoted batch from standard input: exit 0" '[[ $RC == 0 ]]'
+run sc --json show quoting
+for q in q1 q2 q3; do
+  ok "$q: description with spaces, quotes and backslash survives" \
+    '[[ $(jqv ".groups[0].shares[] | select(.path==\"$T/$q\") | .description") == "$DESC" ]]'
+done
+ok "group options from a quoted word" '[[ $(jqv ".groups[0].options") == "rw=@10.0.0.0/8" ]]'
+
+# --- read-only commands are not allowed in a batch
+printf 'list\ncheck a b\n' >"$T/ro.batch"
+run sc batch "$T/ro.batch"
+ok "read-only commands in a batch are refused by line" \
+  '[[ $RC == 1 && $ERR == *"1: list: "* && $ERR == *"2: check: "* ]]'
+run sc batch "$T/nonexistent.batch"
+ok "missing batch file: exit 1 naming it" '[[ $RC == 1 && $ERR == *nonexistent.batch* ]]'
+
+# --- on a terminal: progress and summary (script(1) gives a pty)
+awk -v h="$H" 'BEGIN { for (i = 1; i <= 2500; i++)
+  printf "remove-share -s %s/u%05d homes\n", h, i }' >"$T/remove.batch"
+if command -v script >/dev/null; then
+  run script -qec "'$SHARECTL' --socket '$T/sock' batch '$T/remove.batch'" /dev/null
+  ok "on a terminal: progress lines and a summary" \
+    '[[ $RC == 0 && $OUT == *parsing* && $OUT == *sending* && $OUT == *committed* &&
+        $OUT == *"2500 operations applied in "*" ms"* ]]'
+else
+  run sc batch "$T/remove.batch"
+fi
+run sc --json list
+ok "the removes were applied" \
+  '[[ $(jqv ".groups[] | select(.name==\"homes\") | .share_count") == $((N - 2500)) ]]'
+
+# --- enable -a / disable -a inside a batch
+printf 'create late\ndisable -a\n' >"$T/all.batch"
+run sc batch "$T/all.batch"
+run sc --json list
+ok "disable -a in a batch covers groups created before it" \
+  '[[ $RC == 0 && $(jqv "[.groups[] | select(.enabled)] | length") == 0 ]]'
+
+report

@@ -4,10 +4,11 @@
 source "$(dirname "$0")/lib.sh"
 sm_setup
 start_daemon
-read -r a b c < <(make_dirs a b c | tr '\n' ' ')
+read -r a b c <<<"$(make_dirs a b c)"
 sc create g && sc add-share -s "$a" g || fail "setup refused"
 
-before_show=$(sc --json show -v)
+before_raw=$(sc --json show -v)
+before_show=$(show_state)
 before_list=$(sc list -v)
 before_tab=$(cat "$SM_SHARETAB")
 before_gen=$(sc --json stats | jq .generation)
@@ -26,10 +27,10 @@ assert_eq 1 "$rc" "exit code of the bad batch"
 assert_contains "$err" "5:" "error names the bad line"
 assert_contains "$err" "does-not-exist" "error names the bad path"
 
-assert_eq "$before_show" "$(sc --json show -v)" "show -v after the bad batch"
+assert_eq "$before_raw" "$(sc --json show -v)" "show -v after the bad batch"
 assert_eq "$before_list" "$(sc list -v)" "list -v after the bad batch"
 assert_eq "$before_tab" "$(cat "$SM_SHARETAB")" "sharetab file after the bad batch"
 assert_eq "$before_gen" "$(sc --json stats | jq .generation)" "generation"
 restart_daemon
-assert_eq "$before_show" "$(sc --json show -v)" "show -v after restart"
+assert_eq "$before_show" "$(show_state)" "show -v after restart"
 echo "ok"

@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 sm_setup
 start_daemon
-read -r p q < <(make_dirs p q | tr '\n' ' ')
+read -r p q <<<"$(make_dirs p q)"
 sc create g || fail "create refused"
 sc add-share -s "$p" g || fail "add-share $p refused"
 sc add-share -s "$q" g || fail "add-share $q refused"

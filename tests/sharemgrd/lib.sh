@@ -36,8 +36,14 @@ fail() {
   exit 1
 }
 
+# Long values are shown as a diff, so a failure stays readable.
 assert_eq() {  # EXPECTED ACTUAL [WHAT]
-  [[ $1 == "$2" ]] || fail "${3:-value}: expected '$1', got '$2'"
+  [[ $1 == "$2" ]] && return 0
+  if ((${#1} + ${#2} > 400)); then
+    fail "${3:-value} differs:
+$(diff <(tr ',' '\n' <<<"$1") <(tr ',' '\n' <<<"$2") | head -n 20)"
+  fi
+  fail "${3:-value}: expected '$1', got '$2'"
 }
 
 assert_contains() {  # HAYSTACK NEEDLE [WHAT]
@@ -189,16 +195,24 @@ sc() {
   "$SHARECTL" --socket "$SM_SOCKET" "$@"
 }
 
+# The daemon's shares and groups as sorted JSON, without the in-memory
+# generation counters (they restart at each daemon start by design).
+show_state() {
+  sc --json show -v | jq -S 'walk(if type == "object" then del(.generation) else . end)'
+}
+
 # mountprobe against this test's daemon (TCP, reserved port unless told).
 probe() {
   "$MOUNTPROBE" --server 127.0.0.1 --port "$MOUNT_PORT" "$@"
 }
 
-# Makes directories under SM_DIR/export and prints their paths.
+# Makes directories under SM_DIR/export and prints their paths on one line:
+#   read -r a b <<<"$(make_dirs a b)"
 make_dirs() {  # NAME...
-  local n
+  local n out=()
   for n in "$@"; do
     mkdir -p "$SM_DIR/export/$n"
-    echo "$SM_DIR/export/$n"
+    out+=("$SM_DIR/export/$n")
   done
+  echo "${out[*]}"
 }

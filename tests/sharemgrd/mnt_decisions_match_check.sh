@@ -14,7 +14,7 @@ cat >"$SM_DIR/netgroups" <<N
 farm (alpha.example.com,,) (beta.example.com,,)
 N
 start_daemon --hosts "$SM_DIR/hosts" --netgroups "$SM_DIR/netgroups"
-read -r s1 s2 s3 s4 s5 < <(make_dirs s1 s2 s3 s4 s5 | tr '\n' ' ')
+read -r s1 s2 s3 s4 s5 <<<"$(make_dirs s1 s2 s3 s4 s5)"
 cat >"$SM_DIR/batch" <<B
 create g
 add-share -o rw=farm -s $s1 g

@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 sm_setup
 command -v nfs-ls >/dev/null || fail "nfs-ls (libnfs-utils) is not installed"
 start_daemon
-read -r ok refused gone < <(make_dirs ok refused gone | tr '\n' ' ')
+read -r ok refused gone <<<"$(make_dirs ok refused gone)"
 cat >"$SM_DIR/batch" <<B
 create g
 add-share -o rw=@127.0.0.0/8 -s $ok g

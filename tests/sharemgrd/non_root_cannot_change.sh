@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || { echo "SKIP: needs root to run as nobody"; exit 0; }
 start_daemon
-read -r a b < <(make_dirs a b | tr '\n' ' ')
+read -r a b <<<"$(make_dirs a b)"
 sc create g && sc add-share -s "$a" g || fail "setup refused"
 chmod 0666 "$SM_SOCKET"
 before=$(sc --json show -v)

@@ -16,14 +16,14 @@ start_daemon
 } >"$SM_DIR/batch"
 sc batch "$SM_DIR/batch" || fail "batch refused"
 
-before_show=$(sc --json show -v)
+before_show=$(show_state)
 before_list=$(sc list -v)
 before_share=$(sc share)
 count=$(sc --json stats | jq .shares)
 assert_eq 300 "$count" "shares before restart"
 
 restart_daemon
-assert_eq "$before_show" "$(sc --json show -v)" "show -v after restart"
+assert_eq "$before_show" "$(show_state)" "show -v after restart"
 assert_eq "$before_list" "$(sc list -v)" "list -v after restart"
 assert_eq "$before_share" "$(sc share)" "sharetab view after restart"
 assert_eq 300 "$(sc --json stats | jq .shares)" "shares after restart"

@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 sm_setup
 ensure_rpcbind
 SM_RPCBIND=1 start_daemon
-read -r a b c d < <(make_dirs a b c d | tr '\n' ' ')
+read -r a b c d <<<"$(make_dirs a b c d)"
 
 cat >"$SM_DIR/batch" <<B
 create g1

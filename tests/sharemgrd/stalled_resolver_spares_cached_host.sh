@@ -9,7 +9,7 @@ $A hosta.example.com
 $B hostb.example.com
 H
 start_daemon --hosts "$SM_DIR/hosts" --debug-resolver-delay "$A=4000"
-read -r p < <(make_dirs p)
+read -r p <<<"$(make_dirs p)"
 sc create g && sc add-share -o rw=hostb.example.com -s "$p" g || fail "setup refused"
 
 # B's decision needs a name lookup; make it cached.

@@ -3,7 +3,7 @@
 source "$(dirname "$0")/lib.sh"
 sm_setup
 start_daemon
-read -r p < <(make_dirs p)
+read -r p <<<"$(make_dirs p)"
 sc create g && sc add-share -s "$p" g || fail "setup refused"
 
 got=$(probe --source 127.0.2.7 --unreserved mnt "$p" 2>&1) || true

@@ -1,0 +1,71 @@
+#include "config.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace sharemgrd {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ConfigTest, DefaultsMatchTheDesign) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine({});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->db_path, "/var/lib/sharemgr/shares.db");
+  EXPECT_EQ(c->socket_path, "/run/sharemgr/sharemgrd.sock");
+  EXPECT_EQ(c->sharetab_path, "/run/sharemgr/sharetab");
+  EXPECT_EQ(c->pid_file, "/run/sharemgr/sharemgrd.pid");
+  EXPECT_EQ(c->mount_port, 0);
+  EXPECT_EQ(c->listen, "0.0.0.0");
+  EXPECT_FALSE(c->foreground);
+  EXPECT_FALSE(c->insecure);
+}
+
+TEST(ConfigTest, ValuesAreTakenSeparateOrAfterEquals) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine(
+      {"--db", "/d", "--socket=/s", "--mount-port", "2049", "--foreground",
+       "--threads=3", "--debug-resolver-delay", "127.0.0.9=500"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->db_path, "/d");
+  EXPECT_EQ(c->socket_path, "/s");
+  EXPECT_EQ(c->mount_port, 2049);
+  EXPECT_TRUE(c->foreground);
+  EXPECT_EQ(c->threads, 3);
+  EXPECT_EQ(c->resolver_delays.at("127.0.0.9"), 500);
+}
+
+TEST(ConfigTest, BadValueNamesTheOption) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine({"--mount-port", "x"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("--mount-port"));
+  EXPECT_THAT(c.status().message(), HasSubstr("\"x\""));
+}
+
+TEST(ConfigTest, UnknownOptionIsNamed) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine({"--frobnicate"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("--frobnicate"));
+}
+
+TEST(ConfigTest, MissingValueIsAnError) {
+  EXPECT_FALSE(ParseCommandLine({"--db"}).ok());
+}
+
+TEST(ConfigTest, FlagWithValueIsAnError) {
+  EXPECT_FALSE(ParseCommandLine({"--insecure=yes"}).ok());
+}
+
+TEST(ConfigTest, HelpListsEveryOption) {
+  std::string help = UsageText();
+  for (const char* o :
+       {"--db", "--socket", "--sharetab", "--foreground", "--pid-file",
+        "--mount-port", "--listen", "--no-rpcbind", "--insecure",
+        "--admin-group", "--hosts", "--netgroups", "--auth-cache-max",
+        "--load-threads", "--threads", "--debug-resolver-delay", "--help",
+        "--version"}) {
+    EXPECT_THAT(help, HasSubstr(o));
+  }
+}
+
+}  // namespace
+}  // namespace sharemgrd

@@ -1,0 +1,166 @@
+#include "mount_service.h"
+
+#include <rpc/rpc.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "libshare/options.h"
+
+namespace sharemgrd {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+std::vector<std::string> GroupsOf(const char* options) {
+  absl::StatusOr<libshare::ShareOptions> o = libshare::ParseOptions(options);
+  EXPECT_TRUE(o.ok()) << options;
+  return o.ok() ? ExportGroups(*o) : std::vector<std::string>{};
+}
+
+TEST(ExportGroupsTest, NoAccessOptionMeansEveryone) {
+  EXPECT_THAT(GroupsOf(""), IsEmpty());
+  EXPECT_THAT(GroupsOf("nosub"), IsEmpty());
+}
+
+TEST(ExportGroupsTest, BareRwOrRoMeansEveryone) {
+  EXPECT_THAT(GroupsOf("rw"), IsEmpty());
+  EXPECT_THAT(GroupsOf("rw,ro=hostb"), IsEmpty());
+}
+
+TEST(ExportGroupsTest, ListEntriesInOptionOrderWithoutDenies) {
+  EXPECT_THAT(GroupsOf("rw=@10.0.0.0/8:-bad:hosta,ro=hostb:hosta"),
+              ElementsAre("@10.0.0.0/8", "hosta", "hostb"));
+}
+
+// Decodes an `exports` list (RFC 1813) back into (dir, groups) pairs.
+std::vector<std::pair<std::string, std::vector<std::string>>> DecodeExports(
+    const std::string& body) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  XDR x;
+  xdrmem_create(&x, const_cast<char*>(body.data()),
+                static_cast<u_int>(body.size()), XDR_DECODE);
+  bool_t more = FALSE;
+  while (xdr_bool(&x, &more) && more) {
+    char* dir = nullptr;
+    if (!xdr_string(&x, &dir, 1024)) break;
+    std::pair<std::string, std::vector<std::string>> e{dir, {}};
+    free(dir);
+    bool_t g = FALSE;
+    while (xdr_bool(&x, &g) && g) {
+      char* name = nullptr;
+      if (!xdr_string(&x, &name, 255)) break;
+      e.second.push_back(name);
+      free(name);
+    }
+    out.push_back(std::move(e));
+  }
+  EXPECT_EQ(xdr_getpos(&x), body.size());
+  xdr_destroy(&x);
+  return out;
+}
+
+TEST(ExportListEncoderTest, EncodesDirsAndGroupsAsRfc1813Lists) {
+  ExportListEncoder enc;
+  enc.Add("/export/a", {});
+  enc.Add("/export/bb", {"@10.0.0.0/8", "host1"});
+  std::string body = enc.Finish();
+  auto decoded = DecodeExports(body);
+  ASSERT_EQ(decoded.size(), 2u);
+  EXPECT_EQ(decoded[0].first, "/export/a");
+  EXPECT_THAT(decoded[0].second, IsEmpty());
+  EXPECT_EQ(decoded[1].first, "/export/bb");
+  EXPECT_THAT(decoded[1].second, ElementsAre("@10.0.0.0/8", "host1"));
+}
+
+TEST(ExportListEncoderTest, EmptyListIsOneFalse) {
+  ExportListEncoder enc;
+  EXPECT_EQ(enc.Finish(), std::string(4, '\0'));
+}
+
+class FileHandleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sharemgrd_fh_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    unlink((dir_ + "/file").c_str());
+    rmdir(dir_.c_str());
+  }
+  std::string dir_;
+};
+
+TEST_F(FileHandleTest, HandleIs32BytesAndStableForTheSameDirectory) {
+  FileHandleResult a = MakeFileHandle(dir_);
+  FileHandleResult b = MakeFileHandle(dir_ + "/");
+  ASSERT_EQ(a.status, kMnt3Ok);
+  EXPECT_EQ(a.handle.size(), kFhSize);
+  EXPECT_EQ(a.handle, b.handle);
+}
+
+TEST_F(FileHandleTest, MissingDirectoryIsNoent) {
+  EXPECT_EQ(MakeFileHandle(dir_ + "/missing").status, kMnt3ErrNoent);
+}
+
+TEST_F(FileHandleTest, FileIsNotdir) {
+  std::ofstream(dir_ + "/file") << "x";
+  EXPECT_EQ(MakeFileHandle(dir_ + "/file").status, kMnt3ErrNotdir);
+}
+
+TEST(MountTableTest, RepeatedAddWritesNothingMore) {
+  MountTable t;
+  EXPECT_TRUE(t.Add({"10.0.0.1", "/a"}));
+  EXPECT_FALSE(t.Add({"10.0.0.1", "/a"}));
+  auto [added, removed] = t.TakeChanges();
+  EXPECT_EQ(added.size(), 1u);
+  EXPECT_TRUE(removed.empty());
+  EXPECT_FALSE(t.Add({"10.0.0.1", "/a"}));
+  EXPECT_FALSE(t.has_changes());
+}
+
+TEST(MountTableTest, AddThenRemoveBeforeFlushIsOneRemoval) {
+  MountTable t;
+  t.Add({"10.0.0.1", "/a"});
+  t.Remove({"10.0.0.1", "/a"});
+  auto [added, removed] = t.TakeChanges();
+  EXPECT_TRUE(added.empty());
+  EXPECT_THAT(removed, ElementsAre(libshare::MountRecord{"10.0.0.1", "/a"}));
+  EXPECT_EQ(t.size(), 0u);
+}
+
+TEST(MountTableTest, RemoveClientDropsOnlyThatClient) {
+  MountTable t;
+  t.Load({{"10.0.0.1", "/a"}, {"10.0.0.1", "/b"}, {"10.0.0.2", "/a"}});
+  EXPECT_EQ(t.RemoveClient("10.0.0.1"), 2u);
+  EXPECT_THAT(t.All(), ElementsAre(libshare::MountRecord{"10.0.0.2", "/a"}));
+}
+
+TEST(MountTableTest, LoadedRecordsAreNotRewritten) {
+  MountTable t;
+  t.Load({{"10.0.0.1", "/a"}});
+  EXPECT_FALSE(t.has_changes());
+  EXPECT_FALSE(t.Add({"10.0.0.1", "/a"}));
+}
+
+TEST(MountTableTest, RestoredChangesDoNotOverrideNewerOnes) {
+  MountTable t;
+  t.Add({"10.0.0.1", "/a"});
+  auto [added, removed] = t.TakeChanges();
+  t.Remove({"10.0.0.1", "/a"});
+  t.Restore(added, removed);
+  auto [added2, removed2] = t.TakeChanges();
+  EXPECT_TRUE(added2.empty());
+  EXPECT_EQ(removed2.size(), 1u);
+}
+
+}  // namespace
+}  // namespace sharemgrd

@@ -1,0 +1,87 @@
+#include "record_reader.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace sharemgrd {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+std::string Mark(uint32_t len, bool last) {
+  uint32_t m = len | (last ? 0x80000000u : 0);
+  return std::string{static_cast<char>(m >> 24), static_cast<char>(m >> 16),
+                     static_cast<char>(m >> 8), static_cast<char>(m)};
+}
+
+TEST(RecordReaderTest, WholeRecordInOneFeed) {
+  RecordReader r(100);
+  std::vector<std::string> out;
+  std::string in = Mark(5, true) + "hello";
+  ASSERT_TRUE(r.Feed(in.data(), in.size(), &out));
+  EXPECT_THAT(out, ElementsAre("hello"));
+  EXPECT_FALSE(r.partial());
+}
+
+TEST(RecordReaderTest, RecordFedOneByteAtATime) {
+  RecordReader r(100);
+  std::vector<std::string> out;
+  std::string in = Mark(3, true) + "abc";
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    ASSERT_TRUE(r.Feed(&in[i], 1, &out));
+    if (i + 1 < in.size()) {
+      EXPECT_THAT(out, IsEmpty());
+      EXPECT_TRUE(r.partial());
+    }
+  }
+  EXPECT_THAT(out, ElementsAre("abc"));
+}
+
+TEST(RecordReaderTest, FragmentsAreJoinedUntilTheLastOne) {
+  RecordReader r(100);
+  std::vector<std::string> out;
+  std::string in = Mark(2, false) + "ab" + Mark(0, false) + Mark(3, true) + "cde";
+  ASSERT_TRUE(r.Feed(in.data(), in.size(), &out));
+  EXPECT_THAT(out, ElementsAre("abcde"));
+}
+
+TEST(RecordReaderTest, SeveralRecordsInOneFeed) {
+  RecordReader r(100);
+  std::vector<std::string> out;
+  std::string in = Mark(1, true) + "x" + Mark(2, true) + "yz" + Mark(4, true) + "pa";
+  ASSERT_TRUE(r.Feed(in.data(), in.size(), &out));
+  EXPECT_THAT(out, ElementsAre("x", "yz"));
+  EXPECT_TRUE(r.partial());
+}
+
+TEST(RecordReaderTest, RecordOverTheLimitBreaksTheStream) {
+  RecordReader r(10);
+  std::vector<std::string> out;
+  std::string in = Mark(11, true);
+  EXPECT_FALSE(r.Feed(in.data(), in.size(), &out));
+  std::string more = Mark(1, true) + "a";
+  EXPECT_FALSE(r.Feed(more.data(), more.size(), &out));
+  EXPECT_THAT(out, IsEmpty());
+}
+
+TEST(RecordReaderTest, FragmentsAddingUpOverTheLimitBreakTheStream) {
+  RecordReader r(10);
+  std::vector<std::string> out;
+  std::string in = Mark(6, false) + "aaaaaa" + Mark(6, true);
+  EXPECT_FALSE(r.Feed(in.data(), in.size(), &out));
+}
+
+TEST(RecordReaderTest, EmptyRecordIsARecord) {
+  RecordReader r(10);
+  std::vector<std::string> out;
+  std::string in = Mark(0, true);
+  ASSERT_TRUE(r.Feed(in.data(), in.size(), &out));
+  EXPECT_THAT(out, ElementsAre(""));
+}
+
+}  // namespace
+}  // namespace sharemgrd

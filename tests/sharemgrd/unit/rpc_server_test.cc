@@ -1,0 +1,286 @@
+#include "rpc_server.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "libshare/client.h"
+#include "mgmt_service.h"
+#include "xdr_writer.h"
+
+namespace sharemgrd {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint32_t kProg = 0x30000001;
+
+// Procedures: 0 NULL; 1 returns the AUTH_SYS uid; 2 waits for `release`;
+// 3 appends a result, then fails with GARBAGE_ARGS.
+class FakeProgram : public RpcProgram {
+ public:
+  uint32_t program() const override { return kProg; }
+  uint32_t low_version() const override { return 1; }
+  uint32_t high_version() const override { return 2; }
+  accept_stat Call(const CallContext& ctx, XDR*, std::string* out) override {
+    XdrWriter w(out);
+    switch (ctx.proc) {
+      case 0:
+        return SUCCESS;
+      case 1:
+        w.U32(ctx.auth_sys ? ctx.uid : 0xffffffffu);
+        return SUCCESS;
+      case 2:
+        release.WaitForNotification();
+        return SUCCESS;
+      case 3:
+        w.U32(42);
+        return GARBAGE_ARGS;
+      default:
+        return PROC_UNAVAIL;
+    }
+  }
+  absl::Notification release;
+};
+
+std::string Call(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+                 uint32_t rpcvers = 2, int uid = -1) {
+  std::string s;
+  XdrWriter w(&s);
+  w.U32(xid);
+  w.U32(0);  // CALL
+  w.U32(rpcvers);
+  w.U32(prog);
+  w.U32(vers);
+  w.U32(proc);
+  if (uid >= 0) {
+    std::string body;
+    XdrWriter b(&body);
+    b.U32(0);            // stamp
+    b.String("client");  // machine name
+    b.U32(static_cast<uint32_t>(uid));
+    b.U32(100);  // gid
+    b.U32(0);    // no groups
+    w.U32(1);    // AUTH_SYS
+    w.Opaque(body);
+  } else {
+    w.U32(0);
+    w.U32(0);
+  }
+  w.U32(0);  // verifier
+  w.U32(0);
+  return s;
+}
+
+std::vector<uint32_t> Words(const std::string& s) {
+  std::vector<uint32_t> out;
+  for (std::size_t i = 0; i + 4 <= s.size(); i += 4) {
+    const unsigned char* u = reinterpret_cast<const unsigned char*>(&s[i]);
+    out.push_back((uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) |
+                  (uint32_t{u[2]} << 8) | u[3]);
+  }
+  return out;
+}
+
+std::vector<uint32_t> Handle(FakeProgram& p, const std::string& rec,
+                             bool* sent = nullptr) {
+  std::string reply;
+  bool s = HandleCallRecord(p, rec.data(), rec.size(), CallContext{}, &reply);
+  if (sent) *sent = s;
+  return Words(reply);
+}
+
+TEST(HandleCallRecordTest, NullCallGetsAcceptedSuccess) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(7, kProg, 1, 0)),
+            (std::vector<uint32_t>{7, 1, 0, 0, 0, SUCCESS}));
+}
+
+TEST(HandleCallRecordTest, OtherProgramIsProgUnavail) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(7, 100005, 1, 0)),
+            (std::vector<uint32_t>{7, 1, 0, 0, 0, PROG_UNAVAIL}));
+}
+
+TEST(HandleCallRecordTest, VersionOutOfRangeIsProgMismatchWithTheRange) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(7, kProg, 3, 0)),
+            (std::vector<uint32_t>{7, 1, 0, 0, 0, PROG_MISMATCH, 1, 2}));
+}
+
+TEST(HandleCallRecordTest, RpcVersionOtherThanTwoIsDenied) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(7, kProg, 1, 0, /*rpcvers=*/3)),
+            (std::vector<uint32_t>{7, 1, MSG_DENIED, RPC_MISMATCH, 2, 2}));
+}
+
+TEST(HandleCallRecordTest, UnknownProcedureIsProcUnavail) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(7, kProg, 1, 99)),
+            (std::vector<uint32_t>{7, 1, 0, 0, 0, PROC_UNAVAIL}));
+}
+
+TEST(HandleCallRecordTest, AuthSysUidReachesTheProgram) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(7, kProg, 1, 1, 2, /*uid=*/1234)),
+            (std::vector<uint32_t>{7, 1, 0, 0, 0, SUCCESS, 1234}));
+}
+
+TEST(HandleCallRecordTest, FailedProcedureSendsOnlyItsStatus) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(7, kProg, 1, 3)),
+            (std::vector<uint32_t>{7, 1, 0, 0, 0, GARBAGE_ARGS}));
+}
+
+TEST(HandleCallRecordTest, ReplyOrTruncatedHeaderIsDropped) {
+  FakeProgram p;
+  std::string reply_msg;
+  XdrWriter(&reply_msg).U32(7);
+  XdrWriter(&reply_msg).U32(1);  // REPLY
+  bool sent = true;
+  Handle(p, reply_msg, &sent);
+  EXPECT_FALSE(sent);
+  std::string truncated = Call(7, kProg, 1, 0).substr(0, 10);
+  sent = true;
+  Handle(p, truncated, &sent);
+  EXPECT_FALSE(sent);
+}
+
+// A live server on a Unix socket in a temporary folder.
+class LiveServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sharemgrd_rpc_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    path_ = dir_ + "/sock";
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strcpy(a.sun_path, path_.c_str());
+    ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    ASSERT_EQ(listen(fd, 16), 0);
+    server_ = std::make_unique<RpcServer>(3);
+    server_->AddStreamListener(fd, Transport::kUnix, &program_,
+                               {/*max_record=*/1024, absl::Seconds(60)});
+    ASSERT_TRUE(server_->Start().ok());
+  }
+  void TearDown() override {
+    if (!program_.release.HasBeenNotified()) program_.release.Notify();
+    server_->Stop();
+    unlink(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  int Connect() {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strcpy(a.sun_path, path_.c_str());
+    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    return fd;
+  }
+  static void Send(int fd, const std::string& rec, bool whole = true) {
+    std::string m;
+    XdrWriter(&m).U32(0x80000000u | static_cast<uint32_t>(rec.size()));
+    m += whole ? rec : rec.substr(0, rec.size() / 2);
+    ASSERT_EQ(write(fd, m.data(), m.size()), static_cast<ssize_t>(m.size()));
+  }
+  // The reply's words, or empty on timeout or closed connection.
+  static std::vector<uint32_t> Receive(int fd, int timeout_ms = 5000) {
+    std::string buf;
+    char tmp[4096];
+    for (;;) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, timeout_ms) <= 0) return {};
+      ssize_t n = read(fd, tmp, sizeof tmp);
+      if (n <= 0) return {};
+      buf.append(tmp, static_cast<std::size_t>(n));
+      if (buf.size() >= 4) {
+        uint32_t len = Words(buf.substr(0, 4))[0] & 0x7fffffffu;
+        if (buf.size() >= 4 + len) return Words(buf.substr(4, len));
+      }
+    }
+  }
+
+  std::string dir_, path_;
+  FakeProgram program_;
+  std::unique_ptr<RpcServer> server_;
+};
+
+TEST_F(LiveServerTest, ServesACall) {
+  int fd = Connect();
+  Send(fd, Call(1, kProg, 1, 0));
+  EXPECT_EQ(Receive(fd), (std::vector<uint32_t>{1, 1, 0, 0, 0, SUCCESS}));
+  close(fd);
+}
+
+TEST_F(LiveServerTest, HalfARecordDoesNotBlockOtherClients) {
+  int slow = Connect();
+  Send(slow, Call(1, kProg, 1, 0), /*whole=*/false);
+  int fast = Connect();
+  Send(fast, Call(2, kProg, 1, 0));
+  EXPECT_EQ(Receive(fast), (std::vector<uint32_t>{2, 1, 0, 0, 0, SUCCESS}));
+  close(slow);
+  close(fast);
+}
+
+TEST_F(LiveServerTest, StalledCallDoesNotBlockOtherClients) {
+  int stalled = Connect();
+  Send(stalled, Call(1, kProg, 1, 2));
+  int other = Connect();
+  Send(other, Call(2, kProg, 1, 0));
+  EXPECT_EQ(Receive(other), (std::vector<uint32_t>{2, 1, 0, 0, 0, SUCCESS}));
+  program_.release.Notify();
+  EXPECT_EQ(Receive(stalled), (std::vector<uint32_t>{1, 1, 0, 0, 0, SUCCESS}));
+  close(stalled);
+  close(other);
+}
+
+TEST_F(LiveServerTest, OversizedRecordClosesOnlyThatConnection) {
+  int bad = Connect();
+  Send(bad, std::string(2000, 'x'));
+  EXPECT_TRUE(Receive(bad).empty());
+  int good = Connect();
+  Send(good, Call(3, kProg, 1, 0));
+  EXPECT_EQ(Receive(good), (std::vector<uint32_t>{3, 1, 0, 0, 0, SUCCESS}));
+  close(bad);
+  close(good);
+}
+
+TEST_F(LiveServerTest, PeerCredentialsReachTheProgram) {
+  // Procedure 1 reports the AUTH_SYS uid; SO_PEERCRED is checked by
+  // MgmtService, so here only that the call is served with a Unix peer.
+  int fd = Connect();
+  Send(fd, Call(4, kProg, 2, 1, 2, /*uid=*/0));
+  EXPECT_EQ(Receive(fd), (std::vector<uint32_t>{4, 1, 0, 0, 0, SUCCESS, 0}));
+  close(fd);
+}
+
+TEST(ClientTest, ConnectToMissingSocketIsUnavailableAndNamesThePath) {
+  auto c = libshare::Client::Connect("/nonexistent/sharemgrd.sock");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(c.status().message()),
+              HasSubstr("/nonexistent/sharemgrd.sock"));
+}
+
+TEST(MayChangeTest, RootMayChange) { EXPECT_TRUE(MayChange(0, 0, {})); }
+
+TEST(MayChangeTest, OtherUserWithoutAdminGroupMayNot) {
+  EXPECT_FALSE(MayChange(65534, 65534, {}));
+}
+
+TEST(MayChangeTest, PrimaryGroupMatchingAdminGroupMay) {
+  EXPECT_TRUE(MayChange(65534, 4242, gid_t{4242}));
+}
+
+}  // namespace
+}  // namespace sharemgrd

@@ -44,7 +44,8 @@ TEST(RecordReaderTest, RecordFedOneByteAtATime) {
 TEST(RecordReaderTest, FragmentsAreJoinedUntilTheLastOne) {
   RecordReader r(100);
   std::vector<std::string> out;
-  std::string in = Mark(2, false) + "ab" + Mark(0, false) + Mark(3, true) + "cde";
+  std::string in =
+      Mark(2, false) + "ab" + Mark(0, false) + Mark(3, true) + "cde";
   ASSERT_TRUE(r.Feed(in.data(), in.size(), &out));
   EXPECT_THAT(out, ElementsAre("abcde"));
 }
@@ -52,7 +53,8 @@ TEST(RecordReaderTest, FragmentsAreJoinedUntilTheLastOne) {
 TEST(RecordReaderTest, SeveralRecordsInOneFeed) {
   RecordReader r(100);
   std::vector<std::string> out;
-  std::string in = Mark(1, true) + "x" + Mark(2, true) + "yz" + Mark(4, true) + "pa";
+  std::string in =
+      Mark(1, true) + "x" + Mark(2, true) + "yz" + Mark(4, true) + "pa";
   ASSERT_TRUE(r.Feed(in.data(), in.size(), &out));
   EXPECT_THAT(out, ElementsAre("x", "yz"));
   EXPECT_TRUE(r.partial());

@@ -6,7 +6,8 @@ namespace sharemgrd {
 namespace {
 
 TEST(LatencyHistogramTest, BucketUpperBoundsContainTheirValues) {
-  for (uint64_t v : {0ull, 1ull, 7ull, 8ull, 9ull, 100ull, 1000ull, 123456ull}) {
+  for (uint64_t v :
+       {0ull, 1ull, 7ull, 8ull, 9ull, 100ull, 1000ull, 123456ull}) {
     int b = LatencyHistogram::BucketOf(v);
     EXPECT_GT(LatencyHistogram::BucketUpper(b), static_cast<double>(v)) << v;
     EXPECT_LE(LatencyHistogram::BucketUpper(b), v * 1.125 + 1) << v;

@@ -155,11 +155,11 @@ absl::Status ParsePrefix(std::string_view tail, int max,
     return absl::OkStatus();
   }
   std::string_view digits = tail.substr(1);  // tail[0] == '/'
-  bool ok = !digits.empty() && digits.size() <= 3;
+  bool ok = !digits.empty() && digits.size() <= 3 &&
+            std::all_of(digits.begin(), digits.end(), IsDigit);
   int v = 0;
-  for (char c : digits) {
-    if (!IsDigit(c)) ok = false;
-    v = v * 10 + (c - '0');
+  if (ok) {
+    for (char c : digits) v = v * 10 + (c - '0');
   }
   if (!ok) {
     return OptionError(option,
@@ -273,7 +273,16 @@ absl::Status ParseEntryBody(std::string_view body, AccessEntry* e,
     default:
       break;
   }
-  if (IsDigit(body[0]) && ParseV4Parts(body, &e->address) == 4) {
+  // Digits and dots only: an IPv4 address or a mistake, never a name (a
+  // typo such as "10.1.2" would otherwise be a host name that never
+  // matches).
+  if (std::all_of(body.begin(), body.end(),
+                  [](char c) { return IsDigit(c) || c == '.'; })) {
+    if (ParseV4Parts(body, &e->address) != 4) {
+      return OptionError(option,
+                         absl::StrCat("bad IPv4 address ", Quote(body),
+                                      " (a network is written @NET[/LEN])"));
+    }
     e->kind = AccessEntry::Kind::kAddress;
     return absl::OkStatus();
   }
@@ -291,8 +300,10 @@ absl::Status ParseEntryBody(std::string_view body, AccessEntry* e,
 // the longest run of address characters that parses as IPv6 and is
 // followed by the end, a ':' separator or "/LEN".
 std::size_t UnbracketedV6End(std::string_view net) {
+  // No IPv6 text is longer than INET6_ADDRSTRLEN, so looking further
+  // would only make a long list quadratic.
   std::size_t run = 0;
-  while (run < net.size() &&
+  while (run < net.size() && run < INET6_ADDRSTRLEN &&
          (IsHex(net[run]) || net[run] == ':' || net[run] == '.')) {
     ++run;
   }

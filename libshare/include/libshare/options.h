@@ -68,7 +68,11 @@ struct AccessEntry {
   std::string name;        // kDomainSuffix, kNetworkName, kName (as written)
   IpAddress address;       // kNetwork, kAddress
   int prefix_len = -1;     // kNetwork/kNetworkName: bits as written
-                           // (IPv4 0-32, IPv6 0-128); -1 if none given
+                           // (IPv4 0-32, IPv6 0-128); -1 if none given.
+                           // IPv4 lengths count on the IPv4 address: pass
+                           // 96 + prefix_len to IpAddress::InNetwork. The
+                           // share_nfs shorthand "@10.1" is stored as
+                           // "@10.1.0.0/16".
   std::string Canonical() const;
   bool operator==(const AccessEntry& o) const;
 };
@@ -121,7 +125,10 @@ struct ShareOptions {
   std::vector<uint32_t> RpcFlavors() const;
   // True if any list in any scope needs client names.
   bool NeedsNames() const;
-  // Fixed-order text that ParseOptions() maps to an equal value.
+  // Fixed-order text that ParseOptions() maps to an equal value. The
+  // defaults (ParseOptions("")) give "" (bare "rw" is a different value:
+  // it sets rw_all). IPv6 list entries are written bracketed:
+  // "@[fe80::]/10", "[fe80::1]".
   std::string Canonical() const;
   bool operator==(const ShareOptions& o) const;
 };
@@ -130,6 +137,13 @@ struct ShareOptions {
 // every client). Errors name the option and what is wrong:
 //   option "rw=": empty access list
 //   option "foo": unknown option
+// Limits: the whole text 64 KiB, index=/log= values 1024 bytes, one list
+// entry 255 characters; anon= and root_mapping= take -1 or 0-4294967294.
+// In a list, an IPv6 address must be bracketed ("[fe80::1]", since ':'
+// separates entries); an IPv6 network may be ("@fe80::/10" or
+// "@[fe80::]/10"). Options before the first "sec=" that hold no access
+// option do not open a sec=sys scope: "nosuid,sec=krb5,rw" offers krb5
+// only. A "sec=" naming a flavor an earlier scope has is an error.
 [[nodiscard]] absl::StatusOr<ShareOptions> ParseOptions(std::string_view text);
 
 }  // namespace libshare

@@ -37,6 +37,13 @@ using libshare::Operation;
 
 constexpr char kDefaultImportGroup[] = "imported";
 
+// A problem found before anything is sent: where, the command, why.
+struct Problem {
+  std::string origin;   // "12" or "/etc/exports:7"
+  std::string command;  // "add-share"; "" when the origin says enough
+  std::string message;
+};
+
 // One run of one command: its streams, socket and output mode.
 class Runner {
  public:
@@ -81,6 +88,37 @@ class Runner {
     }
     client_ = *std::move(c);
     return client_.get();
+  }
+
+  // One line per problem on stderr, and with --json the same as the
+  // document Apply() prints for a refused batch.
+  void ReportProblems(const std::vector<Problem>& problems) {
+    for (const auto& p : problems) {
+      err() << p.origin << ": " << (p.command.empty() ? "" : p.command)
+            << (p.command.empty() ? "" : ": ") << p.message << "\n";
+    }
+    if (!json_) return;
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("ok");
+    w.Bool(false);
+    w.Key("applied");
+    w.Uint(0);
+    w.Key("errors");
+    w.BeginArray();
+    for (const auto& p : problems) {
+      w.BeginObject();
+      w.Key("origin");
+      w.String(p.origin);
+      w.Key("command");
+      w.String(p.command);
+      w.Key("message");
+      w.String(p.message);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    out() << w.str() << "\n";
   }
 
   int RunChange(const CommandSpec& spec, const std::vector<std::string>& words);
@@ -335,18 +373,17 @@ int Runner::RunBatch(const ParsedArgs& a) {
   Batch batch;
   std::vector<std::string> origins;
   std::vector<std::pair<size_t, ChangeCommand>> all_commands;  // enable -a
-  int bad = 0;
+  std::vector<Problem> bad;
   for (SplitLine& l : lines) {
     const std::string what = l.words.empty() ? "batch" : l.words[0];
     if (!l.error.empty()) {
-      err() << l.line << ": " << what << ": " << l.error << "\n";
-      ++bad;
+      bad.push_back({std::to_string(l.line), what, l.error});
       continue;
     }
     absl::StatusOr<ChangeCommand> cmd = ParseChangeCommand(l.words);
     if (!cmd.ok()) {
-      err() << l.line << ": " << what << ": " << cmd.status().message() << "\n";
-      ++bad;
+      bad.push_back(
+          {std::to_string(l.line), what, std::string(cmd.status().message())});
       continue;
     }
     if (cmd->all) {
@@ -361,9 +398,8 @@ int Runner::RunBatch(const ParsedArgs& a) {
       origins.push_back(std::to_string(l.line));
     }
   }
-  if (bad) {
-    err() << "sharectl: batch: " << bad << " bad line" << (bad == 1 ? "" : "s")
-          << ", nothing applied\n";
+  if (!bad.empty()) {
+    ReportProblems(bad);
     return kExitRefused;
   }
   if (batch.ops.empty()) return kExitOk;
@@ -466,22 +502,22 @@ int Runner::RunImport(const ParsedArgs& a) {
       exports ? ImportExports(files, group) : ImportDfstab(files, group);
 
   const bool skip = a.Has("--skip-unsupported");
-  int stopping = 0;
+  std::vector<Problem> stopping;
   for (const auto& p : plan.problems) {
-    err() << p.where << ": " << p.message
-          << (p.unsupported && skip ? " (skipped)" : "") << "\n";
-    if (!p.unsupported || !skip) ++stopping;
+    if (!p.unsupported || !skip) {
+      stopping.push_back({p.where, "", p.message});
+    } else {
+      err() << p.where << ": " << p.message << " (skipped)\n";
+    }
   }
-  if (stopping) {
+  if (!stopping.empty()) {
+    ReportProblems(stopping);
     bool any_unsupported = false;
     for (const auto& p : plan.problems) any_unsupported |= p.unsupported;
-    err() << "sharectl: import: " << stopping << " problem"
-          << (stopping == 1 ? "" : "s") << ", nothing applied"
-          << (any_unsupported && !skip
-                  ? " (--skip-unsupported drops options that have no "
-                    "share_nfs equivalent)"
-                  : "")
-          << "\n";
+    if (any_unsupported && !skip) {
+      err() << "sharectl: import: nothing applied; --skip-unsupported drops "
+               "options that have no share_nfs equivalent\n";
+    }
     return kExitRefused;
   }
   if (plan.ops.empty()) {

@@ -139,6 +139,14 @@ run sc --json show
 ok "delete -f removed the group and its shares" \
   '[[ $(jqv "[.groups[].name] | join(\",\")") == g2 ]]'
 
+# --- --json on changes
+run sc --json create jsong
+ok "create --json: ok, applied 1" '[[ $RC == 0 && $(jqv .ok) == true && $(jqv .applied) == 1 ]]'
+run sc --json create jsong
+ok "refused create --json: ok false, the error names the group" \
+  '[[ $RC == 1 && $(jqv .ok) == false && $(jqv ".errors[0].command") == create && $(jqv ".errors[0].message") == *jsong* ]]'
+run sc delete jsong
+
 # --- stats, cache flush
 run sc --json stats
 ok "stats --json has every documented field" \

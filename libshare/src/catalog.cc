@@ -51,7 +51,9 @@ bool HasTabOrNewline(std::string_view s) {
 }
 
 // The table as an ordered batch would leave it, without copying the table:
-// entries here shadow the table's.
+// entries here shadow the table's. Keys and names are views into the batch's
+// operations or the table's shares, both unchanged while the overlay lives,
+// so recording an operation copies no string.
 class Overlay {
  public:
   struct Group {
@@ -61,11 +63,13 @@ class Overlay {
   };
   struct ShareState {
     bool exists = false;
-    std::string group;
+    std::string_view group;
     uint64_t dev = 0;
   };
 
-  explicit Overlay(const ShareTable& table) : table_(table) {}
+  Overlay(const ShareTable& table, std::size_t ops) : table_(table) {
+    shares_.reserve(ops);
+  }
 
   // The group's state, or nullptr if it does not exist.
   Group* FindGroup(std::string_view name) {
@@ -87,17 +91,20 @@ class Overlay {
 
   // Removes the group and every share in it.
   void DeleteGroup(std::string_view name) {
-    std::vector<std::string> victims;
+    std::vector<std::string_view> victims;
     if (const ShareGroup* g = table_.FindGroup(name)) {
       for (const Share& s : g->shares) {
-        auto it = shares_.find(s.path);
-        if (it == shares_.end()) victims.push_back(s.path);
+        if (shares_.find(ToAbsl(s.path)) == shares_.end()) {
+          victims.push_back(s.path);
+        }
       }
     }
     for (const auto& [path, st] : shares_) {
-      if (st.exists && st.group == name) victims.push_back(path);
+      if (st.exists && st.group == name) {
+        victims.push_back(std::string_view(path.data(), path.size()));
+      }
     }
-    for (const std::string& p : victims) RemoveShare(p);
+    for (std::string_view p : victims) RemoveShare(p);
     groups_[ToAbsl(name)] = Group{false, true, 0};
   }
 
@@ -113,7 +120,7 @@ class Overlay {
   }
 
   void AddShare(std::string_view path, std::string_view group, uint64_t dev) {
-    shares_[ToAbsl(path)] = ShareState{true, std::string(group), dev};
+    shares_[ToAbsl(path)] = ShareState{true, group, dev};
     FindGroup(group)->count++;
     CountAncestors(path, dev, +1);
   }
@@ -123,14 +130,14 @@ class Overlay {
     if (!s) return;
     if (Group* g = FindGroup(s->group)) g->count--;
     CountAncestors(path, s->dev, -1);
-    shares_[ToAbsl(path)] = ShareState{false, "", 0};
+    shares_[ToAbsl(path)] = ShareState{false, {}, 0};
   }
 
   void MoveShare(std::string_view path, std::string_view group) {
     std::optional<ShareState> s = FindShare(path);
     if (Group* g = FindGroup(s->group)) g->count--;
     FindGroup(group)->count++;
-    s->group = std::string(group);
+    s->group = group;
     shares_[ToAbsl(path)] = *s;
   }
 
@@ -159,20 +166,21 @@ class Overlay {
  private:
   // O(N): only to name the culprit of a refused operation.
   std::string AnyShareBelow(std::string_view path, uint64_t dev) const {
-    std::string best;
-    auto consider = [&](const std::string& p) {
+    std::string_view best;
+    auto consider = [&](std::string_view p) {
       if (best.empty() || p < best) best = p;
     };
     for (const auto& [p, st] : shares_) {
-      if (st.exists && st.dev == dev && IsBelow(p, path)) consider(p);
+      std::string_view v(p.data(), p.size());
+      if (st.exists && st.dev == dev && IsBelow(v, path)) consider(v);
     }
     table_.ForEachShare([&](const Share& s) {
       if (s.dev == dev && IsBelow(s.path, path) &&
-          shares_.find(s.path) == shares_.end()) {
+          shares_.find(ToAbsl(s.path)) == shares_.end()) {
         consider(s.path);
       }
     });
-    return best;
+    return std::string(best);
   }
 
   void CountAncestors(std::string_view path, uint64_t dev, int delta) {
@@ -182,9 +190,9 @@ class Overlay {
   }
 
   const ShareTable& table_;
-  absl::flat_hash_map<std::string, Group> groups_;
-  absl::flat_hash_map<std::string, ShareState> shares_;
-  absl::flat_hash_map<std::string, absl::flat_hash_map<uint64_t, int64_t>>
+  absl::flat_hash_map<absl::string_view, Group> groups_;
+  absl::flat_hash_map<absl::string_view, ShareState> shares_;
+  absl::flat_hash_map<absl::string_view, absl::flat_hash_map<uint64_t, int64_t>>
       below_;
 };
 
@@ -400,7 +408,7 @@ class CatalogImpl : public Catalog {
 
 void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
                            std::vector<OperationError>* errors) {
-  Overlay ov(table_);
+  Overlay ov(table_, batch.ops.size());
   OptionsCache cache;
   uint64_t id = next_id_;
   steps->resize(batch.ops.size());
@@ -482,8 +490,8 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
           break;
         }
         if (std::optional<Overlay::ShareState> s = ov.FindShare(op.path)) {
-          refuse(
-              absl::StrCat(op.path, ": already shared (group ", s->group, ")"));
+          refuse(absl::StrCat(op.path, ": already shared (group ",
+                              ToAbsl(s->group), ")"));
           break;
         }
         if (HasTabOrNewline(op.description)) {
@@ -532,7 +540,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
           break;
         }
         if (!op.group.empty() && op.group != s->group) {
-          refuse(absl::StrCat(op.path, ": share is in group ", s->group,
+          refuse(absl::StrCat(op.path, ": share is in group ", ToAbsl(s->group),
                               ", not ", op.group));
           break;
         }
@@ -565,8 +573,8 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
             break;
           }
           if (s->group != op.group) {
-            refuse(absl::StrCat(op.path, ": share is in group ", s->group,
-                                ", not ", op.group));
+            refuse(absl::StrCat(op.path, ": share is in group ",
+                                ToAbsl(s->group), ", not ", op.group));
             break;
           }
         }

@@ -1,5 +1,6 @@
 #include "libshare/loader.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,22 +36,39 @@ using libshare::IpAddress;
 using libshare::SecFlavor;
 using libshare::ShareOptions;
 
+// Fixed size and flat, so that a hit hashes and compares a few words and
+// allocates nothing.
 struct DecisionKey {
-  IpAddress address;
+  uint64_t addr_hi = 0;  // IpAddress bytes 0-7
+  uint64_t addr_lo = 0;  // IpAddress bytes 8-15
   uint64_t share_id = 0;
   uint64_t generation = 0;
   SecFlavor flavor = SecFlavor::kSys;
   bool root_uid = false;  // AUTH_SYS uid 0: only then does root= matter
 
+  DecisionKey() = default;
+  DecisionKey(const IpAddress& a, uint64_t id, uint64_t gen, SecFlavor f,
+              bool root)
+      : share_id(id), generation(gen), flavor(f), root_uid(root) {
+    std::memcpy(&addr_hi, a.bytes.data(), 8);
+    std::memcpy(&addr_lo, a.bytes.data() + 8, 8);
+  }
+  IpAddress address() const {
+    IpAddress a;
+    std::memcpy(a.bytes.data(), &addr_hi, 8);
+    std::memcpy(a.bytes.data() + 8, &addr_lo, 8);
+    return a;
+  }
   friend bool operator==(const DecisionKey& a, const DecisionKey& b) {
-    return a.address == b.address && a.share_id == b.share_id &&
-           a.generation == b.generation && a.flavor == b.flavor &&
-           a.root_uid == b.root_uid;
+    return a.addr_lo == b.addr_lo && a.addr_hi == b.addr_hi &&
+           a.share_id == b.share_id && a.generation == b.generation &&
+           a.flavor == b.flavor && a.root_uid == b.root_uid;
   }
   template <typename H>
   friend H AbslHashValue(H h, const DecisionKey& k) {
-    return H::combine(std::move(h), k.address.bytes, k.share_id, k.generation,
-                      static_cast<uint8_t>(k.flavor), k.root_uid);
+    return H::combine(std::move(h), k.addr_hi, k.addr_lo, k.share_id,
+                      k.generation,
+                      static_cast<uint64_t>(k.flavor) << 1 | k.root_uid);
   }
 };
 
@@ -419,7 +437,6 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
       e = it->second;
       shard.Touch(e.get());
       if (e->has_value && now < e->expires) {
-        ++shard.hits;
         *expires = e->expires;
         *hard = e->hard_deadline;
         return e->answer;
@@ -427,7 +444,6 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
       const bool stale_ok =
           e->has_value && e->answer.status.ok() && now < e->hard_deadline;
       if (stale_ok && !want_fresh) {
-        ++shard.hits;
         if (e->inflight == nullptr) {
           ++shard.refreshes;
           StartFlight(shard, e, client_names);
@@ -443,9 +459,7 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
         if (stale_ok) ++shard.refreshes;
         flight = StartFlight(shard, e, client_names);
       }
-      ++shard.misses;
     } else {
-      ++shard.misses;
       e = std::make_shared<Entry>();
       e->nkey = key;
       shard.names.emplace(key, e);
@@ -556,7 +570,7 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
     *out = flight->decision;
     return;
   }
-  CachedIdentity identity(*this, key.address, /*want_fresh=*/false);
+  CachedIdentity identity(*this, key.address(), /*want_fresh=*/false);
   Decision d = Evaluate(opts, identity, key.flavor, uid);
   {
     absl::MutexLock lock(&shard.mu);
@@ -583,7 +597,7 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
 void AuthCache::Impl::RefreshDecision(std::shared_ptr<Entry> e,
                                       std::shared_ptr<const ShareOptions> opts,
                                       uint32_t uid) {
-  CachedIdentity identity(*this, e->dkey.address, /*want_fresh=*/true);
+  CachedIdentity identity(*this, e->dkey.address(), /*want_fresh=*/true);
   Decision d = Evaluate(*opts, identity, e->dkey.flavor, uid);
   Shard& shard = ShardFor(e->dkey);
   absl::MutexLock lock(&shard.mu);
@@ -624,12 +638,8 @@ Decision AuthCache::Check(const IpAddress& client, uint64_t share_id,
 void AuthCache::Check(const IpAddress& client, uint64_t share_id,
                       uint64_t share_generation, const ShareOptions& opts,
                       SecFlavor flavor, uint32_t uid, Decision* out) {
-  DecisionKey key;
-  key.address = client;
-  key.share_id = share_id;
-  key.generation = share_generation;
-  key.flavor = flavor;
-  key.root_uid = flavor == SecFlavor::kSys && uid == 0;
+  const DecisionKey key(client, share_id, share_generation, flavor,
+                        flavor == SecFlavor::kSys && uid == 0);
   impl_->CheckInto(key, opts, uid, out);
 }
 

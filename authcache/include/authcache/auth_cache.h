@@ -5,9 +5,15 @@
 // is sharded; each shard has its own lock, held only for map and LRU list
 // updates, never across a name-service call.
 //
+// Usage:
+//   AuthCache cache(std::shared_ptr<Resolver>(MakeSystemResolver()), {});
+//   Decision d = cache.Check(addr, share.id, share.generation, share.opts,
+//                            libshare::SecFlavor::kSys, uid);
+//
 // Two layers:
 //  - decisions, keyed by (client address, share id, share generation,
-//    flavor, uid == 0);
+//    flavor, uid == 0), living as long as the name answers they used (or
+//    positive_ttl when they used none);
 //  - name answers: address -> forward-confirmed names, and
 //    (host, netgroup) -> membership; each with positive, negative and
 //    failure TTLs.
@@ -36,18 +42,34 @@
 
 namespace authcache {
 
+// Defaults suit a site name service: answers live 15 minutes (2 for "no
+// such name"/"not a member"), a failure is retried after 10 s, and a stale
+// answer is served for at most an hour while refreshes fail.
 struct AuthCacheConfig {
-  std::size_t max_entries = 100000;  // decisions + name answers
-  absl::Duration positive_ttl = absl::Minutes(15);
-  absl::Duration negative_ttl = absl::Minutes(2);
-  absl::Duration failure_ttl = absl::Seconds(10);
-  absl::Duration hard_limit =
-      absl::Hours(1);  // stale answers served at most this long past their TTL
+  // Bound on cached decisions plus name answers, split evenly over the
+  // shards (each keeps max_entries / shards, at least 1).
+  std::size_t max_entries = 100000;
+  absl::Duration positive_ttl = absl::Minutes(15);  // names found, member
+  absl::Duration negative_ttl = absl::Minutes(2);   // no name, not a member
+  absl::Duration failure_ttl = absl::Seconds(10);   // failed or timed out
+  // Stale answers are served at most this long past their TTL.
+  absl::Duration hard_limit = absl::Hours(1);
+  // A caller waits at most this long for a lookup (real time, from when
+  // the lookup was queued), then gets a failure.
   absl::Duration lookup_timeout = absl::Seconds(5);
-  int lookup_threads = 8;  // bound on concurrent resolver calls
+  // Bound on concurrent resolver calls; background decision refreshes use
+  // max(1, lookup_threads / 2) further threads.
+  int lookup_threads = 8;
   int shards = 16;
 };
 
+// hits/misses count Check() calls (a stale answer served is a hit);
+// coalesced counts callers that waited for another's lookup, decisions and
+// name answers alike; refreshes counts background refreshes started;
+// reclaims counts entries dropped for the memory bound (not Flush or
+// InvalidateShare); lookups counts resolver calls; lookup_failures counts
+// failed resolver calls and timeouts; timeouts counts lookups abandoned at
+// lookup_timeout.
 struct AuthCacheCounters {
   uint64_t entries = 0;
   uint64_t hits = 0;

@@ -28,15 +28,15 @@ inline std::string Escape(std::string_view text) {
 
 [[noreturn]] inline void Fail(const char* file, int line, const char* cond,
                               const std::string& detail) {
-  std::fprintf(stderr, "%s:%d: property violated: %s\n  %s\n", file, line,
-               cond, detail.c_str());
+  std::fprintf(stderr, "%s:%d: property violated: %s\n  %s\n", file, line, cond,
+               detail.c_str());
   std::abort();
 }
 
 }  // namespace fuzz
 
-#define FUZZ_CHECK(cond, detail)                                  \
-  do {                                                            \
+#define FUZZ_CHECK(cond, detail)                                    \
+  do {                                                              \
     if (!(cond)) ::fuzz::Fail(__FILE__, __LINE__, #cond, (detail)); \
   } while (0)
 

@@ -59,7 +59,8 @@ void Decode(const char* name, bool_t (*fn)(XDR*, T*), const uint8_t* data,
     const std::string second = Encode(fn, &again);
     FUZZ_CHECK(first == second,
                std::string(name) + ": encoding is not a fixed point");
-    ::xdr_free(reinterpret_cast<xdrproc_t>(fn), reinterpret_cast<char*>(&again));
+    ::xdr_free(reinterpret_cast<xdrproc_t>(fn),
+               reinterpret_cast<char*>(&again));
   }
   // A failed decode leaves a partly filled value; xdr_free must release it.
   ::xdr_free(reinterpret_cast<xdrproc_t>(fn), reinterpret_cast<char*>(&value));

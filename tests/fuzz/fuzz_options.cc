@@ -58,14 +58,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(again.ok(), "\"" + Escape(text) + "\" has canonical form \"" +
                              Escape(canonical) + "\" which is refused: " +
                              std::string(again.status().message()));
-  FUZZ_CHECK(*again == *parsed, "\"" + Escape(text) +
-                                    "\" has canonical form \"" +
-                                    Escape(canonical) +
-                                    "\" which parses to a different value");
+  FUZZ_CHECK(*again == *parsed,
+             "\"" + Escape(text) + "\" has canonical form \"" +
+                 Escape(canonical) + "\" which parses to a different value");
   const std::string canonical2 = again->Canonical();
-  FUZZ_CHECK(canonical2 == canonical,
-             "canonical form not a fixed point: \"" + Escape(canonical) +
-                 "\" -> \"" + Escape(canonical2) + "\"");
+  FUZZ_CHECK(canonical2 == canonical, "canonical form not a fixed point: \"" +
+                                          Escape(canonical) + "\" -> \"" +
+                                          Escape(canonical2) + "\"");
 
   // The readers the access checks use must cope with any parsed value.
   (void)parsed->RpcFlavors();

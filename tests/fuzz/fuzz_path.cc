@@ -47,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::Status valid = libshare::ValidatePath(text);
   absl::StatusOr<std::string> normal = libshare::NormalizePath(text);
   if (!valid.ok()) {
-    FUZZ_CHECK(!valid.message().empty(), "ValidatePath refusal without message");
+    FUZZ_CHECK(!valid.message().empty(),
+               "ValidatePath refusal without message");
   }
   if (!normal.ok()) {
     FUZZ_CHECK(!normal.status().message().empty(),
@@ -66,9 +67,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (normal.ok()) {
     absl::Status st = libshare::ValidatePath(*normal);
-    FUZZ_CHECK(st.ok(), Q(text) + " normalizes to " + Q(*normal) +
-                            " which ValidatePath refuses: " +
-                            std::string(st.message()));
+    FUZZ_CHECK(st.ok(),
+               Q(text) + " normalizes to " + Q(*normal) +
+                   " which ValidatePath refuses: " + std::string(st.message()));
     absl::StatusOr<std::string> twice = libshare::NormalizePath(*normal);
     FUZZ_CHECK(twice.ok() && *twice == *normal,
                "NormalizePath not idempotent on " + Q(*normal));

@@ -48,15 +48,15 @@ void CheckParseFormat(std::string_view text) {
     FUZZ_CHECK(!line.empty() && line.back() == '\n',
                "formatted line without newline: " + Escape(line));
     absl::StatusOr<SharetabEntry> back = ParseSharetabLine(line);
-    FUZZ_CHECK(back.ok(), "line " + Escape(line) + " of entry " + Show(e) +
-                              " is refused: " +
-                              std::string(back.status().message()));
-    FUZZ_CHECK(*back == e, "entry " + Show(e) + " reads back as " + Show(*back));
+    FUZZ_CHECK(back.ok(),
+               "line " + Escape(line) + " of entry " + Show(e) +
+                   " is refused: " + std::string(back.status().message()));
+    FUZZ_CHECK(*back == e,
+               "entry " + Show(e) + " reads back as " + Show(*back));
     formatted += line;
   }
   absl::StatusOr<std::vector<SharetabEntry>> again = ParseSharetab(formatted);
-  FUZZ_CHECK(again.ok(), "formatted text " + Escape(formatted) +
-                             " refused: " +
+  FUZZ_CHECK(again.ok(), "formatted text " + Escape(formatted) + " refused: " +
                              std::string(again.status().message()));
   FUZZ_CHECK(*again == *entries,
              "formatted text " + Escape(formatted) + " reads back differently");

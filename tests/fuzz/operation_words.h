@@ -25,8 +25,8 @@ inline bool SameOperation(const libshare::Operation& a,
 }
 
 inline std::string ShowOperation(const libshare::Operation& op) {
-  return std::string(libshare::OperationName(op.type)) + " group=" +
-         Escape(op.group) + " path=" + Escape(op.path) +
+  return std::string(libshare::OperationName(op.type)) +
+         " group=" + Escape(op.group) + " path=" + Escape(op.path) +
          " options=" + Escape(op.options) +
          " description=" + Escape(op.description) +
          " resource=" + Escape(op.resource) +
@@ -43,16 +43,21 @@ inline std::string ShowWords(const std::vector<std::string>& words) {
 inline void CheckWordsRoundTrip(const std::vector<std::string>& words) {
   const std::string line = sharectl::JoinShellWords(words);
   std::vector<sharectl::SplitLine> split = sharectl::SplitShellLines(line);
-  FUZZ_CHECK(split.size() == 1 && split[0].error.empty() &&
-                 split[0].words == words,
-             "words " + ShowWords(words) + " joined as \"" + Escape(line) +
-                 "\" do not split back" +
-                 (split.size() == 1 ? ": " + split[0].error +
-                                          ShowWords(split[0].words)
-                                    : ""));
+  FUZZ_CHECK(
+      split.size() == 1 && split[0].error.empty() && split[0].words == words,
+      "words " + ShowWords(words) + " joined as \"" + Escape(line) +
+          "\" do not split back" +
+          (split.size() == 1 ? ": " + split[0].error + ShowWords(split[0].words)
+                             : ""));
 }
 
+// An empty group is written as no word (remove-share's "any group"), so
+// an operation of another type with an empty group (which the daemon
+// refuses) has no batch line; it is skipped.
 inline void CheckOperationRoundTrip(const libshare::Operation& op) {
+  if (op.group.empty() && op.type != libshare::Operation::Type::kRemoveShare) {
+    return;
+  }
   const std::vector<std::string> words = sharectl::OperationWords(op);
   CheckWordsRoundTrip(words);
   absl::StatusOr<sharectl::ChangeCommand> cmd =
@@ -60,13 +65,13 @@ inline void CheckOperationRoundTrip(const libshare::Operation& op) {
   FUZZ_CHECK(cmd.ok(), "operation " + ShowOperation(op) + " written as " +
                            ShowWords(words) + " is refused: " +
                            std::string(cmd.status().message()));
-  FUZZ_CHECK(!cmd->all && cmd->ops.size() == 1 &&
-                 SameOperation(cmd->ops[0], op),
-             "operation " + ShowOperation(op) + " written as " +
-                 ShowWords(words) + " reads back as " +
-                 (cmd->ops.size() == 1 ? ShowOperation(cmd->ops[0])
-                                       : std::to_string(cmd->ops.size()) +
-                                             " operations"));
+  FUZZ_CHECK(
+      !cmd->all && cmd->ops.size() == 1 && SameOperation(cmd->ops[0], op),
+      "operation " + ShowOperation(op) + " written as " + ShowWords(words) +
+          " reads back as " +
+          (cmd->ops.size() == 1
+               ? ShowOperation(cmd->ops[0])
+               : std::to_string(cmd->ops.size()) + " operations"));
 }
 
 }  // namespace fuzz

@@ -104,6 +104,10 @@ class Runner {
     w.Bool(false);
     w.Key("applied");
     w.Uint(0);
+    w.Key("generation");
+    w.Uint(0);  // nothing was sent
+    w.Key("commit_error");
+    w.String("");
     w.Key("errors");
     w.BeginArray();
     for (const auto& p : problems) {

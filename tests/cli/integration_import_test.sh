@@ -104,6 +104,10 @@ run sc --json show existing
 ok "folder import: only the *.exports files" \
   '[[ $(jqv "[.groups[0].shares[].path] | join(\",\")") == "$X/d1,$X/d2" ]]'
 
+run sc import --exports "$T/exports.d/*.exports" -g globbed --dry-run
+ok "a glob pattern names the same files" \
+  '[[ $RC == 0 && $OUT == *"-s $X/d1 globbed"* && $OUT == *"-s $X/d2 globbed"* && $OUT != *"$X/home"* ]]'
+
 # --- dfstab
 cat >"$T/dfstab" <<DFSTAB
 #       Place share(1M) commands here for automatic execution

@@ -165,6 +165,9 @@ absl::Status Store::Configure(int busy_timeout_ms, bool writable) {
     if (absl::Status s = Exec("PRAGMA journal_mode=WAL"); !s.ok()) return s;
   }
   if (absl::Status s = Exec("PRAGMA synchronous=FULL"); !s.ok()) return s;
+  // Up to 32 MiB of page cache (allocated only as pages are used): a
+  // 100,000-share batch then never spills to the WAL before its commit.
+  if (absl::Status s = Exec("PRAGMA cache_size=-32768"); !s.ok()) return s;
   return absl::OkStatus();
 }
 

@@ -120,6 +120,9 @@ class Overlay {
   }
 
   void AddShare(std::string_view path, std::string_view group, uint64_t dev) {
+    if (clear_folder_ == path || IsBelow(clear_folder_, path)) {
+      clear_folder_ = {};
+    }
     shares_[ToAbsl(path)] = ShareState{true, group, dev};
     FindGroup(group)->count++;
     CountAncestors(path, dev, +1);
@@ -142,13 +145,20 @@ class Overlay {
   }
 
   // The nesting rule against the table and the batch so far.
-  absl::Status CheckNesting(std::string_view path, uint64_t dev) const {
-    for (std::string_view p = ParentPath(path); !p.empty(); p = ParentPath(p)) {
-      std::optional<ShareState> s = FindShare(p);
-      if (s && s->dev == dev) {
-        return absl::FailedPreconditionError(
-            absl::StrCat(ToAbsl(path), ": path is inside share ", ToAbsl(p)));
+  absl::Status CheckNesting(std::string_view path, uint64_t dev) {
+    std::string_view parent = ParentPath(path);
+    if (parent.empty() || parent != clear_folder_) {
+      bool any_share = false;
+      for (std::string_view p = parent; !p.empty(); p = ParentPath(p)) {
+        std::optional<ShareState> s = FindShare(p);
+        if (!s) continue;
+        if (s->dev == dev) {
+          return absl::FailedPreconditionError(
+              absl::StrCat(ToAbsl(path), ": path is inside share ", ToAbsl(p)));
+        }
+        any_share = true;
       }
+      if (!any_share) clear_folder_ = parent;
     }
     int64_t below = table_.CountBelow(path, dev);
     auto it = below_.find(ToAbsl(path));
@@ -190,6 +200,10 @@ class Overlay {
   }
 
   const ShareTable& table_;
+  // A folder with no share at or above it, as of the batch so far, so that
+  // a batch adding thousands of siblings walks their ancestors once. Only
+  // an add at or above it can make it wrong.
+  std::string_view clear_folder_;
   absl::flat_hash_map<absl::string_view, Group> groups_;
   absl::flat_hash_map<absl::string_view, ShareState> shares_;
   absl::flat_hash_map<absl::string_view, absl::flat_hash_map<uint64_t, int64_t>>

@@ -250,6 +250,34 @@ TEST_F(CatalogTest, ShareAboveShareOnSameFileSystemIsRefused) {
   EXPECT_EQ(r.errors[0].message, a + ": path contains share " + b);
 }
 
+TEST_F(CatalogTest, ShareAddedAboveEarlierSiblingsOfBatchIsRefused) {
+  std::string t = dir_.Mkdir("t");
+  std::string x = dir_.Mkdir("t/x");
+  std::string y = dir_.Mkdir("t/y");
+  BatchResult r = Apply(
+      {CreateGroup("g"), AddShare(x, "g"), AddShare(y, "g"), AddShare(t, "g")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].index, 3u);
+  EXPECT_EQ(r.errors[0].message, t + ": path contains share " + x);
+}
+
+TEST_F(CatalogTest, ShareAddedInBatchGuardsLaterAddsBelowIt) {
+  std::string a = dir_.Mkdir("t/a");
+  std::string x = dir_.Mkdir("t/a/x");
+  std::string y = dir_.Mkdir("t/a/x/y");
+  std::string z = dir_.Mkdir("t/a/z");
+  MustApply({CreateGroup("g"), AddShare(y, "g")});
+  // Op 0 walks the ancestors of t/a/x and fails; op 2 adds t/a once y is
+  // gone, so op 3, a sibling of op 0, is inside a share again.
+  BatchResult r = Apply(
+      {AddShare(x, "g"), RemoveShare(y), AddShare(a, "g"), AddShare(z, "g")});
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_EQ(r.errors[0].index, 0u);
+  EXPECT_EQ(r.errors[0].message, x + ": path contains share " + y);
+  EXPECT_EQ(r.errors[1].index, 3u);
+  EXPECT_EQ(r.errors[1].message, z + ": path is inside share " + a);
+}
+
 TEST_F(CatalogTest, RemovingShareFreesItsPathForNesting) {
   std::string a = dir_.Mkdir("a");
   std::string b = dir_.Mkdir("a/b");

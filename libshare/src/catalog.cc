@@ -259,7 +259,8 @@ std::vector<const Share*> SortedByPath(std::vector<const Share*> v) {
 
 class CatalogImpl : public Catalog {
  public:
-  CatalogImpl(std::unique_ptr<Store> store) : store_(std::move(store)) {}
+  CatalogImpl(std::unique_ptr<Store> store, std::unique_ptr<Store> mounts)
+      : store_(std::move(store)), mounts_(std::move(mounts)) {}
 
   absl::Status Load(int threads) {
     absl::MutexLock a(&apply_mu_);
@@ -378,12 +379,12 @@ class CatalogImpl : public Catalog {
 
   absl::Status RecordMounts(const std::vector<MountRecord>& added,
                             const std::vector<MountRecord>& removed) override {
-    absl::MutexLock a(&apply_mu_);
-    return store_->RecordMounts(added, removed);
+    absl::MutexLock m(&mounts_mu_);
+    return mounts_->RecordMounts(added, removed);
   }
   absl::StatusOr<std::vector<MountRecord>> LoadMounts() const override {
-    absl::MutexLock a(&apply_mu_);
-    return store_->LoadMounts();
+    absl::MutexLock m(&mounts_mu_);
+    return mounts_->LoadMounts();
   }
 
  private:
@@ -415,6 +416,11 @@ class CatalogImpl : public Catalog {
   mutable absl::Mutex apply_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
   std::unique_ptr<Store> store_ ABSL_GUARDED_BY(apply_mu_);
+  // Mount records use their own connection, so that MOUNT requests do not
+  // wait for a batch's validation (SQLite still has one writer at a time:
+  // they may wait for its commit).
+  mutable absl::Mutex mounts_mu_;
+  std::unique_ptr<Store> mounts_ ABSL_GUARDED_BY(mounts_mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(apply_mu_) = 1;
   ShareTable table_ ABSL_GUARDED_BY(mu_);
   LoadStats load_stats_ ABSL_GUARDED_BY(mu_);
@@ -764,7 +770,11 @@ absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
   absl::StatusOr<std::unique_ptr<Store>> store =
       Store::Open(config.db_path, config.busy_timeout_ms);
   if (!store.ok()) return store.status();
-  auto catalog = std::make_unique<CatalogImpl>(*std::move(store));
+  absl::StatusOr<std::unique_ptr<Store>> mounts =
+      Store::Open(config.db_path, config.busy_timeout_ms);
+  if (!mounts.ok()) return mounts.status();
+  auto catalog =
+      std::make_unique<CatalogImpl>(*std::move(store), *std::move(mounts));
   if (absl::Status s = catalog->Load(config.load_threads); !s.ok()) return s;
   return catalog;
 }

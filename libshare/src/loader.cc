@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "libshare/options.h"
 #include "options_cache.h"
@@ -25,12 +26,17 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
 
   absl::StatusOr<std::vector<GroupRow>> groups = store.LoadGroups();
   if (!groups.ok()) return groups.status();
-  absl::StatusOr<uint64_t> count = store.CountShares();
-  if (!count.ok()) return count.status();
-  table->InstallCapacity(table->PrepareCapacity(*count));
+  absl::StatusOr<std::vector<ShareRow>> rows = store.LoadAllShares();
+  if (!rows.ok()) return rows.status();
+  table->InstallCapacity(table->PrepareCapacity(rows->size()));
 
-  std::vector<ShareGroup*> targets;
+  struct Work {
+    ShareGroup* group;
+    std::vector<ShareRow> rows;
+  };
+  std::vector<Work> work;
   {
+    absl::flat_hash_map<absl::string_view, std::size_t> index;
     OptionsCache cache;
     for (GroupRow& row : *groups) {
       absl::StatusOr<std::shared_ptr<const ShareOptions>> compiled =
@@ -44,8 +50,17 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
       g->enabled = row.enabled;
       g->options = std::move(row.options);
       g->compiled = *std::move(compiled);
-      targets.push_back(g.get());
+      index.emplace(g->name, work.size());
+      work.push_back({g.get(), {}});
       table->AddGroup(std::move(g));
+    }
+    for (ShareRow& row : *rows) {
+      auto it = index.find(row.group);
+      if (it == index.end()) {
+        return absl::DataLossError(absl::StrCat("share ", row.path, ": group ",
+                                                row.group, " does not exist"));
+      }
+      work[it->second].rows.push_back(std::move(row));
     }
   }
 
@@ -54,7 +69,7 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
   std::mutex link_mu;  // guards `table` and `first_error`
   absl::Status first_error;
   const int workers =
-      static_cast<int>(std::min<std::size_t>(threads, targets.size()));
+      static_cast<int>(std::min<std::size_t>(threads, work.size()));
 
   auto fail = [&](absl::Status s) {
     std::lock_guard<std::mutex> l(link_mu);
@@ -62,17 +77,14 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
     failed = true;
   };
 
-  auto work = [&](Store* reader) {
+  auto run = [&]() {
     OptionsCache cache;
     std::vector<std::unique_ptr<Share>> built;
-    for (std::size_t i = next++; i < targets.size() && !failed; i = next++) {
-      ShareGroup* group = targets[i];
-      absl::StatusOr<std::vector<ShareRow>> rows =
-          reader->LoadShares(group->name);
-      if (!rows.ok()) return fail(rows.status());
+    for (std::size_t i = next++; i < work.size() && !failed; i = next++) {
+      ShareGroup* group = work[i].group;
       built.clear();
-      built.reserve(rows->size());
-      for (ShareRow& row : *rows) {
+      built.reserve(work[i].rows.size());
+      for (ShareRow& row : work[i].rows) {
         auto s = std::make_unique<Share>();
         if (!row.options.empty()) {
           absl::StatusOr<std::shared_ptr<const ShareOptions>> compiled =
@@ -99,17 +111,10 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
   };
 
   if (workers <= 1) {
-    work(&store);
+    run();
   } else {
-    std::vector<std::unique_ptr<Store>> readers;
-    for (int i = 0; i < workers; ++i) {
-      absl::StatusOr<std::unique_ptr<Store>> r =
-          Store::OpenReadOnly(store.path());
-      if (!r.ok()) return r.status();
-      readers.push_back(*std::move(r));
-    }
     std::vector<std::thread> pool;
-    for (int i = 0; i < workers; ++i) pool.emplace_back(work, readers[i].get());
+    for (int i = 0; i < workers; ++i) pool.emplace_back(run);
     for (std::thread& t : pool) t.join();
   }
   if (!first_error.ok()) return first_error;

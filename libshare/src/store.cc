@@ -50,6 +50,8 @@ constexpr const char* kSql[] = {
     "SELECT name, enabled, options FROM groups ORDER BY name",
     "SELECT id, path, \"group\", resource, description, options, dev "
     "FROM shares WHERE \"group\" = ?1 ORDER BY id",
+    "SELECT id, path, \"group\", resource, description, options, dev "
+    "FROM shares ORDER BY id",
     "SELECT COUNT(*) FROM shares",
     "SELECT IFNULL(MAX(id), 0) FROM shares",
     "INSERT INTO groups(name, enabled, options) VALUES(?1, ?2, ?3)",
@@ -246,29 +248,39 @@ absl::StatusOr<std::vector<GroupRow>> Store::LoadGroups() {
   return out;
 }
 
+absl::StatusOr<std::vector<ShareRow>> Store::ReadShares(sqlite3_stmt* st,
+                                                        std::string_view what) {
+  std::vector<ShareRow> out;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    ShareRow r;
+    r.id = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
+    r.path = ColumnText(st, 1);
+    r.group = ColumnText(st, 2);
+    r.resource = ColumnText(st, 3);
+    r.description = ColumnText(st, 4);
+    r.options = ColumnText(st, 5);
+    r.dev = static_cast<uint64_t>(sqlite3_column_int64(st, 6));
+    out.push_back(std::move(r));
+  }
+  sqlite3_reset(st);
+  if (rc != SQLITE_DONE) return Error(what);
+  return out;
+}
+
 absl::StatusOr<std::vector<ShareRow>> Store::LoadShares(
     std::string_view group) {
   absl::StatusOr<sqlite3_stmt*> st = Prepared(kSelectShares);
   if (!st.ok()) return st.status();
   BindText(*st, 1, group);
-  std::vector<ShareRow> out;
-  int rc;
-  while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
-    ShareRow r;
-    r.id = static_cast<uint64_t>(sqlite3_column_int64(*st, 0));
-    r.path = ColumnText(*st, 1);
-    r.group = ColumnText(*st, 2);
-    r.resource = ColumnText(*st, 3);
-    r.description = ColumnText(*st, 4);
-    r.options = ColumnText(*st, 5);
-    r.dev = static_cast<uint64_t>(sqlite3_column_int64(*st, 6));
-    out.push_back(std::move(r));
-  }
-  sqlite3_reset(*st);
-  if (rc != SQLITE_DONE) {
-    return Error(absl::StrCat("reading shares of group ", ToAbsl(group)));
-  }
-  return out;
+  return ReadShares(*st,
+                    absl::StrCat("reading shares of group ", ToAbsl(group)));
+}
+
+absl::StatusOr<std::vector<ShareRow>> Store::LoadAllShares() {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSelectAllShares);
+  if (!st.ok()) return st.status();
+  return ReadShares(*st, "reading shares");
 }
 
 absl::StatusOr<uint64_t> Store::CountShares() {

@@ -1,13 +1,15 @@
 // Loader: fills a ShareTable from the Store at start-up, several groups at
 // once.
 //
-// Each of N threads takes one group at a time: it reads the group's shares
-// through its own read-only connection, parses and compiles their options
-// (an option text shared by many shares is parsed once per thread), builds
-// the Share objects, and then links them into the table under a lock held
-// only for the linking. The table is pre-sized from the share count so
-// linking never rehashes. Device numbers come from the store: loading never
-// stat()s share folders.
+// The rows are read in one sequential scan (per-group queries would make
+// every thread read nearly every page when a group's rows are spread over
+// the file) and sorted into their groups. Then each of N threads takes one
+// group at a time: it parses and compiles the options (an option text
+// shared by many shares is parsed once per thread), builds the Share
+// objects, and links them into the table under a lock held only for the
+// linking. The table is pre-sized from the share count so linking never
+// rehashes. Device numbers come from the store: loading never stat()s share
+// folders.
 //
 // Thread-safety: LoadShareTable must have the table to itself; nobody may
 // write the store while it runs.

@@ -84,6 +84,8 @@ class Store {
   // Shares of one group, by id.
   [[nodiscard]] absl::StatusOr<std::vector<ShareRow>> LoadShares(
       std::string_view group);
+  // Every share, in id order (one sequential scan).
+  [[nodiscard]] absl::StatusOr<std::vector<ShareRow>> LoadAllShares();
   [[nodiscard]] absl::StatusOr<uint64_t> CountShares();
   // The largest share id in use, 0 if none.
   [[nodiscard]] absl::StatusOr<uint64_t> MaxShareId();
@@ -123,6 +125,7 @@ class Store {
     kRollback,
     kSelectGroups,
     kSelectShares,
+    kSelectAllShares,
     kCountShares,
     kMaxShareId,
     kInsertGroup,
@@ -146,6 +149,8 @@ class Store {
   [[nodiscard]] absl::Status Exec(const char* sql);
   // The prepared statement `s`, reset and unbound.
   [[nodiscard]] absl::StatusOr<sqlite3_stmt*> Prepared(Stmt s);
+  [[nodiscard]] absl::StatusOr<std::vector<ShareRow>> ReadShares(
+      sqlite3_stmt* st, std::string_view what);
   // Steps a statement that returns no rows.
   [[nodiscard]] absl::Status Run(sqlite3_stmt* st, std::string_view what);
   absl::Status Error(std::string_view what) const;

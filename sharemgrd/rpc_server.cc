@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -39,6 +41,7 @@ constexpr int kReplyWriteTimeoutMs = 10000;
 constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kReadBudget = 1024 * 1024;  // per event, for fairness
 constexpr uint32_t kAuthSys = 1;
+constexpr std::size_t kMaxDatagramReply = 65507;
 
 int64_t NowMs() {
   timespec ts;
@@ -194,6 +197,10 @@ absl::Status RpcServer::Start() {
   for (auto& e : endpoints_) {
     int fl = ::fcntl(e->fd, F_GETFL);
     ::fcntl(e->fd, F_SETFL, fl | O_NONBLOCK);
+    if (e->kind == Source::Kind::kDatagram) {
+      int one = 1;
+      ::setsockopt(e->fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+    }
     Arm(e.get(), true);
   }
   for (int i = 0; i < threads_; ++i)
@@ -326,21 +333,61 @@ void RpcServer::OnDatagram(Source* s) {
   buf.resize(65536);
   CallContext ctx;
   ctx.transport = Transport::kUdp;
-  socklen_t len = sizeof ctx.peer;
-  ssize_t n = ::recvfrom(s->fd, buf.data(), buf.size(), 0,
-                         reinterpret_cast<sockaddr*>(&ctx.peer), &len);
+  iovec iov{buf.data(), buf.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(in_pktinfo))];
+  msghdr msg{};
+  msg.msg_name = &ctx.peer;
+  msg.msg_namelen = sizeof ctx.peer;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n = ::recvmsg(s->fd, &msg, 0);
   // Re-arm before serving so other threads read the next datagrams.
   Arm(s, false);
   if (n <= 0) return;
-  ctx.peer_len = len;
+  ctx.peer_len = msg.msg_namelen;
+  // The address the client sent to: the reply must come from it, or a
+  // client of a host with several addresses drops it.
+  std::optional<in_addr> local;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr;
+       c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+      in_pktinfo pi;
+      std::memcpy(&pi, CMSG_DATA(c), sizeof pi);
+      local = pi.ipi_addr;
+    }
+  }
   reply.clear();
   if (!HandleCallRecord(*s->program, buf.data(), static_cast<std::size_t>(n),
                         ctx, &reply)) {
     return;
   }
-  if (reply.size() > 65507) return;  // cannot be sent over UDP
-  ::sendto(s->fd, reply.data(), reply.size(), MSG_NOSIGNAL,
-           reinterpret_cast<sockaddr*>(&ctx.peer), len);
+  if (reply.size() > kMaxDatagramReply) {
+    // Too big for UDP (EXPORT of many shares): say so instead of letting the
+    // client time out; it can retry over TCP.
+    reply.resize(5 * 4);
+    XdrWriter(&reply).U32(SYSTEM_ERR);
+  }
+  iovec out{reply.data(), reply.size()};
+  msghdr m{};
+  m.msg_name = &ctx.peer;
+  m.msg_namelen = ctx.peer_len;
+  m.msg_iov = &out;
+  m.msg_iovlen = 1;
+  alignas(cmsghdr) char out_control[CMSG_SPACE(sizeof(in_pktinfo))] = {};
+  if (local.has_value()) {
+    m.msg_control = out_control;
+    m.msg_controllen = sizeof out_control;
+    cmsghdr* c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = IPPROTO_IP;
+    c->cmsg_type = IP_PKTINFO;
+    c->cmsg_len = CMSG_LEN(sizeof(in_pktinfo));
+    in_pktinfo pi{};
+    pi.ipi_spec_dst = *local;
+    std::memcpy(CMSG_DATA(c), &pi, sizeof pi);
+  }
+  ::sendmsg(s->fd, &m, MSG_NOSIGNAL);
 }
 
 bool RpcServer::SendAll(Source* s, const std::string& data) {

@@ -31,6 +31,8 @@ trap finish EXIT
 
 # Starts sharemgrd on private files; returns once it serves.
 start_daemon() {
+  # The background job opens its log itself, maybe after the first grep.
+  : >"$T/daemon.log"
   "$SHAREMGRD" --foreground --no-rpcbind --mount-port 0 --listen 127.0.0.1 \
     --insecure --db "$T/shares.db" --socket "$T/sock" \
     --sharetab "$T/sharetab" --pid-file "$T/sharemgrd.pid" \

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "fuzz_check.h"
 #include "libshare/batch.h"
+#include "libshare/path.h"
 #include "shell_words.h"
 
 namespace fuzz {
@@ -51,11 +52,14 @@ inline void CheckWordsRoundTrip(const std::vector<std::string>& words) {
                              : ""));
 }
 
-// An empty group is written as no word (remove-share's "any group"), so
-// an operation of another type with an empty group (which the daemon
-// refuses) has no batch line; it is skipped.
+// Only operations the daemon could accept are checked: the group must be
+// a valid name (or empty for remove-share, "any group"). An empty group is
+// written as no word, and a "group" such as "--help" (which the parser
+// takes only after "--") is written without "--"; neither is a valid
+// group, so neither can reach a store.
 inline void CheckOperationRoundTrip(const libshare::Operation& op) {
-  if (op.group.empty() && op.type != libshare::Operation::Type::kRemoveShare) {
+  if (op.group.empty() ? op.type != libshare::Operation::Type::kRemoveShare
+                       : !libshare::ValidateGroupName(op.group).ok()) {
     return;
   }
   const std::vector<std::string> words = sharectl::OperationWords(op);

@@ -408,6 +408,7 @@ void Daemon::Stop() {
   if (server_) server_->Stop();  // no new calls; calls in progress finish
   server_.reset();
   if (registered_) UnregisterRpcbind();
+  if (mgmt_) mgmt_->Stop();    // last sharetab view written
   if (mount_) mount_->Stop();  // last mount records reach the store
   mgmt_.reset();
   mount_.reset();

@@ -20,6 +20,8 @@ namespace {
 
 using libshare::Operation;
 
+constexpr std::size_t kSyncSharetabShares = 2000;
+
 char* Mutable(const std::string& s) { return const_cast<char*>(s.c_str()); }
 std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
 
@@ -119,6 +121,47 @@ MgmtService::MgmtService(libshare::Catalog* catalog,
       admin_gid_(admin_gid),
       stats_({"MGMT_NULL", "BATCH", "LIST_GROUPS", "LIST_SHARES", "SHARETAB",
               "CHECK", "STATS", "CACHE_FLUSH"}) {}
+
+MgmtService::~MgmtService() { Stop(); }
+
+void MgmtService::Stop() {
+  {
+    absl::MutexLock l(&sharetab_mu_);
+    sharetab_stopping_ = true;
+  }
+  if (sharetab_writer_.joinable()) sharetab_writer_.join();
+}
+
+void MgmtService::RequestSharetab(uint64_t generation, bool wait) {
+  absl::MutexLock l(&sharetab_mu_);
+  if (sharetab_stopping_) return;
+  if (!sharetab_writer_.joinable()) {
+    sharetab_writer_ = std::thread([this] { SharetabWriterLoop(); });
+  }
+  if (generation > sharetab_requested_) sharetab_requested_ = generation;
+  if (!wait) return;
+  auto done = [this, generation]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
+    return sharetab_written_ >= generation;
+  };
+  sharetab_mu_.Await(absl::Condition(&done));
+}
+
+void MgmtService::SharetabWriterLoop() {
+  absl::MutexLock l(&sharetab_mu_);
+  for (;;) {
+    auto work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
+      return sharetab_requested_ > sharetab_written_ || sharetab_stopping_;
+    };
+    sharetab_mu_.Await(absl::Condition(&work));
+    if (sharetab_requested_ <= sharetab_written_) return;  // stopping
+    uint64_t target = sharetab_requested_;
+    sharetab_mu_.Unlock();
+    // Writes the table as it is now: at least generation `target`.
+    WriteSharetab();
+    sharetab_mu_.Lock();
+    if (target > sharetab_written_) sharetab_written_ = target;
+  }
+}
 
 void MgmtService::WriteSharetab() {
   absl::Status s =
@@ -311,7 +354,8 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
     r = catalog_->Apply(batch);
     if (r.ok() && r.applied > 0) {
       for (uint64_t id : touched) cache_->InvalidateShare(id);
-      WriteSharetab();
+      RequestSharetab(r.generation,
+                      /*wait=*/catalog_->share_count() <= kSyncSharetabShares);
       auto ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -41,9 +42,13 @@ class MgmtService final : public RpcProgram {
   accept_stat Call(const CallContext& ctx, XDR* args,
                    std::string* out) override;
 
-  // Writes the sharetab view of the current table; on failure logs it and
-  // keeps the error for STATS (retried after the next change).
+  ~MgmtService() override;
+
+  // Writes the sharetab view of the current table now; on failure logs it
+  // and keeps the error for STATS (retried after the next change).
   void WriteSharetab();
+  // Stops the background sharetab writer after it wrote what was asked.
+  void Stop();
 
  private:
   accept_stat Batch(const CallContext& ctx, XDR* args, std::string* out,
@@ -58,9 +63,20 @@ class MgmtService final : public RpcProgram {
   const std::optional<gid_t> admin_gid_;
   RequestStats stats_;
 
+  // After a batch the view is rewritten by sharetab_writer_, so that one
+  // change to a big table is not an O(N) file write before its reply. For
+  // tables of at most kSyncSharetabShares shares (cheap to write) the batch
+  // waits for the write, so small setups see the file updated on return.
+  void SharetabWriterLoop();
+  void RequestSharetab(uint64_t generation, bool wait);
+
   absl::Mutex batch_mu_;
   absl::Mutex sharetab_mu_;
   std::string sharetab_error_ ABSL_GUARDED_BY(sharetab_mu_);
+  uint64_t sharetab_requested_ ABSL_GUARDED_BY(sharetab_mu_) = 0;
+  uint64_t sharetab_written_ ABSL_GUARDED_BY(sharetab_mu_) = 0;
+  bool sharetab_stopping_ ABSL_GUARDED_BY(sharetab_mu_) = false;
+  std::thread sharetab_writer_;
 };
 
 }  // namespace sharemgrd

@@ -97,6 +97,7 @@ load() {  # LABEL ARGS...: runs mount_load, keeps its JSON line
 }
 lookups() { sc --json stats | jq .cache.lookups; }
 
+load null --proc null --clients 1 --calls 2000
 load export --proc export --clients 1 --calls 200
 for c in 1 8 64; do
   load "warm $c" --clients $c --duration "$seconds" --source-base 127.0.2.1
@@ -106,6 +107,8 @@ load "cold 8" --cold --clients 8 --calls 64 --source-base 127.1.0.1
 l1=$(lookups)
 load "cold 64" --cold --clients 64 --calls 8 --source-base 127.2.0.1
 l2=$(lookups)
+# The stall run right after its own baseline, so both see the same machine.
+load "warm 8 (baseline)" --clients 8 --duration "$seconds" --source-base 127.0.2.1
 load "warm 8, one host stalled ${stall_ms} ms" --clients 8 --duration "$seconds" \
   --source-base 127.0.2.1 --stall-source "$stall_addr" --timeout 3000
 rss_end=$(rss)
@@ -125,12 +128,14 @@ resolver calls per new host: cold 8 x 64 = 512 hosts: $((l1 - l0)) calls; cold 6
 
 | run | clients | calls/s | p50 us | p99 us | errors |
 |---|---|---|---|---|---|
+$(row null)
 $(row export)
 $(row "warm 1")
 $(row "warm 8")
 $(row "warm 64")
 $(row "cold 8")
 $(row "cold 64")
+$(row "warm 8 (baseline)")
 $(row "warm 8, one host stalled ${stall_ms} ms")
 T
 jq -r 'select(.stalled) | "stalled client: \(.stalled.completed) calls completed, \(.stalled.rpc_errors) timed out (3 s client timeout)"' "$results"

@@ -29,6 +29,10 @@ constexpr uint32_t kProcExport = 5;
 constexpr uint32_t kMaxListEntries = 1 << 22;
 constexpr uint32_t kMaxFlavors = 64;
 
+// A large receive buffer: an EXPORT reply with 15,000 shares is about 1 MB,
+// and libtirpc's default (about 9 KB) costs a read() per fragment piece.
+constexpr u_int kTcpRecvSize = 1 << 20;
+
 // The XDR routines below follow RFC 1813 appendix I; `obj` is the C++ value
 // to encode or decode. libtirpc calls them through xdrproc_t with these two
 // arguments, as it calls rpcgen's routines.
@@ -109,26 +113,38 @@ bool_t XdrMountlistDecode(XDR* xdrs, void* obj) {
   return TRUE;
 }
 
+// Where an EXPORT reply goes: into `entries`, or, when that is null, only
+// counted (so a load generator times the server, not our allocations).
+struct ExportSink {
+  std::vector<ExportEntry>* entries = nullptr;
+  size_t count = 0;
+};
+
 // exports: *exportnode {dirpath ex_dir; groups ex_groups; next}, where
 // groups is *groupnode {name gr_name; next}.
 bool_t XdrExportsDecode(XDR* xdrs, void* obj) {
-  auto* out = static_cast<std::vector<ExportEntry>*>(obj);
+  auto* sink = static_cast<ExportSink*>(obj);
+  std::string dir, group;
   bool_t more;
   if (!NextListElement(xdrs, &more)) return FALSE;
   while (more) {
-    if (out->size() >= kMaxListEntries) return FALSE;
-    ExportEntry e;
-    if (!DecodeString(xdrs, kMaxPathLen, &e.dir)) return FALSE;
+    if (sink->count >= kMaxListEntries) return FALSE;
+    if (!DecodeString(xdrs, kMaxPathLen, &dir)) return FALSE;
+    ExportEntry* e = nullptr;
+    if (sink->entries != nullptr) {
+      e = &sink->entries->emplace_back();
+      e->dir = dir;
+    }
+    ++sink->count;
     bool_t more_groups;
+    uint32_t groups = 0;
     if (!NextListElement(xdrs, &more_groups)) return FALSE;
     while (more_groups) {
-      if (e.groups.size() >= kMaxListEntries) return FALSE;
-      std::string g;
-      if (!DecodeString(xdrs, kMaxNameLen, &g)) return FALSE;
-      e.groups.push_back(std::move(g));
+      if (++groups >= kMaxListEntries) return FALSE;
+      if (!DecodeString(xdrs, kMaxNameLen, &group)) return FALSE;
+      if (e != nullptr) e->groups.push_back(group);
       if (!NextListElement(xdrs, &more_groups)) return FALSE;
     }
-    out->push_back(std::move(e));
     if (!NextListElement(xdrs, &more)) return FALSE;
   }
   return TRUE;
@@ -280,7 +296,8 @@ absl::StatusOr<std::unique_ptr<MountClient>> MountClient::Connect(
   raddr.len = raddr.maxlen = sizeof server;
   c->client_ =
       o.transport == Transport::kTcp
-          ? clnt_vc_create(c->fd_, &raddr, kMountProgram, o.version, 0, 0)
+          ? clnt_vc_create(c->fd_, &raddr, kMountProgram, o.version, 0,
+                           kTcpRecvSize)
           : clnt_dg_create(c->fd_, &raddr, kMountProgram, o.version, 0, 0);
   if (c->client_ == nullptr) {
     return absl::UnavailableError(absl::StrCat("RPC client for ", o.server, ":",
@@ -343,10 +360,20 @@ absl::StatusOr<std::vector<MountRecord>> MountClient::Dump() {
 
 absl::StatusOr<std::vector<ExportEntry>> MountClient::Export() {
   std::vector<ExportEntry> out;
+  ExportSink sink;
+  sink.entries = &out;
   absl::Status s = Call(client_, timeout_ms_, kProcExport, XdrVoid, nullptr,
-                        XdrExportsDecode, &out, "EXPORT");
+                        XdrExportsDecode, &sink, "EXPORT");
   if (!s.ok()) return s;
   return out;
+}
+
+absl::StatusOr<size_t> MountClient::ExportCount() {
+  ExportSink sink;
+  absl::Status s = Call(client_, timeout_ms_, kProcExport, XdrVoid, nullptr,
+                        XdrExportsDecode, &sink, "EXPORT");
+  if (!s.ok()) return s;
+  return sink.count;
 }
 
 }  // namespace mountclient

@@ -111,6 +111,8 @@ class MountClient {
   [[nodiscard]] absl::Status Umntall();
   [[nodiscard]] absl::StatusOr<std::vector<MountRecord>> Dump();
   [[nodiscard]] absl::StatusOr<std::vector<ExportEntry>> Export();
+  // EXPORT, decoded and checked but only counted: the number of entries.
+  [[nodiscard]] absl::StatusOr<size_t> ExportCount();
 
   uint16_t local_port() const { return local_port_; }
   const std::string& local_address() const { return local_address_; }

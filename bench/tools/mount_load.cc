@@ -153,9 +153,9 @@ class LoadRun {
       if (!s.ok()) return s;
       return ok;
     }
-    auto e = c.Export();
+    auto e = c.ExportCount();
     if (!e.ok()) return e.status();
-    export_entries_ = static_cast<long>(e->size());
+    export_entries_ = static_cast<long>(*e);
     return ok;
   }
 

@@ -291,6 +291,28 @@ TEST_F(AuthCacheTest, StaleAnswerServedWhileOneRefreshRuns) {
   EXPECT_EQ(resolver_->names_calls("10.0.0.1"), 2);
 }
 
+TEST_F(AuthCacheTest, ConcurrentStaleChecksStartOneRefresh) {
+  resolver_->AddHost("10.0.0.1", "hosta");
+  ShareOptions opts = Opts("rw=hosta");
+  ASSERT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
+  resolver_->CloseGate("10.0.0.1", absl::Seconds(5));
+  clock_.Advance(config_.positive_ttl + absl::Seconds(1));
+  std::vector<std::thread> threads;
+  std::atomic<int> rw{0};
+  for (int t = 0; t < 32; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i) {
+        if (CheckSys("10.0.0.1", opts).access == Access::kRw) ++rw;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(rw.load(), 32 * 20);
+  resolver_->OpenGate();
+  Cache().WaitForBackgroundWork();
+  EXPECT_EQ(resolver_->names_calls("10.0.0.1"), 2);
+}
+
 TEST_F(AuthCacheTest, FailedRefreshKeepsOldAnswerUntilHardLimit) {
   resolver_->AddHost("10.0.0.1", "hosta");
   ShareOptions opts = Opts("rw=hosta");

@@ -46,8 +46,10 @@ bool IsBelow(std::string_view p, std::string_view dir) {
          p[dir.size()] == '/';
 }
 
+// sharetab(5) is tab-separated, one entry per line.
 bool HasTabOrNewline(std::string_view s) {
-  return s.find_first_of("\t\n\r") != std::string_view::npos;
+  return s.find_first_of(std::string_view("\t\n\r\0", 4)) !=
+         std::string_view::npos;
 }
 
 // The table as an ordered batch would leave it, without copying the table:

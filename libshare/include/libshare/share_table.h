@@ -10,9 +10,21 @@
 // ancestor folder of a share, how many shares lie below it per device.
 //
 // Thread-safety: none. The table is a plain data structure; whoever shares
-// it between threads must lock around it. Catalog does so: readers hold a
-// shared absl::Mutex lock, and a batch holds it exclusively only while it
-// links prepared objects (see catalog.cc).
+// it between threads must lock around it. The Catalog (the daemon's owner
+// of the table, read from many threads) does it this way:
+//   - one absl::Mutex `mu_` (reader/writer) guards the table; lookups take
+//     it shared and copy out what they need (a ShareMatch holds a
+//     shared_ptr<const ShareOptions>, valid after the lock is dropped);
+//   - Apply() calls are serialized by a second mutex and are the only
+//     writers. A batch is validated against an overlay (the table plus the
+//     batch's earlier effects, never a copy of the table) while readers
+//     proceed; every new Share, ShareGroup, compiled option set and the
+//     grown bucket array (PrepareCapacity) is built then; the batch is
+//     committed to SQLite; only then is `mu_` taken exclusively to link
+//     the prepared objects (InstallCapacity, Insert, Remove: no allocation
+//     in the common case, no I/O). Removed objects are freed after `mu_` is
+//     released. Readers therefore wait at most for that short swap and see
+//     the table before a batch or after it, never a part.
 #ifndef LIBSHARE_SHARE_TABLE_H_
 #define LIBSHARE_SHARE_TABLE_H_
 

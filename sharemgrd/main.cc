@@ -1,6 +1,7 @@
 // sharemgrd: parse the command line, detach unless --foreground, start the
 // daemon, wait for signals, stop. See sharemgrd(8).
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -81,6 +82,11 @@ int main(int argc, char** argv) {
     puts(kVersion);
     return 0;
   }
+
+  // Every server thread would otherwise get its own malloc arena that keeps
+  // freed memory (EXPORT replies, batches): two arenas keep RSS within the
+  // design's bound at no measurable cost for this allocation pattern.
+  mallopt(M_ARENA_MAX, 2);
 
   int ready_fd = -1;
   if (!config->foreground) {

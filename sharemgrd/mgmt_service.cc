@@ -1,6 +1,7 @@
 #include "mgmt_service.h"
 
 #include <grp.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@ namespace {
 using libshare::Operation;
 
 constexpr std::size_t kSyncSharetabShares = 2000;
+constexpr std::size_t kTrimAfterOps = 1000;
 
 char* Mutable(const std::string& s) { return const_cast<char*>(s.c_str()); }
 std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
@@ -52,6 +54,11 @@ class Args {
   Args(const Args&) = delete;
   Args& operator=(const Args&) = delete;
   bool Decode(XDR* x) { return fn_(x, &v_); }
+  // Frees the decoded value early (big batches).
+  void Free() {
+    ::xdr_free(fn_, reinterpret_cast<char*>(&v_));
+    std::memset(&v_, 0, sizeof v_);
+  }
   T& operator*() { return v_; }
   T* operator->() { return &v_; }
 
@@ -332,6 +339,7 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
     o.resource = Text(m.resource);
     o.force = m.force;
   }
+  a.Free();
 
   const auto start = std::chrono::steady_clock::now();
   libshare::BatchResult r;
@@ -365,6 +373,12 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
     }
   }
   *error = !r.ok();
+  if (batch.ops.size() >= kTrimAfterOps) {
+    // A big batch leaves megabytes of freed decode buffers in malloc's
+    // arenas; give them back so RSS reflects the table, not the last batch.
+    batch = libshare::Batch();
+    ::malloc_trim(0);
+  }
   std::vector<mgmt_op_error> errs(r.errors.size());
   for (std::size_t i = 0; i < r.errors.size(); ++i) {
     errs[i].index = r.errors[i].index;

@@ -460,7 +460,7 @@ void RpcServer::OnStream(Source* s) {
     if (!SendAll(s, reply)) close = true;
     s->last_active_ms.store(NowMs());
   }
-  if (reply.capacity() > (1u << 20)) std::string().swap(reply);
+  if (reply.capacity() > (256u << 10)) std::string().swap(reply);
   records.clear();
   if (close || stopping_.load()) {
     CloseConnection(s);

@@ -107,8 +107,11 @@ struct Flight {
   Decision decision;       // set before done.Notify()
 };
 
+// A decision or a name answer. Every field except the keys (immutable once
+// the entry is published) is guarded by its shard's mu, which the compiler
+// cannot be told: the annotations sit on Shard.
 struct Entry {
-  Entry* prev = nullptr;  // LRU list, guarded by the shard lock
+  Entry* prev = nullptr;  // LRU list
   Entry* next = nullptr;
   bool cached = false;  // in its shard's map and LRU list
   bool is_decision = false;

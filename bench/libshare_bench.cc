@@ -11,6 +11,8 @@
 //               committed to a SQLite file on disk.
 // AddRemove/N   one add and one remove, each its own committed batch, with N
 //               shares already loaded; per_op_ms is the mean of one of them.
+// ReaderWait/N  BatchAdd/N while a thread calls FindNearest in a loop;
+//               max_reader_wait_ms is the longest single call.
 // Load/T        Catalog::Open of a store with 15,000 shares in 16 groups,
 //               loaded with T threads.
 //
@@ -23,12 +25,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -236,6 +241,41 @@ void BatchAdd(benchmark::State& state) {
   state.counters["shares"] = n;
 }
 
+// How long a reader (FindNearest, as a MOUNT request does) can wait while a
+// batch of N adds is applied: the exclusive section that links the batch.
+void ReaderWait(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  Batch batch = FillBatch(n, 1);
+  double worst_ms = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::unique_ptr<Catalog> c = OpenCatalog(TheEnv().FreshDb("reader"));
+    std::atomic<bool> stop{false};
+    double max_ms = 0;
+    std::thread reader([&] {
+      const std::string probe = TheEnv().SharePath(0) + "/x";
+      while (!stop) {
+        auto t0 = std::chrono::steady_clock::now();
+        benchmark::DoNotOptimize(c->FindNearest(probe));
+        double ms = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - t0)
+                        .count();
+        max_ms = std::max(max_ms, ms);
+      }
+    });
+    state.ResumeTiming();
+    bool ok = MustApply(*c, batch, state);
+    state.PauseTiming();
+    stop = true;
+    reader.join();
+    worst_ms = std::max(worst_ms, max_ms);
+    c.reset();
+    state.ResumeTiming();
+    if (!ok) return;
+  }
+  state.counters["max_reader_wait_ms"] = worst_ms;
+}
+
 void AddRemove(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   std::unique_ptr<Catalog> c = OpenCatalog(TheEnv().FreshDb("addremove"));
@@ -299,6 +339,12 @@ BENCHMARK(BatchAdd)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BatchAdd)
+    ->Arg(100000)
+    ->Iterations(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(ReaderWait)
+    ->Arg(15150)
     ->Arg(100000)
     ->Iterations(2)
     ->Unit(benchmark::kMillisecond)

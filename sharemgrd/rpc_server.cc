@@ -38,6 +38,12 @@ namespace sharemgrd {
 namespace {
 
 constexpr int kReplyWriteTimeoutMs = 10000;
+// The pool keeps --threads threads that are free or in a call younger than
+// kStuckMs: while calls block (name lookups), it grows up to kThreadGrowth
+// times --threads; the extra threads stay, idle, until Stop().
+constexpr std::size_t kThreadGrowth = 16;
+constexpr int64_t kStuckMs = 100;
+constexpr auto kJanitorTick = absl::Milliseconds(50);
 constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kReadBudget = 1024 * 1024;  // per event, for fairness
 constexpr uint32_t kAuthSys = 1;
@@ -159,7 +165,12 @@ struct RpcServer::Source {
 };
 
 RpcServer::RpcServer(int threads, std::size_t max_connections)
-    : threads_(threads < 1 ? 1 : threads), max_connections_(max_connections) {}
+    : threads_(threads < 1 ? 1 : threads),
+      max_threads_(static_cast<std::size_t>(threads_) * kThreadGrowth),
+      max_connections_(max_connections),
+      busy_since_ms_(new std::atomic<int64_t>[max_threads_]) {
+  for (std::size_t i = 0; i < max_threads_; ++i) busy_since_ms_[i].store(0);
+}
 
 RpcServer::~RpcServer() { Stop(); }
 
@@ -203,8 +214,13 @@ absl::Status RpcServer::Start() {
     }
     Arm(e.get(), true);
   }
-  for (int i = 0; i < threads_; ++i)
-    workers_.emplace_back([this] { WorkerLoop(); });
+  {
+    absl::MutexLock l(&workers_mu_);
+    for (int i = 0; i < threads_; ++i) {
+      std::size_t id = workers_.size();
+      workers_.emplace_back([this, id] { WorkerLoop(id); });
+    }
+  }
   janitor_ = std::thread([this] { JanitorLoop(); });
   return absl::OkStatus();
 }
@@ -223,8 +239,12 @@ void RpcServer::Stop() {
     absl::MutexLock l(&mu_);
     janitor_cv_.SignalAll();
   }
-  for (auto& t : workers_) t.join();
-  workers_.clear();
+  std::vector<std::thread> workers;
+  {
+    absl::MutexLock l(&workers_mu_);
+    workers.swap(workers_);  // no thread is added once stopping_ is set
+  }
+  for (auto& t : workers) t.join();
   if (janitor_.joinable()) janitor_.join();
   {
     absl::MutexLock l(&mu_);
@@ -236,7 +256,7 @@ void RpcServer::Stop() {
   epfd_ = wakefd_ = -1;
 }
 
-void RpcServer::WorkerLoop() {
+void RpcServer::WorkerLoop(std::size_t id) {
   epoll_event events[8];
   while (!stopping_.load(std::memory_order_relaxed)) {
     // One event at a time per thread: a thread that takes an event serves
@@ -251,6 +271,7 @@ void RpcServer::WorkerLoop() {
       Source* s = static_cast<Source*>(events[i].data.ptr);
       if (s == nullptr) return;  // stop
       if (stopping_.load()) return;
+      busy_since_ms_[id].store(NowMs(), std::memory_order_relaxed);
       switch (s->kind) {
         case Source::Kind::kListener:
           OnAccept(s);
@@ -262,15 +283,38 @@ void RpcServer::WorkerLoop() {
           OnStream(s);
           break;
       }
+      busy_since_ms_[id].store(0, std::memory_order_relaxed);
     }
   }
 }
 
+void RpcServer::KeepEnoughWorkers() {
+  absl::MutexLock l(&workers_mu_);
+  if (stopping_.load()) return;
+  const int64_t now = NowMs();
+  std::size_t free = 0;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    int64_t since = busy_since_ms_[i].load(std::memory_order_relaxed);
+    if (since == 0 || now - since < kStuckMs) ++free;
+  }
+  while (free < static_cast<std::size_t>(threads_) &&
+         workers_.size() < max_threads_) {
+    std::size_t id = workers_.size();
+    workers_.emplace_back([this, id] { WorkerLoop(id); });
+    ++free;
+  }
+}
+
 void RpcServer::JanitorLoop() {
+  int64_t last_scan = NowMs();
   absl::MutexLock l(&mu_);
   while (!stopping_.load()) {
-    janitor_cv_.WaitWithTimeout(&mu_, absl::Seconds(1));
+    janitor_cv_.WaitWithTimeout(&mu_, kJanitorTick);
+    if (stopping_.load()) break;
+    KeepEnoughWorkers();
     int64_t now = NowMs();
+    if (now - last_scan < 1000) continue;
+    last_scan = now;
     for (auto& [ptr, c] : conns_) {
       int64_t idle_ms = absl::ToInt64Milliseconds(c->limits.idle_timeout);
       if (now - c->last_active_ms.load() > idle_ms) {

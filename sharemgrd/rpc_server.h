@@ -80,6 +80,8 @@ struct ListenerLimits {
 
 class RpcServer {
  public:
+  // `threads` serve calls; while calls block for long (name lookups), more
+  // are started (up to 16 times as many) so that they do not starve others.
   explicit RpcServer(int threads, std::size_t max_connections = 4096);
   ~RpcServer();
   RpcServer(const RpcServer&) = delete;
@@ -97,7 +99,8 @@ class RpcServer {
 
  private:
   struct Source;
-  void WorkerLoop();
+  void WorkerLoop(std::size_t id);
+  void KeepEnoughWorkers();
   void JanitorLoop();
   void Arm(Source* s, bool add);
   void OnAccept(Source* s);
@@ -107,11 +110,15 @@ class RpcServer {
   bool SendAll(Source* s, const std::string& data);
 
   const int threads_;
+  const std::size_t max_threads_;
   const std::size_t max_connections_;
   int epfd_ = -1;
   int wakefd_ = -1;
   std::atomic<bool> stopping_{false};
-  std::vector<std::thread> workers_;
+  absl::Mutex workers_mu_;
+  std::vector<std::thread> workers_ ABSL_GUARDED_BY(workers_mu_);
+  // Per worker: when its current call started (ms), 0 while it waits.
+  std::unique_ptr<std::atomic<int64_t>[]> busy_since_ms_;
   std::thread janitor_;
   absl::Mutex mu_;
   // Listeners and datagram sockets; live until Stop().

@@ -168,11 +168,12 @@ class LiveServerTest : public ::testing::Test {
     std::strcpy(a.sun_path, path_.c_str());
     ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
     ASSERT_EQ(listen(fd, 16), 0);
-    server_ = std::make_unique<RpcServer>(3);
+    server_ = std::make_unique<RpcServer>(threads());
     server_->AddStreamListener(fd, Transport::kUnix, &program_,
                                {/*max_record=*/1024, absl::Seconds(60)});
     ASSERT_TRUE(server_->Start().ok());
   }
+  virtual int threads() const { return 3; }
   void TearDown() override {
     if (!program_.release.HasBeenNotified()) program_.release.Notify();
     server_->Stop();
@@ -233,6 +234,23 @@ TEST_F(LiveServerTest, HalfARecordDoesNotBlockOtherClients) {
 }
 
 TEST_F(LiveServerTest, StalledCallDoesNotBlockOtherClients) {
+  int stalled = Connect();
+  Send(stalled, Call(1, kProg, 1, 2));
+  int other = Connect();
+  Send(other, Call(2, kProg, 1, 0));
+  EXPECT_EQ(Receive(other), (std::vector<uint32_t>{2, 1, 0, 0, 0, SUCCESS}));
+  program_.release.Notify();
+  EXPECT_EQ(Receive(stalled), (std::vector<uint32_t>{1, 1, 0, 0, 0, SUCCESS}));
+  close(stalled);
+  close(other);
+}
+
+class OneThreadServerTest : public LiveServerTest {
+ protected:
+  int threads() const override { return 1; }
+};
+
+TEST_F(OneThreadServerTest, PoolGrowsWhenItsOnlyThreadIsBlocked) {
   int stalled = Connect();
   Send(stalled, Call(1, kProg, 1, 2));
   int other = Connect();

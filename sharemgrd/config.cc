@@ -124,7 +124,9 @@ const std::vector<OptionSpec>& Options() {
          c.load_threads = n;
          return absl::OkStatus();
        }},
-      {"threads", "N", "threads serving requests (default: max(4, 2 x cores))",
+      {"threads", "N",
+       "threads serving requests; more start while calls wait on name "
+       "lookups (default: max(4, 2 x cores))",
        [](DaemonConfig& c, const std::string& v) {
          int n;
          if (!absl::SimpleAtoi(v, &n) || n < 1 || n > 1024) {

@@ -98,9 +98,10 @@ class Env {
   int made_ = 0;
 };
 
+// Destroyed at exit, which removes the folders.
 Env& TheEnv() {
-  static Env* env = new Env();
-  return *env;
+  static Env env;
+  return env;
 }
 
 // ---- The seed algorithm.

@@ -135,5 +135,20 @@ TEST_F(LoaderTest, BadStoredOptionsNameTheShare) {
   EXPECT_THAT(std::string(stats.status().message()), HasSubstr("/bad"));
 }
 
+TEST_F(LoaderTest, ShareOfMissingGroupIsAnError) {
+  ASSERT_TRUE(store_->Begin().ok());
+  ShareRow r;
+  r.id = 1;
+  r.path = "/orphan";
+  r.group = "gone";
+  ASSERT_TRUE(store_->InsertShare(r).ok());
+  ASSERT_TRUE(store_->Commit().ok());
+  ShareTable t;
+  auto stats = LoadShareTable(*store_, 1, &t);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_THAT(std::string(stats.status().message()), HasSubstr("/orphan"));
+  EXPECT_THAT(std::string(stats.status().message()), HasSubstr("gone"));
+}
+
 }  // namespace
 }  // namespace libshare

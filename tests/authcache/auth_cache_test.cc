@@ -34,7 +34,9 @@ class AuthCacheTest : public ::testing::Test {
     config_.negative_ttl = absl::Minutes(1);
     config_.failure_ttl = absl::Seconds(10);
     config_.hard_limit = absl::Minutes(10);
-    config_.lookup_timeout = absl::Seconds(10);
+    // Long, so that storms on a slow (sanitized, loaded) machine never
+    // time out; the timeout tests set their own short one.
+    config_.lookup_timeout = absl::Seconds(60);
     config_.lookup_threads = 4;
     config_.shards = 8;
   }

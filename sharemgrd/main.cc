@@ -56,6 +56,12 @@ int Detach() {
 }
 
 bool WritePidFile(const std::string& path) {
+  // The default folder (/run/sharemgr) may not exist yet when --socket
+  // points elsewhere; one level is all a pid file needs.
+  if (std::size_t slash = path.rfind('/');
+      slash != std::string::npos && slash > 0) {
+    ::mkdir(path.substr(0, slash).c_str(), 0755);
+  }
   std::string tmp = path + ".tmp";
   FILE* f = fopen(tmp.c_str(), "w");
   if (f == nullptr) return false;

@@ -1,0 +1,120 @@
+#include "mgmt_service.h"
+
+#include <rpc/rpc.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "authcache/auth_cache.h"
+#include "authcache/resolver.h"
+#include "gtest/gtest.h"
+#include "libshare/catalog.h"
+#include "libshare/mgmt_prot.h"
+
+namespace sharemgrd {
+namespace {
+
+// A MgmtService over a real Catalog in a temporary folder, called directly
+// with the credentials a test chooses.
+class MgmtServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sharemgrd_mgmt_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    ASSERT_EQ(mkdir((dir_ + "/export").c_str(), 0755), 0);
+    auto catalog = libshare::Catalog::Open({dir_ + "/db", 1});
+    ASSERT_TRUE(catalog.ok()) << catalog.status();
+    catalog_ = std::move(*catalog);
+    auto resolver = authcache::MakeFilesResolver("", "");
+    ASSERT_TRUE(resolver.ok());
+    cache_ = std::make_unique<authcache::AuthCache>(
+        std::shared_ptr<authcache::Resolver>(std::move(*resolver)),
+        authcache::AuthCacheConfig{});
+    mounts_ = std::make_unique<MountService>(catalog_.get(), cache_.get(),
+                                             /*insecure=*/true);
+    service_ = std::make_unique<MgmtService>(catalog_.get(), cache_.get(),
+                                             mounts_.get(), dir_ + "/sharetab",
+                                             std::nullopt);
+  }
+  void TearDown() override {
+    service_.reset();
+    mounts_.reset();
+    cache_.reset();
+    catalog_.reset();
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    ASSERT_EQ(system(cmd.c_str()), 0);
+  }
+
+  // Sends a batch creating a group and sharing dir_/export as `uid`;
+  // returns the decoded reply status.
+  mgmt_status BatchAs(uid_t uid) {
+    std::string group = "g", empty, path = dir_ + "/export";
+    mgmt_op ops[2] = {};
+    ops[0].type = MGMT_OP_CREATE_GROUP;
+    ops[0].group = group.data();
+    ops[0].path = ops[0].options = ops[0].description = ops[0].resource =
+        empty.data();
+    ops[1] = ops[0];
+    ops[1].type = MGMT_OP_ADD_SHARE;
+    ops[1].path = path.data();
+    mgmt_batch_args args{};
+    args.ops.ops_len = 2;
+    args.ops.ops_val = ops;
+    std::string in(4096, '\0');
+    XDR x;
+    xdrmem_create(&x, in.data(), in.size(), XDR_ENCODE);
+    EXPECT_TRUE(xdr_mgmt_batch_args(&x, &args));
+    xdr_destroy(&x);
+
+    CallContext ctx;
+    ctx.transport = Transport::kUnix;
+    ctx.has_peer_cred = true;
+    ctx.peer_uid = uid;
+    ctx.peer_gid = uid;
+    ctx.proc = MGMTPROC_BATCH;
+    std::string out;
+    xdrmem_create(&x, in.data(), in.size(), XDR_DECODE);
+    EXPECT_EQ(service_->Call(ctx, &x, &out), SUCCESS);
+    xdr_destroy(&x);
+
+    mgmt_batch_res res{};
+    xdrmem_create(&x, out.data(), out.size(), XDR_DECODE);
+    EXPECT_TRUE(xdr_mgmt_batch_res(&x, &res));
+    xdr_destroy(&x);
+    mgmt_status st = res.status;
+    if (st == MGMT_OK) {
+      EXPECT_EQ(res.mgmt_batch_res_u.result.errors.errors_len, 0u);
+    }
+    xdr_free(reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_res),
+             reinterpret_cast<char*>(&res));
+    return st;
+  }
+
+  std::string dir_;
+  std::unique_ptr<libshare::Catalog> catalog_;
+  std::unique_ptr<authcache::AuthCache> cache_;
+  std::unique_ptr<MountService> mounts_;
+  std::unique_ptr<MgmtService> service_;
+};
+
+TEST_F(MgmtServiceTest, BatchFromOtherUserIsRefusedAndChangesNothing) {
+  EXPECT_EQ(BatchAs(65534), MGMT_ERR_PERM);
+  EXPECT_EQ(catalog_->group_count(), 0u);
+  EXPECT_EQ(catalog_->share_count(), 0u);
+}
+
+TEST_F(MgmtServiceTest, BatchFromRootIsAppliedAndWritesTheSharetab) {
+  EXPECT_EQ(BatchAs(0), MGMT_OK);
+  EXPECT_EQ(catalog_->share_count(), 1u);
+  struct stat st;
+  ASSERT_EQ(stat((dir_ + "/sharetab").c_str(), &st), 0);
+  EXPECT_GT(st.st_size, 0);
+}
+
+}  // namespace
+}  // namespace sharemgrd

@@ -1,0 +1,57 @@
+# Helpers for the reliability tests, on top of tests/sharemgrd/lib.sh
+# (sm_setup, start_daemon, wait_serving, stop_daemon, sc, probe, fail...).
+#
+#   source "$(dirname "$0")/lib.sh"
+#
+# Adds: state_digest (table + sharetab view + EXPORT, one line per part),
+# start_daemon_nowait, kill_daemon, rss_kib, make_many_dirs.
+
+source "$(dirname "${BASH_SOURCE[0]}")/../sharemgrd/lib.sh"
+
+# Starts sharemgrd like start_daemon but returns at once (DAEMON_PID set),
+# so a test can kill it during its start-up load.
+start_daemon_nowait() {
+  local args=(--foreground --db "$SM_DB" --socket "$SM_SOCKET"
+              --sharetab "$SM_SHARETAB" --mount-port 0 --no-rpcbind)
+  : >>"$SM_LOG"
+  echo "=== start: $SHAREMGRD ${args[*]} $*" >>"$SM_LOG"
+  "$SHAREMGRD" "${args[@]}" "$@" 2>>"$SM_LOG" &
+  DAEMON_PID=$!
+}
+
+# SIGKILL, then reap.
+kill_daemon() {
+  [[ -n $DAEMON_PID ]] || return 0
+  kill -KILL "$DAEMON_PID" 2>/dev/null || true
+  wait "$DAEMON_PID" 2>/dev/null || true
+  DAEMON_PID=
+}
+
+# The daemon's resident set in KiB.
+rss_kib() {  # [PID]
+  awk '/^VmRSS:/ {print $2}' "/proc/${1:-$DAEMON_PID}/status"
+}
+
+# Three digests, one per line: the table (show -v --json without share
+# ids and generation counters), the sharetab view file, and EXPORT.
+# Equal digests mean equal states.
+state_digest() {
+  local table view export
+  # Share ids are given anew when a share is added again; generations are
+  # in-memory counters: neither is part of the state compared here.
+  table=$(sc --json show -v | sed -E 's/"(id|generation)":[0-9]+//g' |
+    md5sum) || return 1
+  view=$(md5sum <"$SM_SHARETAB") || return 1
+  export=$(probe export) || return 1
+  export=$(LC_ALL=C sort <<<"$export" | md5sum)
+  printf 'table %s\nview %s\nexport %s\n' "${table%% *}" "${view%% *}" \
+    "${export%% *}"
+}
+
+# Makes COUNT directories PREFIX00000.. under SM_DIR/export (fast: one
+# mkdir call per 5,000 names).
+make_many_dirs() {  # COUNT [PREFIX]
+  local n=$1 p=${2:-d}
+  mkdir -p "$SM_DIR/export"
+  (cd "$SM_DIR/export" && seq -f "$p%05g" 0 $((n - 1)) | xargs -n 5000 mkdir -p)
+}

@@ -3,6 +3,10 @@
 # held open: other MOUNT clients and sharectl are still served.
 source "$(dirname "$0")/lib.sh"
 sm_setup
+# The daemon does not raise its own soft RLIMIT_NOFILE: with the usual
+# 1024 it runs out of descriptors before 1,000 idle connections plus its
+# own files (accept: EMFILE, new clients time out). Reported; until the
+# daemon raises it, the test gives it room.
 ulimit -n 4096 2>/dev/null || true
 read -r a <<<"$(make_dirs a)"
 start_daemon --insecure
@@ -32,11 +36,12 @@ rm -f "$hold"
 wait "$idle_pid" || fail "idle driver failed: $(cat "$SM_DIR/idle.out")"
 echo "daemon fds with the idle connections: $fds; $served rounds of MNT+NULL+list served"
 cat "$SM_DIR/idle.out"
-# The limits are documented options (a missing one is reported, not failed,
-# while the daemon keeps them as constants).
-man_page=$(dirname "$0")/../../man/sharemgrd.8
-for opt in connection idle; do
-  grep -qi -- "$opt" "$man_page" ||
-    echo "NOTE: man/sharemgrd.8 does not mention a $opt limit/timeout option"
-done
+# The limits should be documented options; today they are constants (120 s
+# MOUNT / 600 s management idle timeout, 4,096 connections), so a missing
+# option is reported here rather than failed.
+help=$("$SHAREMGRD" --help 2>&1 || true)
+grep -qiE -- '--[a-z-]*connections' <<<"$help" ||
+  echo "NOTE: sharemgrd has no connection-limit option (see --help, sharemgrd.8)"
+grep -qiE -- '--[a-z-]*idle' <<<"$help" ||
+  echo "NOTE: sharemgrd has no idle-timeout option (see --help, sharemgrd.8)"
 echo "ok"

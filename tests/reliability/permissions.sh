@@ -3,8 +3,8 @@
 # caller neither root nor in the admin group is refused every change with a
 # clear error and may read; a caller in the admin group may change; MNT
 # from an unreserved port is refused unless --insecure; a client the
-# options refuse never receives a file handle; the daemon refuses a store
-# or socket folder owned by another user or writable by others.
+# options refuse never receives a file handle. (Unsafe store and socket
+# files: unsafe_files_refused.sh.)
 source "$(dirname "$0")/lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || { echo "SKIP: needs root (setpriv, chown, groupadd)"; exit 0; }
@@ -85,35 +85,4 @@ out=$(probe --unreserved mnt "$a") || fail "MNT with --insecure failed"
 assert_contains "$out" "MNT3_OK" "MNT from an unreserved port with --insecure"
 stop_daemon || fail "sharemgrd exited non-zero"
 
-# Refusing unsafe files at start-up.
-refuses_to_start() {  # WHAT
-  local rc=0
-  timeout 20 "$SHAREMGRD" --foreground --no-rpcbind --mount-port 0 \
-    --db "$SM_DB" --socket "$SM_SOCKET" --sharetab "$SM_SHARETAB" \
-    >"$SM_DIR/start.out" 2>&1 || rc=$?
-  if [[ $rc == 0 || $rc == 124 ]]; then
-    fail "sharemgrd started on $1 (exit $rc)"
-  fi
-  grep -qiE "owned by|writable by others|unsafe|permission" "$SM_DIR/start.out" ||
-    fail "no reason given for refusing $1: $(cat "$SM_DIR/start.out")"
-  echo "refused $1: $(head -n1 "$SM_DIR/start.out")"
-}
-chown nobody "$SM_DB"
-refuses_to_start "a store owned by nobody"
-chown root "$SM_DB"
-chmod o+w "$SM_DB"
-refuses_to_start "a store writable by others"
-chmod o-w "$SM_DB"
-chmod o+w "$SM_DIR"
-refuses_to_start "a store folder writable by others"
-chmod 0755 "$SM_DIR"
-mkdir -p "$SM_DIR/run" && chmod 0777 "$SM_DIR/run"
-SM_SOCKET=$SM_DIR/run/sharemgrd.sock
-refuses_to_start "a socket folder writable by others"
-chmod 0755 "$SM_DIR/run"
-chown nobody "$SM_DIR/run"
-refuses_to_start "a socket folder owned by nobody"
-chown root "$SM_DIR/run"
-start_daemon
-assert_eq "$before" "$(show_state)" "shares once the files are safe again"
 echo "ok: $refused changes refused as nobody"

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "fuzz_check.h"
 #include "libshare/batch.h"
+#include "libshare/options.h"
 #include "libshare/path.h"
 #include "shell_words.h"
 
@@ -53,15 +54,17 @@ inline void CheckWordsRoundTrip(const std::vector<std::string>& words) {
 }
 
 // Only operations the daemon could accept are checked: the group must be
-// a valid name (or empty for remove-share, "any group"). An empty group is
-// written as no word, and a "group" such as "--help" (which the parser
-// takes only after "--") is written without "--"; neither is a valid
-// group, so neither can reach a store.
+// a valid name (or empty for remove-share, "any group") and the options
+// must parse. An empty group is written as no word, a "group" such as
+// "--help" (which the parser takes only after "--") is written without
+// "--", and options holding a newline (an exports client "\012x") cannot
+// be quoted on one line; the daemon refuses all of these anyway.
 inline void CheckOperationRoundTrip(const libshare::Operation& op) {
   if (op.group.empty() ? op.type != libshare::Operation::Type::kRemoveShare
                        : !libshare::ValidateGroupName(op.group).ok()) {
     return;
   }
+  if (!libshare::ParseOptions(op.options).ok()) return;
   const std::vector<std::string> words = sharectl::OperationWords(op);
   CheckWordsRoundTrip(words);
   absl::StatusOr<sharectl::ChangeCommand> cmd =

@@ -37,7 +37,10 @@ MAX_DELAY_MS=${SHAREMGR_CRASH_MAX_DELAY_MS:-$((batch_ms * 6 / 5 > 300 ? batch_ms
 echo "a clean batch of $OPS adds took $batch_ms ms; kills land 0..$MAX_DELAY_MS ms into a batch"
 DIGEST[B]=$(state_digest) || fail "state B unreadable"
 [[ ${DIGEST[A]} != "${DIGEST[B]}" ]] || fail "A and B look the same"
+t0=$(date +%s%N)
 restart_daemon --insecure
+start_ms=$((($(date +%s%N) - t0) / 1000000))
+echo "a clean restart with $OPS shares took $start_ms ms (stop, start, serving)"
 assert_eq "${DIGEST[B]}" "$(state_digest)" "state B after a clean restart"
 sc batch "$SM_DIR/remove.batch" || fail "remove batch refused"
 assert_eq "${DIGEST[A]}" "$(state_digest)" "state A after the remove batch"
@@ -51,15 +54,19 @@ which_state() {  # DIGEST -> A, B or "mix"
   echo mix
 }
 
-stayed=0 moved=0 startup_kills=0 killed_in_load=0
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+stayed=0 moved=0 startup_kills=0 killed_in_load=0 restart_ms=0 check_ms=0
+t_start=$(now_ms)
 for ((r = 1; r <= ROUNDS; r++)); do
   delay_ms=$((RANDOM % (MAX_DELAY_MS + 1)))
   delay=$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))
-  if ((r % 4 == 0)) && [[ $state == B ]]; then
+  if ((r % 3 == 0)) && [[ $state == B ]]; then
     # Kill during the start-up load of $OPS shares.
     stop_daemon || fail "round $r: sharemgrd exited non-zero on SIGTERM"
     start_daemon_nowait --insecure
-    sleep "$(printf '0.%03d' $((RANDOM % 400)))"
+    # 0..the time a clean restart takes, so most kills land in the load.
+    ms=$((RANDOM % (start_ms + 1)))
+    sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
     from=$(grep -n '^=== start' "$SM_LOG" | tail -n1 | cut -d: -f1)
     tail -n +"$from" "$SM_LOG" | grep -q '^sharemgrd: serving' ||
       killed_in_load=$((killed_in_load + 1))
@@ -77,8 +84,12 @@ for ((r = 1; r <= ROUNDS; r++)); do
   kill_daemon
   batch_rc=0
   wait "$batch_pid" || batch_rc=$?
+  t1=$(now_ms)
   start_daemon --insecure
+  t2=$(now_ms)
   digest=$(state_digest) || fail "round $r: state unreadable after restart"
+  t3=$(now_ms)
+  restart_ms=$((restart_ms + t2 - t1)) check_ms=$((check_ms + t3 - t2))
   got=$(which_state "$digest")
   case $got in
     "$state") stayed=$((stayed + 1)) ;;
@@ -97,4 +108,5 @@ ${DIGEST[B]}" ;;
 done
 echo "ok: $ROUNDS rounds of $OPS operations: $stayed kept the old state," \
   "$moved the new one; $startup_kills kills during start-up" \
-  "($killed_in_load before the serving line)"
+  "($killed_in_load before the serving line); $(($(now_ms) - t_start)) ms in" \
+  "all, restarts $restart_ms ms, state checks $check_ms ms"

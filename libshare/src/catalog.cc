@@ -16,9 +16,12 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -277,6 +280,8 @@ class CatalogImpl : public Catalog {
   }
 
   BatchResult Apply(const Batch& batch) override;
+  // Apply() without its out-of-memory boundary.
+  BatchResult ApplyOrThrow(const Batch& batch);
 
   std::optional<ShareMatch> FindNearest(std::string_view path) const override {
     std::string normalized;
@@ -353,16 +358,27 @@ class CatalogImpl : public Catalog {
   }
 
   std::vector<SharetabEntry> SharetabEntries() const override {
-    absl::ReaderMutexLock l(&mu_);
     std::vector<SharetabEntry> out;
-    for (const Share* s : ActiveSorted()) {
-      SharetabEntry e;
-      e.path = s->path;
-      e.resource = s->resource;
-      e.options = s->effective_options_text();
-      e.description = s->description;
-      out.push_back(std::move(e));
+    {
+      // Only the copy is done under the lock; the sort (most of the cost)
+      // runs after it, so a batch's link step does not wait for it.
+      absl::ReaderMutexLock l(&mu_);
+      out.reserve(table_.size());
+      for (const ShareGroup* g : table_.SortedGroups()) {
+        if (!g->enabled) continue;
+        for (const Share& s : g->shares) {
+          SharetabEntry& e = out.emplace_back();
+          e.path = s.path;
+          e.resource = s.resource;
+          e.options = s.effective_options_text();
+          e.description = s.description;
+        }
+      }
     }
+    std::sort(out.begin(), out.end(),
+              [](const SharetabEntry& a, const SharetabEntry& b) {
+                return a.path < b.path;
+              });
     return out;
   }
 
@@ -406,6 +422,8 @@ class CatalogImpl : public Catalog {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Writes the steps in one transaction.
   absl::Status Commit(const std::vector<Step>& steps)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
+  absl::Status WriteSteps(const std::vector<Step>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   // Links the committed steps into the table; returns whether anything
   // changed. Removed objects go to the garbage vectors.
@@ -626,6 +644,21 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
 absl::Status CatalogImpl::Commit(const std::vector<Step>& steps) {
   if (absl::Status s = store_->Begin(); !s.ok()) return s;
   absl::Status status;
+  // An allocation failure must not leave the transaction open: every later
+  // Begin() would fail ("transaction within a transaction").
+  try {
+    status = WriteSteps(steps);
+    if (status.ok()) status = store_->Commit();
+  } catch (const std::bad_alloc&) {
+    status =
+        absl::ResourceExhaustedError("out of memory while writing the batch");
+  }
+  if (!status.ok()) store_->Rollback();
+  return status;
+}
+
+absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
+  absl::Status status;
   for (const Step& step : steps) {
     if (step.noop) continue;
     const Operation& op = *step.op;
@@ -659,8 +692,6 @@ absl::Status CatalogImpl::Commit(const std::vector<Step>& steps) {
     }
     if (!status.ok()) break;
   }
-  if (status.ok()) status = store_->Commit();
-  if (!status.ok()) store_->Rollback();
   return status;
 }
 
@@ -728,6 +759,19 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
 }
 
 BatchResult CatalogImpl::Apply(const Batch& batch) {
+  // No exception leaves the library: running out of memory before the
+  // commit is a refusal that changes nothing.
+  try {
+    return ApplyOrThrow(batch);
+  } catch (const std::bad_alloc&) {
+    BatchResult result;
+    result.commit_error = "out of memory while preparing the batch";
+    result.generation = generation();
+    return result;
+  }
+}
+
+BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
   BatchResult result;
   absl::MutexLock a(&apply_mu_);
   std::vector<Step> steps;
@@ -755,10 +799,21 @@ BatchResult CatalogImpl::Apply(const Batch& batch) {
   std::vector<std::unique_ptr<ShareGroup>> dead_groups;
   {
     absl::WriterMutexLock w(&mu_);
-    buckets = table_.InstallCapacity(std::move(buckets));
-    uint64_t gen = table_.generation() + 1;
-    if (Link(steps, gen, &dead_shares, &dead_groups)) {
-      table_.set_generation(gen);
+    // The store has committed: a table that stopped half-way would serve a
+    // state that is neither the old one nor the new one. Stop instead; the
+    // next start loads the committed state.
+    try {
+      buckets = table_.InstallCapacity(std::move(buckets));
+      uint64_t gen = table_.generation() + 1;
+      if (Link(steps, gen, &dead_shares, &dead_groups)) {
+        table_.set_generation(gen);
+      }
+    } catch (const std::bad_alloc&) {
+      static constexpr char kMessage[] =
+          "libshare: out of memory after a commit; the in-memory table "
+          "cannot follow the store; aborting (a restart loads it)\n";
+      (void)!::write(2, kMessage, sizeof kMessage - 1);
+      std::abort();
     }
     result.generation = table_.generation();
   }

@@ -87,6 +87,12 @@ class DelayingResolver final : public authcache::Resolver {
     }
     return inner_->InNetgroup(netgroup, host);
   }
+  absl::StatusOr<std::optional<libshare::IpAddress>> NetworkNamed(
+      std::string_view name) override {
+    // Network names are not per client: no delay, but forwarded, so
+    // @netname entries match through this wrapper as without it.
+    return inner_->NetworkNamed(name);
+  }
   absl::Status Reload() override { return inner_->Reload(); }
 
  private:

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -243,7 +244,13 @@ struct AuthCache::Impl {
 
   const std::shared_ptr<Resolver> resolver;
   const AuthCacheConfig config;
-  Clock* const clock;
+  // Read under a shard's lock; swapped for the real clock (then every
+  // shard lock taken once) when the owner leaves lookups running behind it,
+  // since the owner's clock may die with the owner.
+  std::atomic<Clock*> clock;
+  absl::Time Now() const {
+    return clock.load(std::memory_order_relaxed)->Now();
+  }
   std::vector<Shard> shards;
   const std::size_t per_shard_max;
   std::atomic<uint64_t> lookups{0};
@@ -407,7 +414,7 @@ std::shared_ptr<Flight> AuthCache::Impl::StartFlight(
         NameAnswer a = Resolve(e->nkey, client_names);
         absl::MutexLock lock(&shard.mu);
         if (flight->abandoned) return;  // counted as a timeout already
-        const absl::Time now = clock->Now();
+        const absl::Time now = Now();
         if (e->inflight == flight) e->inflight = nullptr;
         if (a.status.ok() || !e->has_value || now >= e->hard_deadline) {
           e->answer = a;
@@ -434,7 +441,7 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
   std::shared_ptr<Flight> flight;
   {
     absl::MutexLock lock(&shard.mu);
-    const absl::Time now = clock->Now();
+    const absl::Time now = Now();
     auto it = shard.names.find(key);
     if (it != shard.names.end()) {
       e = it->second;
@@ -480,7 +487,7 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
   // answer is dropped. The entry fails for failure_ttl unless an old answer
   // may still be served.
   absl::MutexLock lock(&shard.mu);
-  const absl::Time now = clock->Now();
+  const absl::Time now = Now();
   if (flight->done.HasBeenNotified()) {  // finished just at the deadline
     *expires = e->expires;
     *hard = e->hard_deadline;
@@ -520,7 +527,7 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
   bool owner = false;
   {
     absl::MutexLock lock(&shard.mu);
-    const absl::Time now = clock->Now();
+    const absl::Time now = Now();
     auto it = shard.decisions.find(key);
     if (it != shard.decisions.end()) {
       Entry* c = it->second.get();
@@ -577,7 +584,7 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
   Decision d = Evaluate(opts, identity, key.flavor, uid);
   {
     absl::MutexLock lock(&shard.mu);
-    const absl::Time now = clock->Now();
+    const absl::Time now = Now();
     if (e->inflight == flight) e->inflight = nullptr;
     e->decision = d;
     e->has_value = true;
@@ -604,7 +611,7 @@ void AuthCache::Impl::RefreshDecision(std::shared_ptr<Entry> e,
   Decision d = Evaluate(*opts, identity, e->dkey.flavor, uid);
   Shard& shard = ShardFor(e->dkey);
   absl::MutexLock lock(&shard.mu);
-  const absl::Time now = clock->Now();
+  const absl::Time now = Now();
   e->refreshing = false;
   if (d.lookup_failed && now < e->hard_deadline) {
     // Keep serving what we had; try again after failure_ttl.
@@ -628,7 +635,22 @@ AuthCache::AuthCache(std::shared_ptr<Resolver> resolver, AuthCacheConfig config,
                      Clock* clock)
     : impl_(std::make_unique<Impl>(std::move(resolver), config, clock)) {}
 
-AuthCache::~AuthCache() = default;
+AuthCache::~AuthCache() {
+  // A lookup stuck in a dead name server can take as long as the resolver
+  // allows (minutes for NSS). The owner is going away (often the whole
+  // process, on SIGTERM), and nobody can see the answer any more, so it
+  // must not wait for it: the state those calls use is handed to a
+  // detached thread, which frees it when they return (or never, if the
+  // process exits first). An idle cache is freed here and now.
+  // Refresh tasks submit lookups, so the refresh pool is checked first.
+  if (impl_->refresh_pool.Idle() && impl_->lookup_pool.Idle()) return;
+  impl_->clock.store(RealClock(), std::memory_order_relaxed);
+  for (Shard& shard : impl_->shards) {
+    // Waits out any task reading the old clock under this lock.
+    absl::MutexLock lock(&shard.mu);
+  }
+  std::thread([impl = std::move(impl_)]() mutable { impl.reset(); }).detach();
+}
 
 Decision AuthCache::Check(const IpAddress& client, uint64_t share_id,
                           uint64_t share_generation, const ShareOptions& opts,

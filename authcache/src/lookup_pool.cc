@@ -32,6 +32,11 @@ void LookupPool::WaitIdle() {
       this));
 }
 
+bool LookupPool::Idle() {
+  absl::MutexLock lock(&mu_);
+  return queue_.empty() && running_ == 0;
+}
+
 void LookupPool::Work() {
   while (true) {
     std::function<void()> task;

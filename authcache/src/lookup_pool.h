@@ -27,6 +27,8 @@ class LookupPool {
   void Submit(std::function<void()> task);
   // Blocks until no task is queued or running.
   void WaitIdle();
+  // Whether no task is queued or running now.
+  bool Idle();
 
  private:
   void Work();

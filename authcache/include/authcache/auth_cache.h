@@ -87,7 +87,10 @@ class AuthCache {
   // `clock` may be nullptr (real clock); it must outlive the cache.
   AuthCache(std::shared_ptr<Resolver> resolver, AuthCacheConfig config,
             Clock* clock = nullptr);
-  ~AuthCache();  // waits for background lookups to finish
+  // Does not wait for resolver calls still running (a dead name server
+  // must not hold up shutdown): they finish on a detached thread, which
+  // then frees what they used; their answers are dropped.
+  ~AuthCache();
   AuthCache(const AuthCache&) = delete;
   AuthCache& operator=(const AuthCache&) = delete;
 

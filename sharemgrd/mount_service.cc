@@ -259,9 +259,9 @@ void MountService::FlushLoop() {
     if (stopping_) break;
     flush_mu_.Unlock();
     FlushOnce();
-    // Re-encodes EXPORT soon after a change (and at start), so the first
-    // EXPORT call after a batch does not pay for it.
-    ExportBody();
+    // EXPORT is encoded on the first EXPORT call after a change, not here:
+    // encoding holds the catalog's read lock for O(N), which the next
+    // batch's link step waited for, so one add grew with the table.
     flush_mu_.Lock();
   }
 }

@@ -217,8 +217,11 @@ def run_stream_case(family, addr, name, payload, results, timeout=5.0):
     t0 = time.time()
     outcome = expect_error_or_close(s, name, results)
     s.close()
-    if time.time() - t0 >= timeout:
+    elapsed = time.time() - t0
+    if elapsed >= timeout:
         raise AssertionError(f"{name}: no answer and no close within {timeout} s")
+    if elapsed >= 0.5:
+        outcome += f" after {elapsed:.1f} s"
     if outcome == "success":
         raise AssertionError(f"{name}: hostile input got a successful reply")
     return outcome
@@ -270,7 +273,7 @@ def hostile(args):
         outcomes["tcp_mnt_1025_byte_path"] = f"status {status}"
         # UDP: random datagrams, truncated calls, huge list; then a real call.
         u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        u.settimeout(0.3)
+        u.settimeout(0.1)  # a dropped datagram costs this much
         r = random.Random(rnd)
         for name, payload, _ in mount_cases:
             data = payload[4:] if name.startswith(("trunc", "huge", "wrong", "bad")) else payload

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <utility>
@@ -151,6 +152,17 @@ void MgmtService::RequestSharetab(uint64_t generation, bool wait) {
     return sharetab_written_ >= generation;
   };
   sharetab_mu_.Await(absl::Condition(&done));
+}
+
+void MgmtService::RefreshSharetab() {
+  if (catalog_->share_count() <= kSyncSharetabShares) {
+    WriteSharetab();
+    return;
+  }
+  // Generation 0 can be the table's own: ask for at least 1 so a write
+  // happens.
+  RequestSharetab(std::max<uint64_t>(1, catalog_->generation()),
+                  /*wait=*/false);
 }
 
 void MgmtService::SharetabWriterLoop() {

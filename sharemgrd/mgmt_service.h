@@ -47,6 +47,10 @@ class MgmtService final : public RpcProgram {
   // Writes the sharetab view of the current table now; on failure logs it
   // and keeps the error for STATS (retried after the next change).
   void WriteSharetab();
+  // Has the sharetab view of the current table written: now for a small
+  // table, by the background writer for a big one (daemon start: the view
+  // is rewritten, but not before the first calls are served).
+  void RefreshSharetab();
   // Stops the background sharetab writer after it wrote what was asked.
   void Stop();
 

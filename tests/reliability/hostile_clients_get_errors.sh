@@ -11,9 +11,11 @@ read -r a <<<"$(make_dirs a)"
 start_daemon --insecure
 sc create g && sc add-share -s "$a" g || fail "setup refused"
 rss_before=$(rss_kib)
+bound=8192
+ldd "$SHAREMGRD" 2>/dev/null | grep -q libasan && bound=131072
 python3 "$(dirname "$0")/rpc_driver.py" hostile --port "$MOUNT_PORT" \
   --socket "$SM_SOCKET" --pid "$DAEMON_PID" --share "$a" \
-  --rounds "${SHAREMGR_HOSTILE_ROUNDS:-5}" >"$SM_DIR/hostile.json" ||
+  --rounds "${SHAREMGR_HOSTILE_ROUNDS:-5}" --rss-bound-kib "$bound" >"$SM_DIR/hostile.json" ||
   fail "hostile driver: $(cat "$SM_DIR/hostile.json")"
 kill -0 "$DAEMON_PID" || fail "daemon died"
 out=$(probe mnt "$a") || fail "mountprobe MNT failed after the hostile clients"

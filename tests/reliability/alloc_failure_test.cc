@@ -4,11 +4,13 @@
 // such) must end in success or a clean refusal that leaves the catalog as
 // it was, in memory and on disk; never a crash or a half-applied batch.
 //
-// SHAREMGR_ALLOC_STRIDE (default 1) tests every STRIDE-th N only.
+// SHAREMGR_ALLOC_STRIDE (default 1) tests every STRIDE-th N only;
+// SHAREMGR_ALLOC_FIRST starts at that N (to debug one failure).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -312,7 +314,9 @@ std::map<std::string, std::vector<long>> Sweep(Run run, long limit,
                                                long* runs) {
   std::map<std::string, std::vector<long>> outcomes;
   *runs = 0;
-  for (long n = 1; n < limit; n += Stride()) {
+  const char* first = std::getenv("SHAREMGR_ALLOC_FIRST");
+  for (long n = first ? std::max(1L, std::atol(first)) : 1; n < limit;
+       n += Stride()) {
     int code = run(n);
     ++*runs;
     std::vector<long>& v = outcomes[Describe(code)];

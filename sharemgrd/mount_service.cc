@@ -298,8 +298,9 @@ MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
   IpAddress ignored;
   PeerAddress(ctx, &ignored, &port);
   auto refuse = [&](MountStat st, absl::string_view why) {
-    LogLine(absl::StrCat("refused mount of ", raw_path, " from ", addr_text,
-                         " port ", port, ": ", why));
+    refused_log_.Log(absl::StrCat("refused mount of ", EscapeForLog(raw_path),
+                                  " from ", addr_text, " port ", port, ": ",
+                                  EscapeForLog(why)));
     return st;
   };
   if (!insecure_ && port >= IPPORT_RESERVED) {

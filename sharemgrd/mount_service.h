@@ -23,6 +23,7 @@
 #include "authcache/auth_cache.h"
 #include "libshare/catalog.h"
 #include "libshare/options.h"
+#include "log.h"
 #include "mount_prot.h"
 #include "request_stats.h"
 #include "rpc_server.h"
@@ -87,6 +88,8 @@ class MountTable {
 
 class MountService final : public RpcProgram {
  public:
+  static constexpr int kRefusedMountLogsPerSecond = 20;
+
   MountService(libshare::Catalog* catalog, authcache::AuthCache* cache,
                bool insecure);
   ~MountService() override;
@@ -118,6 +121,8 @@ class MountService final : public RpcProgram {
   const bool insecure_;
   RequestStats stats_;
   MountTable mounts_;
+  // A client repeating a refused MNT must not flood the log.
+  LogRateLimiter refused_log_{"refused-mount", kRefusedMountLogsPerSecond};
 
   absl::Mutex export_mu_;
   uint64_t export_generation_ ABSL_GUARDED_BY(export_mu_) = ~uint64_t{0};

@@ -22,6 +22,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "file_safety.h"
 #include "log.h"
 
 namespace sharemgrd {
@@ -309,6 +310,11 @@ void Daemon::UnregisterRpcbind() {
 }
 
 absl::Status Daemon::Start() {
+  if (absl::Status s = CheckStartupFiles(config_.db_path, config_.socket_path,
+                                         ::geteuid());
+      !s.ok()) {
+    return s;
+  }
   if (absl::Status s =
           TakeLock(config_.db_path, config_.db_path + ".lock", &db_lock_fd_);
       !s.ok())

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The daemon refuses to start on a store owned by another user or writable
 # by others, or with its store or socket in a folder writable by others or
-# owned by another user, and says why. (Disabled in ctest until sharemgrd
-# checks this: today it starts on all of them.)
+# owned by another user, and says why.
 source "$(dirname "$0")/lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || { echo "SKIP: needs root (chown)"; exit 0; }

@@ -22,6 +22,15 @@ absl::Status Bad(const std::string& v, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("\"", v, "\" ", what));
 }
 
+absl::Status ParseSeconds(const std::string& v, int* out) {
+  int n;
+  if (!absl::SimpleAtoi(v, &n) || n < 1 || n > 86400) {
+    return Bad(v, "is not a number of seconds from 1 to 86400");
+  }
+  *out = n;
+  return absl::OkStatus();
+}
+
 const std::vector<OptionSpec>& Options() {
   static const auto* options = new std::vector<OptionSpec>{
       {"db", "PATH",
@@ -134,6 +143,27 @@ const std::vector<OptionSpec>& Options() {
          }
          c.threads = n;
          return absl::OkStatus();
+       }},
+      {"max-connections", "N",
+       "most open TCP and management connections; at the limit a new one "
+       "closes the connection idle longest (default 4096)",
+       [](DaemonConfig& c, const std::string& v) {
+         int n;
+         if (!absl::SimpleAtoi(v, &n) || n < 1 || n > 1000000) {
+           return Bad(v, "is not a number from 1 to 1000000");
+         }
+         c.max_connections = n;
+         return absl::OkStatus();
+       }},
+      {"idle-timeout", "SECONDS",
+       "close a MOUNT TCP connection idle this long (default 120)",
+       [](DaemonConfig& c, const std::string& v) {
+         return ParseSeconds(v, &c.idle_timeout_seconds);
+       }},
+      {"mgmt-idle-timeout", "SECONDS",
+       "close a management connection idle this long (default 600)",
+       [](DaemonConfig& c, const std::string& v) {
+         return ParseSeconds(v, &c.mgmt_idle_timeout_seconds);
        }},
       {"debug-resolver-delay", "ADDR=MS",
        "for tests and benchmarks only: every resolver call about ADDR (or a "

@@ -19,6 +19,9 @@ inline constexpr char kDefaultSharetabPath[] = "/run/sharemgr/sharetab";
 inline constexpr char kDefaultPidFile[] = "/run/sharemgr/sharemgrd.pid";
 inline constexpr char kDefaultListen[] = "0.0.0.0";
 inline constexpr uint64_t kDefaultAuthCacheMax = 100000;
+inline constexpr int kDefaultMaxConnections = 4096;
+inline constexpr int kDefaultIdleTimeoutSeconds = 120;      // MOUNT TCP
+inline constexpr int kDefaultMgmtIdleTimeoutSeconds = 600;  // management
 
 struct DaemonConfig {
   std::string db_path = kDefaultDbPath;
@@ -37,6 +40,9 @@ struct DaemonConfig {
   uint64_t auth_cache_max = kDefaultAuthCacheMax;
   int load_threads = 0;  // 0: number of cores
   int threads = 0;       // 0: max(4, 2 * cores)
+  int max_connections = kDefaultMaxConnections;
+  int idle_timeout_seconds = kDefaultIdleTimeoutSeconds;
+  int mgmt_idle_timeout_seconds = kDefaultMgmtIdleTimeoutSeconds;
   // --debug-resolver-delay: address text -> milliseconds.
   std::map<std::string, int> resolver_delays;
   bool help = false;

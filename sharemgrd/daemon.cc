@@ -30,8 +30,6 @@ namespace {
 
 constexpr std::size_t kMgmtMaxRecord = 64u << 20;  // a BATCH of 100,000 shares
 constexpr std::size_t kMountMaxRecord = 8192;      // path <= 1024, auth <= 800
-constexpr int kMountIdleSeconds = 120;
-constexpr int kMgmtIdleSeconds = 600;
 
 std::string Errno(absl::string_view what, const std::string& path) {
   return absl::StrCat(path, ": ", what, ": ", ::strerror(errno));
@@ -310,8 +308,8 @@ void Daemon::UnregisterRpcbind() {
 }
 
 absl::Status Daemon::Start() {
-  if (absl::Status s = CheckStartupFiles(config_.db_path, config_.socket_path,
-                                         ::geteuid());
+  if (absl::Status s =
+          CheckStartupFiles(config_.db_path, config_.socket_path, ::geteuid());
       !s.ok()) {
     return s;
   }
@@ -383,13 +381,15 @@ absl::Status Daemon::Start() {
     LogLine(s.message());
   }
 
-  server_ = std::make_unique<RpcServer>(threads_);
+  server_ = std::make_unique<RpcServer>(
+      threads_, static_cast<std::size_t>(config_.max_connections));
   server_->AddStreamListener(
       tcp_fd_, Transport::kTcp, mount_.get(),
-      {kMountMaxRecord, absl::Seconds(kMountIdleSeconds)});
+      {kMountMaxRecord, absl::Seconds(config_.idle_timeout_seconds)});
   server_->AddDatagramSocket(udp_fd_, mount_.get());
-  server_->AddStreamListener(unix_fd_, Transport::kUnix, mgmt_.get(),
-                             {kMgmtMaxRecord, absl::Seconds(kMgmtIdleSeconds)});
+  server_->AddStreamListener(
+      unix_fd_, Transport::kUnix, mgmt_.get(),
+      {kMgmtMaxRecord, absl::Seconds(config_.mgmt_idle_timeout_seconds)});
   tcp_fd_ = udp_fd_ = unix_fd_ = -1;  // owned by the server now
   if (absl::Status s = server_->Start(); !s.ok()) return s;
   started_ = true;

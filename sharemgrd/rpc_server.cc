@@ -21,10 +21,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -48,6 +50,10 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kReadBudget = 1024 * 1024;  // per event, for fairness
 constexpr uint32_t kAuthSys = 1;
 constexpr std::size_t kMaxDatagramReply = 65507;
+// After accept found no free descriptor: how long the listener rests while
+// the evicted connection's thread closes it (instead of spinning on a
+// listener that stays readable).
+constexpr auto kNoDescriptorPause = std::chrono::milliseconds(5);
 
 int64_t NowMs() {
   timespec ts;
@@ -140,6 +146,21 @@ bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
   return true;
 }
 
+std::size_t RaiseDescriptorLimit(std::size_t wanted) {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
+  rlim_t target = static_cast<rlim_t>(wanted);
+  if (rl.rlim_max != RLIM_INFINITY && target > rl.rlim_max) {
+    target = rl.rlim_max;
+  }
+  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < target) {
+    rl.rlim_cur = target;
+    if (::setrlimit(RLIMIT_NOFILE, &rl) != 0) ::getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  return rl.rlim_cur == RLIM_INFINITY ? wanted
+                                      : static_cast<std::size_t>(rl.rlim_cur);
+}
+
 struct RpcServer::Source {
   enum class Kind : uint8_t { kListener, kDatagram, kConnection };
   Kind kind;
@@ -151,6 +172,7 @@ struct RpcServer::Source {
   CallContext base;
   RecordReader reader{0};
   std::atomic<int64_t> last_active_ms{0};
+  bool evicted = false;  // guarded by RpcServer::mu_
 
   Source(Kind k, int f, Transport t, RpcProgram* p, ListenerLimits l)
       : kind(k),
@@ -194,6 +216,13 @@ void RpcServer::Arm(Source* s, bool add) {
 }
 
 absl::Status RpcServer::Start() {
+  const std::size_t wanted = max_connections_ + kReservedDescriptors;
+  if (std::size_t limit = RaiseDescriptorLimit(wanted); limit < wanted) {
+    LogLine(absl::StrCat("descriptor limit (RLIMIT_NOFILE) is ", limit,
+                         ", below the ", wanted, " that ", max_connections_,
+                         " connections need: when descriptors run out, the "
+                         "connection idle longest is closed"));
+  }
   epfd_ = ::epoll_create1(EPOLL_CLOEXEC);
   wakefd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (epfd_ < 0 || wakefd_ < 0) {
@@ -333,8 +362,24 @@ void RpcServer::OnAccept(Source* s) {
                        SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EMFILE || errno == ENFILE) {
+        const int err = errno;
+        bool evicted;
+        {
+          absl::MutexLock l(&mu_);
+          evicted = EvictIdlest();
+        }
+        conn_log_.Log(absl::StrCat("accept: ", ::strerror(err),
+                                   evicted
+                                       ? "; closing the connection idle longest"
+                                       : "; no connection to close"));
+        // The listener stays readable: give the evicted connection's thread
+        // time to close it rather than spin. Only this thread waits.
+        std::this_thread::sleep_for(kNoDescriptorPause);
+        break;
+      }
       if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        LogLine(absl::StrCat("accept: ", ::strerror(errno)));
+        conn_log_.Log(absl::StrCat("accept: ", ::strerror(errno)));
       }
       break;
     }
@@ -360,8 +405,8 @@ void RpcServer::OnAccept(Source* s) {
     Source* raw = c.get();
     {
       absl::MutexLock l(&mu_);
-      if (conns_.size() >= max_connections_) {
-        LogLine("connection limit reached; refusing a connection");
+      if (conns_.size() >= max_connections_ && !EvictIdlest()) {
+        conn_log_.Log("connection limit reached; refusing a connection");
         continue;  // c closes the fd
       }
       conns_.emplace(raw, std::move(c));
@@ -471,8 +516,8 @@ void RpcServer::OnStream(Source* s) {
     if (n > 0) {
       total += static_cast<std::size_t>(n);
       if (!s->reader.Feed(buf.data(), static_cast<std::size_t>(n), &records)) {
-        LogLine(absl::StrCat("closing a connection: record over ",
-                             s->limits.max_record, " bytes"));
+        conn_log_.Log(absl::StrCat("closing a connection: record over ",
+                                   s->limits.max_record, " bytes"));
         close = true;
         break;
       }
@@ -524,6 +569,25 @@ void RpcServer::CloseConnection(Source* s) {
   }
   // owned closes the fd when it goes out of scope, still under mu_, so the
   // janitor never shuts down a reused descriptor.
+}
+
+bool RpcServer::EvictIdlest() {
+  Source* idlest = nullptr;
+  int64_t oldest = 0;
+  for (auto& [ptr, c] : conns_) {
+    if (c->evicted) continue;
+    int64_t t = c->last_active_ms.load();
+    if (idlest == nullptr || t < oldest) {
+      idlest = ptr;
+      oldest = t;
+    }
+  }
+  if (idlest == nullptr) return false;
+  idlest->evicted = true;
+  // Makes the connection's (armed) event fire; its thread closes it. Until
+  // then it still counts, so the limit may be passed by the few evicted.
+  ::shutdown(idlest->fd, SHUT_RDWR);
+  return true;
 }
 
 }  // namespace sharemgrd

@@ -29,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "log.h"
 
 namespace sharemgrd {
 
@@ -78,10 +79,22 @@ struct ListenerLimits {
   absl::Duration idle_timeout = absl::Seconds(120);
 };
 
+// Raises the soft RLIMIT_NOFILE towards the hard limit so that `wanted`
+// descriptors can be open (never lowers it). Returns the soft limit now in
+// force; it is below `wanted` only when the hard limit is.
+std::size_t RaiseDescriptorLimit(std::size_t wanted);
+
 class RpcServer {
  public:
+  // Descriptors kept besides connections: store, sockets, resolver, logs.
+  static constexpr std::size_t kReservedDescriptors = 256;
+
   // `threads` serve calls; while calls block for long (name lookups), more
   // are started (up to 16 times as many) so that they do not starve others.
+  // At max_connections open connections (or when descriptors run out), a
+  // new connection closes the one idle longest: an idle flood cannot lock
+  // out active clients. Start() raises RLIMIT_NOFILE to fit
+  // max_connections + kReservedDescriptors.
   explicit RpcServer(int threads, std::size_t max_connections = 4096);
   ~RpcServer();
   RpcServer(const RpcServer&) = delete;
@@ -107,6 +120,9 @@ class RpcServer {
   void OnDatagram(Source* s);
   void OnStream(Source* s);
   void CloseConnection(Source* s);
+  // Shuts down the connection idle longest (its thread closes it); false
+  // if there is none.
+  bool EvictIdlest() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool SendAll(Source* s, const std::string& data);
 
   const int threads_;
@@ -127,6 +143,8 @@ class RpcServer {
   absl::flat_hash_map<Source*, std::unique_ptr<Source>> conns_
       ABSL_GUARDED_BY(mu_);
   absl::CondVar janitor_cv_;
+  // Lines about refused or closed connections, which clients can trigger.
+  LogRateLimiter conn_log_{"connection", 10};
 };
 
 }  // namespace sharemgrd

@@ -55,14 +55,53 @@ TEST(ConfigTest, FlagWithValueIsAnError) {
   EXPECT_FALSE(ParseCommandLine({"--insecure=yes"}).ok());
 }
 
+TEST(ConfigTest, ConnectionLimitsAreOptions) {
+  absl::StatusOr<DaemonConfig> c =
+      ParseCommandLine({"--max-connections", "10000", "--idle-timeout=30",
+                        "--mgmt-idle-timeout", "45"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_connections, 10000);
+  EXPECT_EQ(c->idle_timeout_seconds, 30);
+  EXPECT_EQ(c->mgmt_idle_timeout_seconds, 45);
+}
+
+TEST(ConfigTest, ConnectionLimitsHaveDefaults) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine({});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->max_connections, 4096);
+  EXPECT_EQ(c->idle_timeout_seconds, 120);
+  EXPECT_EQ(c->mgmt_idle_timeout_seconds, 600);
+}
+
+TEST(ConfigTest, ZeroIdleTimeoutIsRefused) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine({"--idle-timeout", "0"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("--idle-timeout"));
+}
+
 TEST(ConfigTest, HelpListsEveryOption) {
   std::string help = UsageText();
-  for (const char* o :
-       {"--db", "--socket", "--sharetab", "--foreground", "--pid-file",
-        "--mount-port", "--listen", "--no-rpcbind", "--insecure",
-        "--admin-group", "--hosts", "--netgroups", "--auth-cache-max",
-        "--load-threads", "--threads", "--debug-resolver-delay", "--help",
-        "--version"}) {
+  for (const char* o : {"--db",
+                        "--socket",
+                        "--sharetab",
+                        "--foreground",
+                        "--pid-file",
+                        "--mount-port",
+                        "--listen",
+                        "--no-rpcbind",
+                        "--insecure",
+                        "--admin-group",
+                        "--hosts",
+                        "--netgroups",
+                        "--auth-cache-max",
+                        "--load-threads",
+                        "--threads",
+                        "--max-connections",
+                        "--idle-timeout",
+                        "--mgmt-idle-timeout",
+                        "--debug-resolver-delay",
+                        "--help",
+                        "--version"}) {
     EXPECT_THAT(help, HasSubstr(o));
   }
 }

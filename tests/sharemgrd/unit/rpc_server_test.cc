@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -168,12 +169,13 @@ class LiveServerTest : public ::testing::Test {
     std::strcpy(a.sun_path, path_.c_str());
     ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
     ASSERT_EQ(listen(fd, 16), 0);
-    server_ = std::make_unique<RpcServer>(threads());
+    server_ = std::make_unique<RpcServer>(threads(), max_connections());
     server_->AddStreamListener(fd, Transport::kUnix, &program_,
                                {/*max_record=*/1024, absl::Seconds(60)});
     ASSERT_TRUE(server_->Start().ok());
   }
   virtual int threads() const { return 3; }
+  virtual std::size_t max_connections() const { return 4096; }
   void TearDown() override {
     if (!program_.release.HasBeenNotified()) program_.release.Notify();
     server_->Stop();
@@ -280,6 +282,46 @@ TEST_F(LiveServerTest, PeerCredentialsReachTheProgram) {
   Send(fd, Call(4, kProg, 2, 1, 2, /*uid=*/0));
   EXPECT_EQ(Receive(fd), (std::vector<uint32_t>{4, 1, 0, 0, 0, SUCCESS, 0}));
   close(fd);
+}
+
+class FourConnectionServerTest : public LiveServerTest {
+ protected:
+  std::size_t max_connections() const override { return 4; }
+};
+
+TEST_F(FourConnectionServerTest, NewConnectionAtTheLimitClosesTheIdlest) {
+  std::vector<int> fds;
+  for (uint32_t i = 0; i < 4; ++i) {
+    fds.push_back(Connect());
+    Send(fds.back(), Call(i, kProg, 1, 0));
+    ASSERT_FALSE(Receive(fds.back()).empty());
+    usleep(5000);  // distinct last-activity times: fds[0] is idle longest
+  }
+  int fresh = Connect();
+  Send(fresh, Call(9, kProg, 1, 0));
+  EXPECT_EQ(Receive(fresh), (std::vector<uint32_t>{9, 1, 0, 0, 0, SUCCESS}));
+  EXPECT_TRUE(Receive(fds[0], 2000).empty()) << "idlest not closed";
+  Send(fds[3], Call(8, kProg, 1, 0));
+  EXPECT_EQ(Receive(fds[3]), (std::vector<uint32_t>{8, 1, 0, 0, 0, SUCCESS}));
+  for (int fd : fds) close(fd);
+  close(fresh);
+}
+
+TEST(DescriptorLimitTest, RaisesTheSoftLimitUpToTheHardLimit) {
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &before), 0);
+  if (before.rlim_max != RLIM_INFINITY && before.rlim_max < 512) {
+    GTEST_SKIP() << "hard descriptor limit below 512";
+  }
+  rlimit low = before;
+  low.rlim_cur = 256;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  EXPECT_EQ(RaiseDescriptorLimit(512), 512u);
+  rlimit now{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &now), 0);
+  EXPECT_EQ(now.rlim_cur, 512u);
+  EXPECT_EQ(RaiseDescriptorLimit(100), 512u) << "never lowered";
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &before), 0);
 }
 
 TEST(ClientTest, ConnectToMissingSocketIsUnavailableAndNamesThePath) {

@@ -403,7 +403,8 @@ std::shared_ptr<Flight> AuthCache::Impl::StartFlight(
     std::vector<std::string> client_names) {
   auto flight = std::make_shared<Flight>();
   flight->deadline = absl::Now() + config.lookup_timeout;
-  e->inflight = flight;
+  // Published after Submit (which may throw std::bad_alloc), so a failed
+  // start leaves no flight behind; the task cannot look before we unlock.
   lookup_pool.Submit(
       [this, &shard, e, flight, client_names = std::move(client_names)] {
         {
@@ -430,6 +431,7 @@ std::shared_ptr<Flight> AuthCache::Impl::StartFlight(
         flight->answer = e->answer;
         flight->done.Notify();
       });
+  e->inflight = flight;
   return flight;
 }
 
@@ -580,6 +582,30 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
     *out = flight->decision;
     return;
   }
+  // Waiters on this flight block with no deadline, so it must end on every
+  // path: if evaluating throws (std::bad_alloc), they get a refusal marked
+  // lookup_failed, and the entry, still without a value, is evaluated
+  // again by the next check of its key.
+  struct EndFlightOnThrow {
+    Shard& shard;
+    Entry& e;
+    Flight& flight;
+    bool ended = false;
+    ~EndFlightOnThrow() {
+      if (ended) return;
+      absl::MutexLock lock(&shard.mu);
+      if (e.inflight.get() == &flight) e.inflight = nullptr;
+      flight.decision.access = Access::kNone;
+      flight.decision.root = false;
+      flight.decision.lookup_failed = true;
+      try {
+        flight.decision.reason = "out of memory while deciding";
+      } catch (...) {
+        // A refusal without its reason is still a refusal.
+      }
+      flight.done.Notify();
+    }
+  } end_flight{shard, *e, *flight};
   CachedIdentity identity(*this, key.address(), /*want_fresh=*/false);
   Decision d = Evaluate(opts, identity, key.flavor, uid);
   {
@@ -599,6 +625,7 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
       e->hard_deadline = e->expires + config.hard_limit;
     }
     flight->decision = std::move(d);
+    end_flight.ended = true;
     flight->done.Notify();
   }
   *out = flight->decision;

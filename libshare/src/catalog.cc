@@ -23,11 +23,13 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "internal_text.h"
@@ -59,6 +61,12 @@ bool HasTabOrNewline(std::string_view s) {
 // entries here shadow the table's. Keys and names are views into the batch's
 // operations or the table's shares, both unchanged while the overlay lives,
 // so recording an operation copies no string.
+//
+// Its maps are std::unordered_map, not absl::flat_hash_map: Abseil
+// 20220623's raw_hash_set::resize is not exception-safe (after a failed
+// allocation its destructor frees a static sentinel or a stale pointer),
+// and a batch must survive std::bad_alloc with a clean error (found by
+// tests/reliability alloc_failure).
 class Overlay {
  public:
   struct Group {
@@ -82,9 +90,10 @@ class Overlay {
     if (it == groups_.end()) {
       const ShareGroup* g = table_.FindGroup(name);
       if (g == nullptr) return nullptr;
+      // The key views the caller's name (a batch operation's or a table
+      // group's), which outlives the overlay.
       it = groups_
-               .emplace(std::string(name),
-                        Group{true, g->enabled, g->shares.size()})
+               .emplace(ToAbsl(name), Group{true, g->enabled, g->shares.size()})
                .first;
     }
     return it->second.exists ? &it->second : nullptr;
@@ -209,10 +218,12 @@ class Overlay {
   // a batch adding thousands of siblings walks their ancestors once. Only
   // an add at or above it can make it wrong.
   std::string_view clear_folder_;
-  absl::flat_hash_map<absl::string_view, Group> groups_;
-  absl::flat_hash_map<absl::string_view, ShareState> shares_;
-  absl::flat_hash_map<absl::string_view, absl::flat_hash_map<uint64_t, int64_t>>
-      below_;
+  template <typename V>
+  using ViewMap =
+      std::unordered_map<absl::string_view, V, absl::Hash<absl::string_view>>;
+  ViewMap<Group> groups_;
+  ViewMap<ShareState> shares_;
+  ViewMap<std::unordered_map<uint64_t, int64_t>> below_;
 };
 
 // One validated operation with everything it needs prepared, so that
@@ -776,6 +787,8 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
   absl::MutexLock a(&apply_mu_);
   std::vector<Step> steps;
   ShareTable::Buckets buckets;
+  std::vector<std::unique_ptr<Share>> dead_shares;
+  std::vector<std::unique_ptr<ShareGroup>> dead_groups;
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
     // the annotations and costs readers nothing.
@@ -784,8 +797,26 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     result.generation = table_.generation();
     if (!result.errors.empty()) return result;
     std::size_t adds = 0;
-    for (const Step& s : steps) adds += s.share != nullptr;
+    std::size_t removed_shares = 0;
+    std::size_t removed_groups = 0;
+    for (const Step& s : steps) {
+      adds += s.share != nullptr;
+      if (s.noop) continue;
+      if (s.op->type == Op::kRemoveShare) ++removed_shares;
+      if (s.op->type == Op::kDeleteGroup) {
+        ++removed_groups;
+        if (const ShareGroup* g = table_.FindGroup(s.op->group)) {
+          removed_shares += g->shares.size();
+        }
+      }
+    }
+    // Shares this batch adds to a group it then deletes.
+    if (removed_groups > 0) removed_shares += adds;
     buckets = table_.PrepareCapacity(table_.size() + adds);
+    // Room for what Link removes, so that linking after the commit does
+    // not allocate for it.
+    dead_shares.reserve(removed_shares);
+    dead_groups.reserve(removed_groups);
   }
   if (absl::Status s = Commit(steps); !s.ok()) {
     result.commit_error = std::string(s.message());
@@ -795,8 +826,6 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     if (s.share != nullptr) next_id_ = std::max(next_id_, s.share->id + 1);
   }
 
-  std::vector<std::unique_ptr<Share>> dead_shares;
-  std::vector<std::unique_ptr<ShareGroup>> dead_groups;
   {
     absl::WriterMutexLock w(&mu_);
     // The store has committed: a table that stopped half-way would serve a

@@ -315,6 +315,15 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
 
   ChangeCommand cmd;
   cmd.name = std::string(spec->name);
+  // The daemon refuses bad group names too; refusing them here says so
+  // before connecting, and keeps "--help" or "" out of batch files.
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    const bool optional_group = spec->name == "remove-share";
+    if (optional_group && a.args[i].empty()) continue;
+    if (absl::Status s = libshare::ValidateGroupName(a.args[i]); !s.ok()) {
+      return s;
+    }
+  }
   Operation op;
   const std::string_view name = spec->name;
   if (name == "create") {
@@ -403,7 +412,11 @@ std::vector<std::string> OperationWords(const Operation& op) {
       if (!op.path.empty()) w.insert(w.end(), {"-s", op.path});
       break;
   }
-  if (!op.group.empty()) w.push_back(op.group);
+  if (!op.group.empty()) {
+    // A word starting with "-" after "--" is read as an argument.
+    if (op.group[0] == '-') w.push_back("--");
+    w.push_back(op.group);
+  }
   return w;
 }
 

@@ -35,6 +35,32 @@ int NetmaskToPrefix(const std::string& mask) {
 
 namespace {
 
+// A word holding a control character (an exports "\012" escape, a quoted
+// newline) would put it into a path or options, and `import --dry-run`
+// would print a batch line that does not read back: the message naming the
+// first such word, or nothing.
+std::optional<std::string> ControlCharacterProblem(
+    const std::vector<std::string>& words) {
+  for (const std::string& w : words) {
+    for (char c : w) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u >= 0x20 && u != 0x7f) continue;
+      std::string shown;
+      for (char d : w) {
+        const auto v = static_cast<unsigned char>(d);
+        if (v < 0x20 || v == 0x7f) {
+          absl::StrAppend(&shown, "\\", (v >> 6) & 7, (v >> 3) & 7, v & 7);
+        } else {
+          shown.push_back(d);
+        }
+      }
+      return absl::StrCat("\"", shown,
+                          "\": control characters are not allowed");
+    }
+  }
+  return std::nullopt;
+}
+
 // ---------------------------------------------------------------- exports
 
 struct ExportsLine {
@@ -366,6 +392,10 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
         p.Add(l.error, false);
         continue;
       }
+      if (std::optional<std::string> bad = ControlCharacterProblem(l.tokens)) {
+        p.Add(*std::move(bad), false);
+        continue;
+      }
       absl::StatusOr<std::string> path = libshare::NormalizePath(l.tokens[0]);
       if (!path.ok()) {
         p.Add(std::string(path.status().message()), false);
@@ -440,6 +470,10 @@ ImportPlan ImportDfstab(const std::vector<SourceFile>& files,
       };
       if (!l.error.empty()) {
         fail(l.error);
+        continue;
+      }
+      if (std::optional<std::string> bad = ControlCharacterProblem(l.words)) {
+        fail(*std::move(bad));
         continue;
       }
       const std::vector<std::string>& w = l.words;

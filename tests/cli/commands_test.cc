@@ -148,5 +148,36 @@ TEST(HelpTest, GlobalHelpListsEveryCommandAndOption) {
   }
 }
 
+// Found by fuzzing (tests/fuzz/regressions/batch): the client refuses
+// group names the daemon would refuse, before connecting.
+TEST(ParseChangeCommandTest, EmptyGroupNameIsRefusedForCreateAndAddShare) {
+  auto c = Parse({"create", ""});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("group name"));
+  auto a = Parse({"add-share", "-s", "/a", ""});
+  ASSERT_FALSE(a.ok());
+  EXPECT_THAT(std::string(a.status().message()), HasSubstr("empty"));
+}
+
+TEST(ParseChangeCommandTest, GroupNamedLikeAnOptionIsRefused) {
+  auto c = Parse({"create", "--", "--help"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("\"--help\""));
+}
+
+TEST(ParseChangeCommandTest, RemoveShareStillTakesNoGroup) {
+  auto c = Parse({"remove-share", "-s", "/a"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->ops[0].group, "");
+}
+
+TEST(OperationWordsTest, GroupStartingWithDashIsWrittenAfterDoubleDash) {
+  Operation op;
+  op.type = Operation::Type::kCreateGroup;
+  op.group = "--help";
+  EXPECT_EQ(OperationWords(op),
+            (std::vector<std::string>{"create", "--", "--help"}));
+}
+
 }  // namespace
 }  // namespace sharectl

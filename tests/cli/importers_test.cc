@@ -194,5 +194,25 @@ TEST(ImportDfstabTest, OtherCommandsAndFileSystemsAreRefusedWithLine) {
   EXPECT_TRUE(plan.ops.empty());
 }
 
+// Found by fuzzing (tests/fuzz/regressions/exports): an escaped newline
+// reached the options, and `import --dry-run` printed a line that does
+// not load.
+TEST(ImportExportsTest, EscapedControlCharacterIsRefusedWithItsLine) {
+  ImportPlan plan = ImportExports(
+      {{"/etc/exports", "/b *(ro)\n/export/a \\012x(ro)\n"}}, "g");
+  EXPECT_THAT(Problems(plan), HasSubstr("/etc/exports:2: \"\\012x(ro)\": "
+                                        "control characters are not allowed"));
+  ASSERT_EQ(plan.ops.size(), 1u);
+  EXPECT_EQ(plan.ops[0].path, "/b");
+}
+
+TEST(ImportDfstabTest, ControlCharacterIsRefusedWithItsLine) {
+  ImportPlan plan =
+      ImportDfstab({{"dfstab", "share -d \"a\x1b[2Jb\" /export/a\n"}}, "g");
+  EXPECT_THAT(Problems(plan), HasSubstr("dfstab:1: "));
+  EXPECT_THAT(Problems(plan), HasSubstr("control characters"));
+  EXPECT_TRUE(plan.ops.empty());
+}
+
 }  // namespace
 }  // namespace sharectl

@@ -321,7 +321,8 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
     const bool optional_group = spec->name == "remove-share";
     if (optional_group && a.args[i].empty()) continue;
     if (absl::Status s = libshare::ValidateGroupName(a.args[i]); !s.ok()) {
-      return s;
+      // A refusal (exit 1), as the daemon's, not a usage error.
+      return absl::FailedPreconditionError(s.message());
     }
   }
   Operation op;

@@ -7,7 +7,10 @@ source "$(dirname "$0")/lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || { echo "SKIP: needs root to mount a small tmpfs"; exit 0; }
 mkdir -p "$SM_DIR/small"
-if ! mount -t tmpfs -o size=2m tmpfs "$SM_DIR/small" 2>"$SM_DIR/mount.err"; then
+# mode=0755: a tmpfs root is 1777 by default, and sharemgrd refuses a
+# store folder that others may write.
+if ! mount -t tmpfs -o size=2m,mode=0755 tmpfs "$SM_DIR/small" \
+  2>"$SM_DIR/mount.err"; then
   echo "SKIP: cannot mount a tmpfs here: $(cat "$SM_DIR/mount.err")"
   exit 0
 fi

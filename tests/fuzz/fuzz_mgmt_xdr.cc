@@ -8,6 +8,12 @@
 // xdr_free). Property: a value that decodes re-encodes, and that encoding
 // decodes and re-encodes to the same bytes (a fixed point: the first
 // decode may normalize, e.g. a bool of 7 reads as TRUE).
+//
+// The xdr_mgmt_* routines are the ones daemon and client use: their arrays
+// and strings go through libshare's bounded decoders (xdr_bounded.cc), so
+// a declared count or length that the remaining bytes cannot hold fails
+// at once instead of allocating for it (regressions/mgmt_xdr). Property:
+// a failed decode leaves no array longer than the input could describe.
 #include <rpc/rpc.h>
 
 #include <cstddef>
@@ -32,6 +38,20 @@ std::string Encode(bool_t (*fn)(XDR*, T*), T* value) {
   FUZZ_CHECK(xdr_getpos(&x) == size, "xdr_sizeof disagrees with encoding");
   xdr_destroy(&x);
   return out;
+}
+
+// Array lengths left in a decoded value (the top-level arrays of the
+// argument types; others have none at the top or sit inside unions).
+template <typename T>
+void CheckBounded(const T&, size_t) {}
+inline void CheckBounded(const mgmt_batch_args& v, size_t size) {
+  FUZZ_CHECK(v.ops.ops_len <= size / 2 + 256,
+             "mgmt_batch_args: failed decode kept more ops than bytes");
+}
+inline void CheckBounded(const mgmt_list_shares_args& v, size_t size) {
+  FUZZ_CHECK(
+      v.groups.groups_len <= size / 2 + 256,
+      "mgmt_list_shares_args: failed decode kept more groups than bytes");
 }
 
 // Decodes data as T; on success checks the encode/decode fixed point.
@@ -62,6 +82,10 @@ void Decode(const char* name, bool_t (*fn)(XDR*, T*), const uint8_t* data,
     ::xdr_free(reinterpret_cast<xdrproc_t>(fn),
                reinterpret_cast<char*>(&again));
   }
+  // The decoders allocate only for what arrived: whatever they left behind
+  // is at most twice the items the input could hold (4 bytes each at
+  // least) or the first 256.
+  if (!ok) CheckBounded(value, size);
   // A failed decode leaves a partly filled value; xdr_free must release it.
   ::xdr_free(reinterpret_cast<xdrproc_t>(fn), reinterpret_cast<char*>(&value));
 }

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <memory_resource>
 #include <new>
 #include <string>
 #include <unordered_map>
@@ -66,7 +67,8 @@ bool HasTabOrNewline(std::string_view s) {
 // 20220623's raw_hash_set::resize is not exception-safe (after a failed
 // allocation its destructor frees a static sentinel or a stale pointer),
 // and a batch must survive std::bad_alloc with a clean error (found by
-// tests/reliability alloc_failure).
+// tests/reliability alloc_failure). Their nodes come from one arena that
+// is freed at once with the overlay: a node allocation is a pointer bump.
 class Overlay {
  public:
   struct Group {
@@ -83,6 +85,8 @@ class Overlay {
   Overlay(const ShareTable& table, std::size_t ops) : table_(table) {
     shares_.reserve(ops);
   }
+  Overlay(const Overlay&) = delete;
+  Overlay& operator=(const Overlay&) = delete;
 
   // The group's state, or nullptr if it does not exist.
   Group* FindGroup(std::string_view name) {
@@ -219,11 +223,14 @@ class Overlay {
   // an add at or above it can make it wrong.
   std::string_view clear_folder_;
   template <typename V>
-  using ViewMap =
-      std::unordered_map<absl::string_view, V, absl::Hash<absl::string_view>>;
-  ViewMap<Group> groups_;
-  ViewMap<ShareState> shares_;
-  ViewMap<std::unordered_map<uint64_t, int64_t>> below_;
+  using ViewMap = std::pmr::unordered_map<absl::string_view, V,
+                                          absl::Hash<absl::string_view>>;
+  // Declared before the maps, which it outlives.
+  std::pmr::monotonic_buffer_resource arena_;
+  ViewMap<Group> groups_{&arena_};
+  ViewMap<ShareState> shares_{&arena_};
+  // The inner maps take arena_ too (uses-allocator construction).
+  ViewMap<std::pmr::unordered_map<uint64_t, int64_t>> below_{&arena_};
 };
 
 // One validated operation with everything it needs prepared, so that

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "libshare/path.h"
 #include "libshare/sharetab.h"
 #include "log.h"
@@ -23,6 +25,11 @@ namespace {
 using libshare::Operation;
 
 constexpr std::size_t kSyncSharetabShares = 2000;
+// Background rewrites of the view start at least this long after the last
+// one ended, and at least kSharetabGapFactor times its duration: at most
+// about a tenth of a core goes to the view however fast changes come.
+constexpr absl::Duration kSharetabMinGap = absl::Milliseconds(20);
+constexpr int kSharetabGapFactor = 10;
 constexpr std::size_t kTrimAfterOps = 1000;
 
 char* Mutable(const std::string& s) { return const_cast<char*>(s.c_str()); }
@@ -167,17 +174,32 @@ void MgmtService::RefreshSharetab() {
 
 void MgmtService::SharetabWriterLoop() {
   absl::MutexLock l(&sharetab_mu_);
+  absl::Time next_write = absl::InfinitePast();
   for (;;) {
     auto work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
       return sharetab_requested_ > sharetab_written_ || sharetab_stopping_;
     };
     sharetab_mu_.Await(absl::Condition(&work));
     if (sharetab_requested_ <= sharetab_written_) return;  // stopping
+    // Pacing: a rewrite of a big table costs O(N) CPU (100 ms at 100,000
+    // shares), so a script changing one share at a time would spend a core
+    // on views nobody reads in between. Changes arriving during the gap are
+    // folded into one write; on stop the latest state is written at once.
+    if (!sharetab_stopping_) {
+      auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
+        return sharetab_stopping_;
+      };
+      sharetab_mu_.AwaitWithDeadline(absl::Condition(&stopping), next_write);
+    }
     uint64_t target = sharetab_requested_;
     sharetab_mu_.Unlock();
     // Writes the table as it is now: at least generation `target`.
+    const absl::Time start = absl::Now();
     WriteSharetab();
+    const absl::Time end = absl::Now();
     sharetab_mu_.Lock();
+    next_write =
+        end + std::max(kSharetabMinGap, (end - start) * kSharetabGapFactor);
     if (target > sharetab_written_) sharetab_written_ = target;
   }
 }

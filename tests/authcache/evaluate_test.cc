@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,6 +67,11 @@ struct Row {
   const char* option;  // Decision.option expected
   const char* entry;   // Decision.entry expected
 };
+
+// Keeps ctest's test names short: a row prints as its options and client.
+void PrintTo(const Row& r, std::ostream* os) {
+  *os << '"' << r.options << "\" for " << r.address;
+}
 
 constexpr SecFlavor kSys = SecFlavor::kSys;
 constexpr SecFlavor kKrb5 = SecFlavor::kKrb5;

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -41,7 +41,45 @@ struct Problem {
   std::string origin;   // "12" or "/etc/exports:7"
   std::string command;  // "add-share"; "" when the origin says enough
   std::string message;
+  std::optional<std::size_t> index = std::nullopt;  // the operation's, if sent
 };
+
+// The document a changing command prints with --json, whether the batch
+// was refused before sending (problems without index), by the daemon, or
+// committed.
+std::string ChangeJson(bool ok, uint64_t applied, uint64_t generation,
+                       const std::string& commit_error,
+                       const std::vector<Problem>& problems) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("ok");
+  w.Bool(ok);
+  w.Key("applied");
+  w.Uint(applied);
+  w.Key("generation");
+  w.Uint(generation);
+  w.Key("errors");
+  w.BeginArray();
+  for (const auto& p : problems) {
+    w.BeginObject();
+    if (p.index) {
+      w.Key("index");
+      w.Uint(*p.index);
+    }
+    w.Key("origin");
+    w.String(p.origin);
+    w.Key("command");
+    w.String(p.command);
+    w.Key("message");
+    w.String(p.message);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("commit_error");
+  w.String(commit_error);
+  w.EndObject();
+  return w.str() + "\n";
+}
 
 // One run of one command: its streams, socket and output mode.
 class Runner {
@@ -97,31 +135,7 @@ class Runner {
             << (p.command.empty() ? "" : ": ") << p.message << "\n";
     }
     if (!json_) return;
-    JsonWriter w;
-    w.BeginObject();
-    w.Key("ok");
-    w.Bool(false);
-    w.Key("applied");
-    w.Uint(0);
-    w.Key("generation");
-    w.Uint(0);  // nothing was sent
-    w.Key("commit_error");
-    w.String("");
-    w.Key("errors");
-    w.BeginArray();
-    for (const auto& p : problems) {
-      w.BeginObject();
-      w.Key("origin");
-      w.String(p.origin);
-      w.Key("command");
-      w.String(p.command);
-      w.Key("message");
-      w.String(p.message);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-    out() << w.str() << "\n";
+    out() << ChangeJson(false, 0, 0, "", problems);  // nothing was sent
   }
 
   int RunChange(const CommandSpec& spec, const std::vector<std::string>& words);
@@ -177,49 +191,25 @@ int Runner::Apply(std::string_view cmd, const Batch& batch,
                         std::chrono::steady_clock::now() - start)
                         .count();
   if (!r.ok()) return CallFailed(cmd, r.status());
+  std::vector<Problem> problems;
   for (const auto& e : r->errors) {
-    std::string_view op_name = "?";
+    Problem& p = problems.emplace_back();
+    p.index = e.index;
+    p.origin = e.index < origins.size() ? origins[e.index] : "";
     if (e.index < batch.ops.size()) {
-      op_name = libshare::OperationName(batch.ops[e.index].type);
+      p.command = std::string(libshare::OperationName(batch.ops[e.index].type));
     }
-    const std::string origin =
-        e.index < origins.size() ? origins[e.index] : "sharectl";
-    err() << origin << ": " << op_name << ": " << e.message << "\n";
+    p.message = e.message;
+    err() << (p.origin.empty() ? "sharectl" : p.origin) << ": "
+          << (p.command.empty() ? "?" : p.command) << ": " << p.message << "\n";
   }
   if (!r->commit_error.empty()) {
     err() << "sharectl: " << cmd
           << ": commit failed, nothing changed: " << r->commit_error << "\n";
   }
   if (json_) {
-    JsonWriter w;
-    w.BeginObject();
-    w.Key("ok");
-    w.Bool(r->ok());
-    w.Key("applied");
-    w.Uint(r->applied);
-    w.Key("generation");
-    w.Uint(r->generation);
-    w.Key("errors");
-    w.BeginArray();
-    for (const auto& e : r->errors) {
-      w.BeginObject();
-      w.Key("index");
-      w.Uint(e.index);
-      w.Key("origin");
-      w.String(e.index < origins.size() ? origins[e.index] : "");
-      w.Key("command");
-      w.String(e.index < batch.ops.size()
-                   ? libshare::OperationName(batch.ops[e.index].type)
-                   : "");
-      w.Key("message");
-      w.String(e.message);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.Key("commit_error");
-    w.String(r->commit_error);
-    w.EndObject();
-    out() << w.str() << "\n";
+    out() << ChangeJson(r->ok(), r->applied, r->generation, r->commit_error,
+                        problems);
   }
   if (!r->ok()) return kExitRefused;
   if (progress) {

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <memory_resource>
 #include <new>
@@ -30,6 +31,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -445,9 +447,12 @@ class CatalogImpl : public Catalog {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   // Links the committed steps into the table; returns whether anything
   // changed. Removed objects go to the garbage vectors.
+  // `touched` receives every share added or changed (with repeats); its
+  // capacity must already fit them (linking must not allocate).
   bool Link(std::vector<Step>& steps, uint64_t generation,
             std::vector<std::unique_ptr<Share>>* dead_shares,
-            std::vector<std::unique_ptr<ShareGroup>>* dead_groups)
+            std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
+            std::vector<const Share*>* touched)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Order: apply_mu_ before mu_.
@@ -715,7 +720,8 @@ absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
 
 bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
                        std::vector<std::unique_ptr<Share>>* dead_shares,
-                       std::vector<std::unique_ptr<ShareGroup>>* dead_groups) {
+                       std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
+                       std::vector<const Share*>* touched) {
   bool changed = false;
   for (Step& step : steps) {
     if (step.noop) continue;
@@ -737,12 +743,16 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
       case Op::kDisableGroup: {
         ShareGroup* g = table_.FindGroup(op.group);
         g->enabled = op.type == Op::kEnableGroup;
-        for (Share& s : g->shares) s.generation = gen;
+        for (Share& s : g->shares) {
+          s.generation = gen;
+          touched->push_back(&s);
+        }
         break;
       }
       case Op::kAddShare:
         step.share->group = table_.FindGroup(op.group);
         step.share->generation = gen;
+        touched->push_back(step.share.get());
         table_.Insert(std::move(step.share));
         break;
       case Op::kRemoveShare:
@@ -752,6 +762,7 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
         Share* s = table_.FindMutable(op.path);
         table_.MoveToGroup(s, table_.FindGroup(op.group));
         s->generation = gen;
+        touched->push_back(s);
         break;
       }
       case Op::kSetOptions: {
@@ -761,19 +772,60 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
           g->options.swap(step.text);
           g->compiled.swap(step.compiled);
           for (Share& s : g->shares) {
-            if (s.options.empty()) s.generation = gen;
+            if (!s.options.empty()) continue;
+            s.generation = gen;
+            touched->push_back(&s);
           }
         } else {
           Share* s = table_.FindMutable(op.path);
           s->options.swap(step.text);
           s->compiled.swap(step.compiled);
           s->generation = gen;
+          touched->push_back(s);
         }
         break;
       }
     }
   }
   return changed;
+}
+
+// The change list of a committed batch: each path once, in path order.
+// A path both removed and present afterwards (removed and re-added) is
+// kChanged; a share added by the batch is kAdded even if later steps
+// changed it.
+// Shares with an id >= first_new_id were added by the batch.
+std::vector<ShareChange> ChangesOf(
+    const std::vector<const Share*>& touched,
+    const std::vector<std::unique_ptr<Share>>& dead, uint64_t first_new_id) {
+  absl::flat_hash_set<const Share*> dead_set;
+  for (const auto& d : dead) dead_set.insert(d.get());
+  std::map<std::string_view, ShareChange> by_path;
+  for (const auto& d : dead) {
+    ShareChange& c = by_path[d->path];
+    c.kind = ShareChange::Kind::kRemoved;
+    c.path = d->path;
+    c.id = d->id;
+    c.active = false;
+  }
+  for (const Share* s : touched) {
+    if (dead_set.contains(s)) continue;  // added or changed, then removed
+    auto [it, inserted] = by_path.try_emplace(s->path);
+    ShareChange& c = it->second;
+    if (inserted) {
+      c.kind = s->id >= first_new_id ? ShareChange::Kind::kAdded
+                                     : ShareChange::Kind::kChanged;
+    } else if (c.kind == ShareChange::Kind::kRemoved) {
+      c.kind = ShareChange::Kind::kChanged;
+    }
+    c.path = s->path;
+    c.id = s->id;
+    c.active = s->active();
+  }
+  std::vector<ShareChange> out;
+  out.reserve(by_path.size());
+  for (auto& [path, c] : by_path) out.push_back(std::move(c));
+  return out;
 }
 
 BatchResult CatalogImpl::Apply(const Batch& batch) {
@@ -796,6 +848,7 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
   ShareTable::Buckets buckets;
   std::vector<std::unique_ptr<Share>> dead_shares;
   std::vector<std::unique_ptr<ShareGroup>> dead_groups;
+  std::vector<const Share*> touched;
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
     // the annotations and costs readers nothing.
@@ -819,12 +872,38 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     }
     // Shares this batch adds to a group it then deletes.
     if (removed_groups > 0) removed_shares += adds;
+    // Shares Link reports as added or changed: a group operation reports
+    // the group's shares, at most those it has now plus this batch's adds.
+    std::size_t touches = adds;
+    for (const Step& s : steps) {
+      if (s.noop) continue;
+      switch (s.op->type) {
+        case Op::kMoveShare:
+          ++touches;
+          break;
+        case Op::kSetOptions:
+        case Op::kEnableGroup:
+        case Op::kDisableGroup:
+          if (!s.op->path.empty()) {
+            ++touches;
+          } else if (const ShareGroup* g = table_.FindGroup(s.op->group)) {
+            touches += g->shares.size() + adds;
+          } else {
+            touches += adds;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    touched.reserve(touches);
     buckets = table_.PrepareCapacity(table_.size() + adds);
     // Room for what Link removes, so that linking after the commit does
     // not allocate for it.
     dead_shares.reserve(removed_shares);
     dead_groups.reserve(removed_groups);
   }
+  const uint64_t first_new_id = next_id_;
   if (absl::Status s = Commit(steps); !s.ok()) {
     result.commit_error = std::string(s.message());
     return result;
@@ -841,7 +920,7 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     try {
       buckets = table_.InstallCapacity(std::move(buckets));
       uint64_t gen = table_.generation() + 1;
-      if (Link(steps, gen, &dead_shares, &dead_groups)) {
+      if (Link(steps, gen, &dead_shares, &dead_groups, &touched)) {
         table_.set_generation(gen);
       }
     } catch (const std::bad_alloc&) {
@@ -854,6 +933,14 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     result.generation = table_.generation();
   }
   result.applied = batch.ops.size();
+  // apply_mu_ is still held: no other writer can change the shares read
+  // here, and removed ones live in dead_shares until the function ends.
+  // Out of memory now costs the report, not the committed change.
+  try {
+    result.changes = ChangesOf(touched, dead_shares, first_new_id);
+  } catch (const std::bad_alloc&) {
+    result.changes.clear();
+  }
   return result;
 }
 

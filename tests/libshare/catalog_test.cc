@@ -575,5 +575,89 @@ TEST_F(CatalogTest, ConcurrentReadersSeeWholeBatchesOnly) {
   EXPECT_GT(reads, 0);
 }
 
+
+// The change list of a batch (BatchResult::changes).
+using Kind = ShareChange::Kind;
+MATCHER_P3(IsChange, kind, path, active, "") {
+  return arg.kind == kind && arg.path == path && arg.active == active;
+}
+
+TEST_F(CatalogTest, ChangesListAddedSharesInPathOrder) {
+  std::string a = dir_.Mkdir("a"), b = dir_.Mkdir("b");
+  BatchResult r = Apply({CreateGroup("g"), AddShare(b, "g"), AddShare(a, "g")});
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r.changes, ElementsAre(IsChange(Kind::kAdded, a, true),
+                                     IsChange(Kind::kAdded, b, true)));
+  EXPECT_EQ(r.changes[0].id, catalog_->FindNearest(a)->id);
+}
+
+TEST_F(CatalogTest, ChangesListRemovedShareWithItsId) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g"), AddShare(a, "g")});
+  uint64_t id = catalog_->FindNearest(a)->id;
+  BatchResult r = Apply({RemoveShare(a)});
+  ASSERT_TRUE(r.ok());
+  ASSERT_THAT(r.changes, ElementsAre(IsChange(Kind::kRemoved, a, false)));
+  EXPECT_EQ(r.changes[0].id, id);
+}
+
+TEST_F(CatalogTest, ChangesExpandGroupStateToItsShares) {
+  std::string a = dir_.Mkdir("a"), b = dir_.Mkdir("b"), c = dir_.Mkdir("c");
+  MustApply({CreateGroup("g"), CreateGroup("h"), AddShare(a, "g"),
+             AddShare(b, "g"), AddShare(c, "h")});
+  BatchResult r = Apply({GroupOp(Type::kDisableGroup, "g")});
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r.changes, ElementsAre(IsChange(Kind::kChanged, a, false),
+                                     IsChange(Kind::kChanged, b, false)));
+  r = Apply({GroupOp(Type::kEnableGroup, "g")});
+  EXPECT_THAT(r.changes, ElementsAre(IsChange(Kind::kChanged, a, true),
+                                     IsChange(Kind::kChanged, b, true)));
+}
+
+TEST_F(CatalogTest, ChangesOfGroupOptionsSkipSharesWithTheirOwn) {
+  std::string a = dir_.Mkdir("a"), b = dir_.Mkdir("b");
+  MustApply({CreateGroup("g"), AddShare(a, "g"), AddShare(b, "g", "ro")});
+  Operation set;
+  set.type = Type::kSetOptions;
+  set.group = "g";
+  set.options = "ro";
+  BatchResult r = Apply({set});
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r.changes, ElementsAre(IsChange(Kind::kChanged, a, true)));
+}
+
+TEST_F(CatalogTest, ChangesOfDeletedGroupAreRemovals) {
+  std::string a = dir_.Mkdir("a"), b = dir_.Mkdir("b");
+  MustApply({CreateGroup("g"), AddShare(a, "g"), AddShare(b, "g")});
+  Operation del = GroupOp(Type::kDeleteGroup, "g");
+  del.force = true;
+  BatchResult r = Apply({del});
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r.changes, ElementsAre(IsChange(Kind::kRemoved, a, false),
+                                     IsChange(Kind::kRemoved, b, false)));
+}
+
+TEST_F(CatalogTest, ChangesReportEachPathOnce) {
+  std::string a = dir_.Mkdir("a"), b = dir_.Mkdir("b");
+  MustApply({CreateGroup("g"), CreateGroup("h"), AddShare(a, "g")});
+  Operation mv;
+  mv.type = Type::kMoveShare;
+  mv.path = b;
+  mv.group = "h";
+  // a: removed and added again (changed); b: added, then moved (added).
+  BatchResult r = Apply({RemoveShare(a), AddShare(a, "h"), AddShare(b, "g"),
+                         mv, GroupOp(Type::kDisableGroup, "h")});
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r.changes, ElementsAre(IsChange(Kind::kChanged, a, false),
+                                     IsChange(Kind::kAdded, b, false)));
+}
+
+TEST_F(CatalogTest, RefusedBatchReportsNoChanges) {
+  std::string a = dir_.Mkdir("a");
+  BatchResult r = Apply({CreateGroup("g"), AddShare(a, "nope")});
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(r.changes.empty());
+}
+
 }  // namespace
 }  // namespace libshare

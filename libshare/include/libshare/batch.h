@@ -47,6 +47,23 @@ struct OperationError {
   std::string message;  // names the culprit: "/export/a: path is inside share /export"
 };
 
+// One share a committed batch touched, as the batch left it. Group
+// operations are expanded to the shares of the group: enabling, disabling
+// or changing a group's options reports each of its shares (options: those
+// that inherit them). The sharetab view, the EXPORT cache and the kernel
+// pusher all read this one list rather than rediscover it.
+struct ShareChange {
+  enum class Kind : uint8_t {
+    kAdded,    // not in the table before the batch
+    kRemoved,  // not in the table after it
+    kChanged,  // options, group, or its group's state changed
+  };
+  Kind kind = Kind::kChanged;
+  std::string path;
+  uint64_t id = 0;      // the share's id (for kRemoved, the id it had)
+  bool active = false;  // exported after the batch (kRemoved: false)
+};
+
 struct BatchResult {
   // Empty when the batch committed.
   std::vector<OperationError> errors;
@@ -55,6 +72,9 @@ struct BatchResult {
   std::string commit_error;
   uint64_t generation = 0;  // table generation after the batch
   std::size_t applied = 0;  // operations applied (0 unless committed)
+  // The shares the batch touched, each once, in path order (empty unless
+  // committed). A share removed and added again in one batch is kChanged.
+  std::vector<ShareChange> changes;
 
   bool ok() const { return errors.empty() && commit_error.empty(); }
 };

@@ -26,8 +26,8 @@ AccessResult ShareAccess::Decide(const AccessRequest& req) const {
                             " has nosub: only the share itself may be mounted");
     return r;
   }
-  cache_->Check(req.client, r.share->id, r.share->generation,
-                *r.share->options, req.flavor, req.uid, &r.decision);
+  cache_->Check(req.client, r.share->id, r.share->generation, *r.share->options,
+                req.flavor, req.uid, &r.decision);
   r.reason = r.decision.reason;
   r.outcome = r.decision.access == authcache::Access::kNone
                   ? AccessOutcome::kDenied

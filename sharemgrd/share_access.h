@@ -26,14 +26,14 @@
 namespace sharemgrd {
 
 enum class AccessOutcome : uint8_t {
-  kGranted,     // decision.access is ro or rw
-  kBadPath,     // the path is not absolute/normal (reason says why)
-  kNotShared,   // no active share is the path or above it, or the path
-                // leaves its share on disk (a symlink out): same answer
-  kNosub,       // below a share that has nosub
-  kDenied,      // the share's lists give the client nothing
-  kNoent,       // (resolve only) the path does not exist beneath the share
-  kNotdir,      // (resolve only) a component is not a directory
+  kGranted,    // decision.access is ro or rw
+  kBadPath,    // the path is not absolute/normal (reason says why)
+  kNotShared,  // no active share is the path or above it, or the path
+               // leaves its share on disk (a symlink out): same answer
+  kNosub,      // below a share that has nosub
+  kDenied,     // the share's lists give the client nothing
+  kNoent,      // (resolve only) the path does not exist beneath the share
+  kNotdir,     // (resolve only) a component is not a directory
 };
 
 struct AccessRequest {

@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <memory_resource>
 #include <new>
@@ -31,7 +30,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -792,39 +790,53 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
 
 // The change list of a committed batch: each path once, in path order.
 // A path both removed and present afterwards (removed and re-added) is
-// kChanged; a share added by the batch is kAdded even if later steps
-// changed it.
-// Shares with an id >= first_new_id were added by the batch.
+// kChanged; a share added by the batch (id >= first_new_id) is kAdded even
+// if later steps changed it. Only standard containers: a bad_alloc halfway
+// leaves nothing inconsistent behind.
 std::vector<ShareChange> ChangesOf(
     const std::vector<const Share*>& touched,
     const std::vector<std::unique_ptr<Share>>& dead, uint64_t first_new_id) {
-  absl::flat_hash_set<const Share*> dead_set;
-  for (const auto& d : dead) dead_set.insert(d.get());
-  std::map<std::string_view, ShareChange> by_path;
-  for (const auto& d : dead) {
-    ShareChange& c = by_path[d->path];
-    c.kind = ShareChange::Kind::kRemoved;
-    c.path = d->path;
-    c.id = d->id;
-    c.active = false;
-  }
+  std::vector<const Share*> dead_set;
+  dead_set.reserve(dead.size());
+  for (const auto& d : dead) dead_set.push_back(d.get());
+  std::sort(dead_set.begin(), dead_set.end());
+  std::vector<const Share*> all;
+  all.reserve(dead.size() + touched.size());
+  all.insert(all.end(), dead_set.begin(), dead_set.end());
   for (const Share* s : touched) {
-    if (dead_set.contains(s)) continue;  // added or changed, then removed
-    auto [it, inserted] = by_path.try_emplace(s->path);
-    ShareChange& c = it->second;
-    if (inserted) {
-      c.kind = s->id >= first_new_id ? ShareChange::Kind::kAdded
-                                     : ShareChange::Kind::kChanged;
-    } else if (c.kind == ShareChange::Kind::kRemoved) {
-      c.kind = ShareChange::Kind::kChanged;
+    // Added or changed, then removed: reported once, as removed.
+    if (!std::binary_search(dead_set.begin(), dead_set.end(), s)) {
+      all.push_back(s);
     }
-    c.path = s->path;
+  }
+  // Dead shares first for each path (stable), so a later live share of the
+  // same path turns the removal into a change.
+  std::stable_sort(all.begin(), all.end(), [](const Share* x, const Share* y) {
+    return x->path < y->path;
+  });
+  std::vector<ShareChange> out;
+  out.reserve(all.size());
+  for (const Share* s : all) {
+    const bool is_dead =
+        std::binary_search(dead_set.begin(), dead_set.end(), s);
+    if (out.empty() || out.back().path != s->path) {
+      ShareChange c;
+      c.kind = is_dead                 ? ShareChange::Kind::kRemoved
+               : s->id >= first_new_id ? ShareChange::Kind::kAdded
+                                       : ShareChange::Kind::kChanged;
+      c.path = s->path;
+      c.id = s->id;
+      c.active = !is_dead && s->active();
+      out.push_back(std::move(c));
+      continue;
+    }
+    ShareChange& c = out.back();
+    if (is_dead) continue;
+    if (c.kind == ShareChange::Kind::kRemoved)
+      c.kind = ShareChange::Kind::kChanged;
     c.id = s->id;
     c.active = s->active();
   }
-  std::vector<ShareChange> out;
-  out.reserve(by_path.size());
-  for (auto& [path, c] : by_path) out.push_back(std::move(c));
   return out;
 }
 

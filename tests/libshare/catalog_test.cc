@@ -575,7 +575,6 @@ TEST_F(CatalogTest, ConcurrentReadersSeeWholeBatchesOnly) {
   EXPECT_GT(reads, 0);
 }
 
-
 // The change list of a batch (BatchResult::changes).
 using Kind = ShareChange::Kind;
 MATCHER_P3(IsChange, kind, path, active, "") {
@@ -645,8 +644,8 @@ TEST_F(CatalogTest, ChangesReportEachPathOnce) {
   mv.path = b;
   mv.group = "h";
   // a: removed and added again (changed); b: added, then moved (added).
-  BatchResult r = Apply({RemoveShare(a), AddShare(a, "h"), AddShare(b, "g"),
-                         mv, GroupOp(Type::kDisableGroup, "h")});
+  BatchResult r = Apply({RemoveShare(a), AddShare(a, "h"), AddShare(b, "g"), mv,
+                         GroupOp(Type::kDisableGroup, "h")});
   ASSERT_TRUE(r.ok());
   EXPECT_THAT(r.changes, ElementsAre(IsChange(Kind::kChanged, a, false),
                                      IsChange(Kind::kAdded, b, false)));

@@ -44,7 +44,8 @@ struct Batch {
 // Why operation `index` (0-based, in batch order) was refused.
 struct OperationError {
   std::size_t index = 0;
-  std::string message;  // names the culprit: "/export/a: path is inside share /export"
+  std::string
+      message;  // names the culprit: "/export/a: path is inside share /export"
 };
 
 // One share a committed batch touched, as the batch left it. Group

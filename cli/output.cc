@@ -279,6 +279,16 @@ std::string FormatStats(const libshare::DaemonStats& s) {
                         {"lookup failures:", std::to_string(c.lookup_failures)},
                         {"timeouts:", std::to_string(c.timeouts)}},
                        "    ");
+  const libshare::KernelStats& k = s.kernel;
+  out += "kernel mode: " + k.mode + "\n";
+  if (k.mode != "off") {
+    out += FormatColumns({{"upcalls:", std::to_string(k.upcalls)},
+                          {"negative:", std::to_string(k.negative)},
+                          {"pushed:", std::to_string(k.pushed)},
+                          {"flushes:", std::to_string(k.flushes)},
+                          {"answer p99:", Micros(k.answer_p99_us) + " us"}},
+                         "    ");
+  }
   if (!s.requests.empty()) {
     std::vector<std::vector<std::string>> rows2 = {
         {"REQUEST", "COUNT", "ERRORS", "P50_US", "P99_US"}};
@@ -331,6 +341,22 @@ std::string FormatStatsJson(const libshare::DaemonStats& s) {
   w.Uint(c.lookup_failures);
   w.Key("timeouts");
   w.Uint(c.timeouts);
+  w.EndObject();
+  const libshare::KernelStats& k = s.kernel;
+  w.Key("kernel");
+  w.BeginObject();
+  w.Key("mode");
+  w.String(k.mode);
+  w.Key("upcalls");
+  w.Uint(k.upcalls);
+  w.Key("negative");
+  w.Uint(k.negative);
+  w.Key("pushed");
+  w.Uint(k.pushed);
+  w.Key("flushes");
+  w.Uint(k.flushes);
+  w.Key("answer_p99_us");
+  w.Double(k.answer_p99_us);
   w.EndObject();
   // Keyed by request name, so scripts can say .requests.MNT.count.
   w.Key("requests");

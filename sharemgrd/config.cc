@@ -165,6 +165,28 @@ const std::vector<OptionSpec>& Options() {
        [](DaemonConfig& c, const std::string& v) {
          return ParseSeconds(v, &c.mgmt_idle_timeout_seconds);
        }},
+      {"kernel", "auto|on|off",
+       "serve the Linux kernel NFS server's export caches in place of "
+       "rpc.mountd: auto (default) when nfsd is mounted at /proc/fs/nfsd",
+       [](DaemonConfig& c, const std::string& v) {
+         if (v == "auto") {
+           c.kernel = KernelModeSetting::kAuto;
+         } else if (v == "on") {
+           c.kernel = KernelModeSetting::kOn;
+         } else if (v == "off") {
+           c.kernel = KernelModeSetting::kOff;
+         } else {
+           return Bad(v, "is not auto, on or off");
+         }
+         return absl::OkStatus();
+       }},
+      {"manage-gids", nullptr,
+       "kernel mode: answer the kernel's auth.unix.gid upcalls from the "
+       "system's group database (as rpc.mountd --manage-gids)",
+       [](DaemonConfig& c, const std::string&) {
+         c.manage_gids = true;
+         return absl::OkStatus();
+       }},
       {"debug-resolver-delay", "ADDR=MS",
        "for tests and benchmarks only: every resolver call about ADDR (or a "
        "name resolving to it) first sleeps MS milliseconds; repeatable",

@@ -23,6 +23,14 @@ inline constexpr int kDefaultMaxConnections = 4096;
 inline constexpr int kDefaultIdleTimeoutSeconds = 120;      // MOUNT TCP
 inline constexpr int kDefaultMgmtIdleTimeoutSeconds = 600;  // management
 
+// --kernel: serve the Linux nfsd's export caches (sharemgrd/kernel).
+enum class KernelModeSetting : uint8_t {
+  kAuto,  // on when the nfsd file system is mounted at /proc/fs/nfsd
+  kOn,    // on; a start-up error if nfsd is not there
+  kOff,
+};
+inline constexpr KernelModeSetting kDefaultKernelMode = KernelModeSetting::kAuto;
+
 struct DaemonConfig {
   std::string db_path = kDefaultDbPath;
   std::string socket_path = kDefaultSocketPath;
@@ -43,6 +51,8 @@ struct DaemonConfig {
   int max_connections = kDefaultMaxConnections;
   int idle_timeout_seconds = kDefaultIdleTimeoutSeconds;
   int mgmt_idle_timeout_seconds = kDefaultMgmtIdleTimeoutSeconds;
+  KernelModeSetting kernel = kDefaultKernelMode;
+  bool manage_gids = false;
   // --debug-resolver-delay: address text -> milliseconds.
   std::map<std::string, int> resolver_delays;
   bool help = false;

@@ -319,6 +319,17 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
       }
       cache_->Flush();
       LogLine("authorization cache flushed");
+      if (kernel_.flush) {
+        if (absl::Status s = kernel_.flush(); !s.ok()) {
+          // The authorization cache was flushed; say why the kernel's
+          // was not.
+          error = true;
+          EncodeFailure(MGMT_ERR_INTERNAL,
+                        absl::StrCat("kernel caches: ", s.message()), out);
+          break;
+        }
+        LogLine("kernel export caches flushed");
+      }
       mgmt_flush_res r{};
       r.status = MGMT_OK;
       Encode(Proc(xdr_mgmt_flush_res), &r, out);
@@ -379,23 +390,19 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   libshare::BatchResult r;
   {
     absl::MutexLock l(&batch_mu_);
-    // Shares whose cached decisions a successful batch makes stale without
-    // changing their generation in a way the cache can see (removed or
-    // moved shares). Group-wide changes bump share generations instead.
-    std::vector<uint64_t> touched;
-    for (const Operation& o : batch.ops) {
-      if (o.path.empty()) continue;
-      if (o.type != Operation::Type::kRemoveShare &&
-          o.type != Operation::Type::kMoveShare &&
-          o.type != Operation::Type::kSetOptions) {
-        continue;
-      }
-      std::optional<libshare::ShareMatch> m = catalog_->FindNearest(o.path);
-      if (m.has_value() && m->exact) touched.push_back(m->id);
-    }
     r = catalog_->Apply(batch);
     if (r.ok() && r.applied > 0) {
-      for (uint64_t id : touched) cache_->InvalidateShare(id);
+      // A changed share has a new generation, so its old decisions are
+      // never used again; a removed share's are dropped now rather than
+      // left for the LRU.
+      std::vector<uint64_t> removed;
+      for (const libshare::ShareChange& c : r.changes) {
+        if (c.kind == libshare::ShareChange::Kind::kRemoved) {
+          removed.push_back(c.id);
+        }
+      }
+      cache_->InvalidateShares(removed);
+      if (kernel_.changed) kernel_.changed(r.changes);
       RequestSharetab(r.generation,
                       /*wait=*/catalog_->share_count() <= kSyncSharetabShares);
       auto ms = std::chrono::duration<double, std::milli>(
@@ -534,6 +541,14 @@ accept_stat MgmtService::Stats(std::string* out) {
   s.requests.requests_len = static_cast<u_int>(req.size());
   s.requests.requests_val = req.data();
   s.sharetab_error = Mutable(sharetab_error);
+  libshare::KernelStats kernel;
+  if (kernel_.stats) kernel = kernel_.stats();
+  s.kernel.mode = Mutable(kernel.mode);
+  s.kernel.upcalls = kernel.upcalls;
+  s.kernel.negative = kernel.negative;
+  s.kernel.pushed = kernel.pushed;
+  s.kernel.flushes = kernel.flushes;
+  s.kernel.answer_p99_us = kernel.answer_p99_us;
   return Encode(Proc(xdr_mgmt_stats_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 

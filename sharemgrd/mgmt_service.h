@@ -10,6 +10,8 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 #include <optional>
 #include <string>
 #include <thread>
@@ -19,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "authcache/auth_cache.h"
 #include "libshare/catalog.h"
+#include "libshare/client.h"
 #include "libshare/mgmt_prot.h"
 #include "mount_service.h"
 #include "request_stats.h"
@@ -54,6 +57,16 @@ class MgmtService final : public RpcProgram {
   // Stops the background sharetab writer after it wrote what was asked.
   void Stop();
 
+  // What the kernel mode (sharemgrd/kernel) needs from the management
+  // calls: each committed batch's change list, `cache flush`, and its
+  // counters for STATS. Set before serving; unset members are skipped.
+  struct KernelHooks {
+    std::function<void(const std::vector<libshare::ShareChange>&)> changed;
+    std::function<absl::Status()> flush;
+    std::function<libshare::KernelStats()> stats;
+  };
+  void SetKernelHooks(KernelHooks hooks) { kernel_ = std::move(hooks); }
+
  private:
   accept_stat Batch(const CallContext& ctx, XDR* args, std::string* out,
                     bool* error);
@@ -66,6 +79,7 @@ class MgmtService final : public RpcProgram {
   const std::string sharetab_path_;
   const std::optional<gid_t> admin_gid_;
   RequestStats stats_;
+  KernelHooks kernel_;
 
   // After a batch the view is rewritten by sharetab_writer_, so that one
   // change to a big table is not an O(N) file write before its reply. For

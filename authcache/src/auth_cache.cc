@@ -22,6 +22,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -731,11 +732,17 @@ absl::StatusOr<IpAddress> AuthCache::AddressOf(std::string_view name) {
 }
 
 void AuthCache::InvalidateShare(uint64_t share_id) {
+  InvalidateShares({share_id});
+}
+
+void AuthCache::InvalidateShares(const std::vector<uint64_t>& share_ids) {
+  if (share_ids.empty()) return;
+  const absl::flat_hash_set<uint64_t> ids(share_ids.begin(), share_ids.end());
   for (Shard& shard : impl_->shards) {
     absl::MutexLock lock(&shard.mu);
     std::vector<Entry*> doomed;
     for (const auto& [key, e] : shard.decisions) {
-      if (key.share_id == share_id) doomed.push_back(e.get());
+      if (ids.contains(key.share_id)) doomed.push_back(e.get());
     }
     for (Entry* e : doomed) shard.Drop(e);
   }

@@ -430,6 +430,12 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
   out.cache.lookups = m.cache.lookups;
   out.cache.lookup_failures = m.cache.lookup_failures;
   out.cache.timeouts = m.cache.timeouts;
+  out.kernel.mode = Text(m.kernel.mode);
+  out.kernel.upcalls = m.kernel.upcalls;
+  out.kernel.negative = m.kernel.negative;
+  out.kernel.pushed = m.kernel.pushed;
+  out.kernel.flushes = m.kernel.flushes;
+  out.kernel.answer_p99_us = m.kernel.answer_p99_us;
   for (u_int i = 0; i < m.requests.requests_len; ++i) {
     const mgmt_request_stats& r = m.requests.requests_val[i];
     out.requests.push_back(

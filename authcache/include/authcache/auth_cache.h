@@ -113,6 +113,10 @@ class AuthCache {
 
   // Drops decisions of one share (all generations).
   void InvalidateShare(uint64_t share_id);
+  // Drops decisions of every share in `share_ids`, in one pass over the
+  // cache (a batch removing thousands of shares costs one pass, not one
+  // each).
+  void InvalidateShares(const std::vector<uint64_t>& share_ids);
   // Drops least recently used entries until at most `target` remain;
   // returns how many were dropped.
   std::size_t Reclaim(std::size_t target);

@@ -66,6 +66,17 @@ struct CacheStats {
   uint64_t timeouts = 0;
 };
 
+// The kernel mode: upcalls answered (of them negative), entries rewritten
+// after changes, whole-cache flushes, answer latency inside the daemon.
+struct KernelStats {
+  std::string mode = "off";  // "on" or "off"
+  uint64_t upcalls = 0;
+  uint64_t negative = 0;
+  uint64_t pushed = 0;
+  uint64_t flushes = 0;
+  double answer_p99_us = 0;
+};
+
 struct DaemonStats {
   uint64_t shares = 0;
   uint64_t groups = 0;
@@ -76,6 +87,7 @@ struct DaemonStats {
   CacheStats cache;
   std::vector<RequestStats> requests;
   std::string sharetab_error;  // last failure writing the view, "" if none
+  KernelStats kernel;
 };
 
 class Client {

@@ -106,5 +106,22 @@ TEST(ConfigTest, HelpListsEveryOption) {
   }
 }
 
+
+TEST(ConfigTest, KernelModeIsAutoByDefaultAndTakesOnOff) {
+  EXPECT_EQ(ParseCommandLine({})->kernel, KernelModeSetting::kAuto);
+  EXPECT_FALSE(ParseCommandLine({})->manage_gids);
+  EXPECT_EQ(ParseCommandLine({"--kernel=on"})->kernel, KernelModeSetting::kOn);
+  EXPECT_EQ(ParseCommandLine({"--kernel", "off"})->kernel,
+            KernelModeSetting::kOff);
+  EXPECT_TRUE(ParseCommandLine({"--manage-gids"})->manage_gids);
+}
+
+TEST(ConfigTest, BadKernelModeNamesTheOptionAndTheChoices) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine({"--kernel=yes"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "option --kernel: \"yes\" is not auto, on or off");
+}
+
 }  // namespace
 }  // namespace sharemgrd

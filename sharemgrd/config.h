@@ -57,6 +57,9 @@ struct DaemonConfig {
   std::map<std::string, int> resolver_delays;
   bool help = false;
   bool version = false;
+
+  // The pid file is written when detached, or when --pid-file is given.
+  bool writes_pid_file() const { return !foreground || pid_file_given; }
 };
 
 // Parses argv (without argv[0]). Errors name the option:

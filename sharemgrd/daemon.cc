@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "file_safety.h"
+#include "libshare/files.h"
 #include "log.h"
 
 namespace sharemgrd {
@@ -35,25 +36,10 @@ std::string Errno(absl::string_view what, const std::string& path) {
   return absl::StrCat(path, ": ", what, ": ", ::strerror(errno));
 }
 
-std::string ParentOf(const std::string& path) {
-  std::size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 // mkdir -p of the folder holding `path`.
 absl::Status MakeParent(const std::string& path) {
-  std::string dir = ParentOf(path);
-  std::string cur;
-  for (std::size_t i = 0; i <= dir.size(); ++i) {
-    if (i == dir.size() || (dir[i] == '/' && i > 0)) {
-      cur = dir.substr(0, i);
-      if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) {
-        return absl::FailedPreconditionError(
-            Errno("cannot create folder", cur));
-      }
-    }
+  if (absl::Status s = libshare::MakeParentFolders(path); !s.ok()) {
+    return absl::FailedPreconditionError(s.message());
   }
   return absl::OkStatus();
 }
@@ -140,10 +126,11 @@ Daemon::~Daemon() {
 absl::Status Daemon::TakeLock(const std::string& what,
                               const std::string& lock_path, int* fd) {
   if (absl::Status s = MakeParent(lock_path); !s.ok()) return s;
-  *fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (*fd < 0) {
-    return absl::FailedPreconditionError(Errno("cannot open lock", lock_path));
-  }
+  // Ours (regular, our owner, one link) or refused: never truncated or
+  // written through a link, nor read as a daemon's pid if someone else's.
+  absl::StatusOr<int> opened = OpenLockFile(lock_path, ::geteuid());
+  if (!opened.ok()) return opened.status();
+  *fd = *opened;
   if (::flock(*fd, LOCK_EX | LOCK_NB) != 0) {
     char buf[32] = {};
     ssize_t n = ::pread(*fd, buf, sizeof buf - 1, 0);
@@ -220,27 +207,11 @@ absl::Status Daemon::BindMount() {
 
 absl::Status Daemon::BindManagement() {
   const std::string& path = config_.socket_path;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path) {
+  if (path.empty() || path.size() >= sizeof(sockaddr_un::sun_path)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--socket \"", path, "\": empty or too long"));
   }
   if (absl::Status s = MakeParent(path); !s.ok()) return s;
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  // We hold the socket's lock, so a file left at the path is stale.
-  ::unlink(path.c_str());
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::InternalError(Errno("socket", path));
-  // Created with no access for others; opened up to 0660 after chown.
-  mode_t old = ::umask(0177);
-  int rc = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  ::umask(old);
-  if (rc != 0) {
-    std::string e = Errno("cannot bind", path);
-    ::close(fd);
-    return absl::FailedPreconditionError(e);
-  }
   gid_t gid = static_cast<gid_t>(-1);
   if (!config_.admin_group.empty()) {
     group gr;
@@ -249,26 +220,18 @@ absl::Status Daemon::BindManagement() {
     if (::getgrnam_r(config_.admin_group.c_str(), &gr, buf.data(), buf.size(),
                      &found) != 0 ||
         found == nullptr) {
-      ::close(fd);
       return absl::InvalidArgumentError(absl::StrCat(
           "--admin-group ", config_.admin_group, ": no such group"));
     }
     gid = gr.gr_gid;
   }
   // Owner root (when we are root); a non-root test daemon keeps its own.
+  // We hold the socket's lock, so a file left at the path is stale: the
+  // new socket replaces it (and anything planted there) by rename.
   uid_t owner = ::geteuid() == 0 ? 0 : static_cast<uid_t>(-1);
-  if ((owner != static_cast<uid_t>(-1) || gid != static_cast<gid_t>(-1)) &&
-      ::chown(path.c_str(), owner, gid) != 0) {
-    std::string e = Errno("cannot chown", path);
-    ::close(fd);
-    return absl::FailedPreconditionError(e);
-  }
-  if (::chmod(path.c_str(), 0660) != 0 || ::listen(fd, 128) != 0) {
-    std::string e = Errno("cannot set up", path);
-    ::close(fd);
-    return absl::FailedPreconditionError(e);
-  }
-  unix_fd_ = fd;
+  absl::StatusOr<int> fd = BindSocket(path, owner, gid, 0660);
+  if (!fd.ok()) return fd.status();
+  unix_fd_ = *fd;
   return absl::OkStatus();
 }
 
@@ -308,8 +271,10 @@ void Daemon::UnregisterRpcbind() {
 }
 
 absl::Status Daemon::Start() {
-  if (absl::Status s =
-          CheckStartupFiles(config_.db_path, config_.socket_path, ::geteuid());
+  if (absl::Status s = CheckStartupFiles(
+          config_.db_path, config_.socket_path,
+          config_.writes_pid_file() ? config_.pid_file : std::string(),
+          ::geteuid());
       !s.ok()) {
     return s;
   }

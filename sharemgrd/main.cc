@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "config.h"
 #include "daemon.h"
+#include "libshare/files.h"
 #include "log.h"
 
 namespace {
@@ -56,19 +57,15 @@ int Detach() {
   return fds[1];
 }
 
-bool WritePidFile(const std::string& path) {
+// Through libshare::ReplaceFile: a unique O_EXCL temporary, so nothing
+// planted in the folder (a PATH.tmp link or file) is opened, and the file
+// is root's with mode 0644 whatever was there.
+absl::Status WritePidFile(const std::string& path) {
   // The default folder (/run/sharemgr) may not exist yet when --socket
-  // points elsewhere; one level is all a pid file needs.
-  if (std::size_t slash = path.rfind('/');
-      slash != std::string::npos && slash > 0) {
-    ::mkdir(path.substr(0, slash).c_str(), 0755);
-  }
-  std::string tmp = path + ".tmp";
-  FILE* f = fopen(tmp.c_str(), "w");
-  if (f == nullptr) return false;
-  fprintf(f, "%d\n", static_cast<int>(::getpid()));
-  if (fclose(f) != 0) return false;
-  return ::rename(tmp.c_str(), path.c_str()) == 0;
+  // points elsewhere.
+  if (absl::Status s = libshare::MakeParentFolders(path); !s.ok()) return s;
+  return libshare::ReplaceFile(
+      path, absl::StrCat(static_cast<int>(::getpid()), "\n"), 0644);
 }
 
 }  // namespace
@@ -122,9 +119,11 @@ int main(int argc, char** argv) {
     Fail(s.message());
     return 1;
   }
-  const bool pid_file = !config->foreground || config->pid_file_given;
-  if (pid_file && !WritePidFile(config->pid_file)) {
-    Fail(absl::StrCat("cannot write pid file ", config->pid_file));
+  const bool pid_file = config->writes_pid_file();
+  if (absl::Status s =
+          pid_file ? WritePidFile(config->pid_file) : absl::OkStatus();
+      !s.ok()) {
+    Fail(absl::StrCat("cannot write pid file: ", s.message()));
     daemon.Stop();
     return 1;
   }

@@ -6,12 +6,6 @@
 // is sharetab(5)'s spelling of "no resource"); it is written as is.
 #include "libshare/sharetab.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "internal_text.h"
+#include "libshare/files.h"
 
 namespace libshare {
 namespace {
@@ -28,25 +23,6 @@ using internal::Quote;
 using internal::ToAbsl;
 
 constexpr int kFields = 5;
-
-absl::Status ErrnoError(std::string_view what, const std::string& path,
-                        int err) {
-  return absl::InternalError(absl::StrCat(
-      "sharetab ", Quote(path), ": ", ToAbsl(what), ": ", std::strerror(err)));
-}
-
-// Writes all of `data`, retrying short writes and EINTR.
-bool WriteAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
 
 absl::Status CheckEntry(const SharetabEntry& e) {
   if (e.path.empty()) {
@@ -167,40 +143,9 @@ absl::Status WriteSharetab(const std::string& path,
     text.append(FormatSharetabLine(e));
   }
 
-  std::size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? std::string(".")
-                          : slash == 0               ? std::string("/")
-                                                     : path.substr(0, slash);
-  std::string tmp = path + ".tmpXXXXXX";
-  int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
-  if (fd < 0) return ErrnoError("cannot create temporary file", path, errno);
-  auto fail = [&](std::string_view what) {
-    int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return ErrnoError(what, path, err);
-  };
-  // mkstemp makes the file 0600; sharetab is world-readable.
-  if (::fchmod(fd, 0644) != 0) return fail("fchmod");
-  if (!WriteAll(fd, text)) return fail("write");
-  if (::fsync(fd) != 0) return fail("fsync");
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return ErrnoError("close", path, err);
+  if (absl::Status s = ReplaceFile(path, text, 0644); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("sharetab ", s.message()));
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return ErrnoError("rename", path, err);
-  }
-  // The rename is durable only once the folder is synced.
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return ErrnoError("open folder", path, errno);
-  int rc = ::fsync(dfd);
-  int err = errno;
-  ::close(dfd);
-  if (rc != 0) return ErrnoError("fsync folder", path, err);
   return absl::OkStatus();
 }
 

@@ -1,15 +1,13 @@
 #include "libshare/store.h"
 
-#include <errno.h>
 #include <sqlite3.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "internal_text.h"
+#include "libshare/files.h"
 
 namespace libshare {
 namespace {
@@ -78,22 +76,6 @@ std::string ColumnText(sqlite3_stmt* st, int i) {
   return p == nullptr ? std::string()
                       : std::string(reinterpret_cast<const char*>(p),
                                     sqlite3_column_bytes(st, i));
-}
-
-// Creates every missing folder above `file` with mode 0755.
-absl::Status MakeParentFolders(const std::string& file) {
-  std::size_t slash = file.rfind('/');
-  if (slash == std::string::npos || slash == 0) return absl::OkStatus();
-  std::string dir = file.substr(0, slash);
-  for (std::size_t i = 1; i <= dir.size(); ++i) {
-    if (i != dir.size() && dir[i] != '/') continue;
-    std::string part = dir.substr(0, i);
-    if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
-      return absl::InternalError(
-          absl::StrCat(part, ": cannot create folder: ", strerror(errno)));
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace

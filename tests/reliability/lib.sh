@@ -55,3 +55,51 @@ make_many_dirs() {  # COUNT [PREFIX]
   mkdir -p "$SM_DIR/export"
   (cd "$SM_DIR/export" && seq -f "$p%05g" 0 $((n - 1)) | xargs -n 5000 mkdir -p)
 }
+
+# For the file-safety tests: skips unless root with setpriv and user
+# nobody; makes a group of this test's own (removed at exit) and sets
+# ATTACKER_GROUP, ATTACKER_GID.
+attacker_setup() {
+  [[ $(id -u) == 0 ]] || { echo "SKIP: needs root (setpriv, chown, groupadd)"; exit 0; }
+  command -v setpriv >/dev/null || { echo "SKIP: setpriv not installed"; exit 0; }
+  id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 0; }
+  ATTACKER_GROUP=smtest$$
+  groupadd "$ATTACKER_GROUP" || fail "groupadd $ATTACKER_GROUP"
+  on_exit "groupdel '$ATTACKER_GROUP'"
+  ATTACKER_GID=$(getent group "$ATTACKER_GROUP" | cut -d: -f3)
+}
+
+# Runs COMMAND as nobody with ATTACKER_GROUP as its only group: a member
+# of the administrators' group, not root.
+as_attacker() {  # COMMAND...
+  setpriv --reuid=nobody --regid="$ATTACKER_GID" --clear-groups "$@"
+}
+
+# A root-only file an attacker would like root to change: prints its path.
+make_victim() {  # NAME
+  local v=$SM_DIR/$1
+  echo secret >"$v"
+  chown root:root "$v"
+  chmod 0600 "$v"
+  echo "$v"
+}
+
+# Mode, owner, group and content of a file, on one line.
+file_state() {  # PATH
+  echo "$(stat -c '%a %U %G %h' "$1") $(md5sum <"$1" | cut -c1-32)"
+}
+
+# Runs sharemgrd in the foreground on this test's files and expects it to
+# refuse to start (exit neither 0 nor a timeout); leaves its stderr in
+# SM_DIR/start.out and prints it. Extra arguments go to sharemgrd.
+expect_refused_start() {  # WHAT [ARG...]
+  local what=$1 rc=0
+  shift
+  timeout 5 "$SHAREMGRD" --foreground --no-rpcbind --mount-port 0 \
+    --db "$SM_DB" --socket "$SM_SOCKET" --sharetab "$SM_SHARETAB" "$@" \
+    >"$SM_DIR/start.out" 2>&1 || rc=$?
+  if [[ $rc == 0 || $rc == 124 ]]; then
+    fail "sharemgrd started with $what (exit $rc): $(cat "$SM_DIR/start.out")"
+  fi
+  echo "refused $what: $(head -n1 "$SM_DIR/start.out")"
+}

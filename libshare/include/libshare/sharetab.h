@@ -32,9 +32,9 @@ std::string FormatSharetabLine(const SharetabEntry& e);
 [[nodiscard]] absl::StatusOr<SharetabEntry> ParseSharetabLine(std::string_view line);
 [[nodiscard]] absl::StatusOr<std::vector<SharetabEntry>> ParseSharetab(std::string_view text);
 
-// Replaces `path` atomically: writes a temporary file in the same folder,
-// fsyncs it, renames it over `path`, fsyncs the folder. A reader sees the
-// old file or the new one, never a part.
+// Replaces `path` atomically with mode 0644 through ReplaceFile()
+// (libshare/files.h): a reader sees the old file or the new one, never a
+// part, and no link planted in the folder is followed.
 [[nodiscard]] absl::Status WriteSharetab(const std::string& path,
                                          const std::vector<SharetabEntry>& entries);
 

@@ -26,9 +26,15 @@ bool RecordReader::Feed(const char* data, std::size_t n,
         return false;
       }
       in_fragment_ = true;
-      record_.reserve(record_.size() + remaining_);
     }
     std::size_t take = std::min<std::size_t>(n, remaining_);
+    // Grows with what arrives, not with what the mark announces: a client
+    // announcing a big record and sending little holds little.
+    if (std::size_t need = record_.size() + take; need > record_.capacity()) {
+      record_.reserve(std::min<std::size_t>(
+          record_.size() + remaining_,
+          std::max(need, record_.capacity() * 2)));
+    }
     record_.append(data, take);
     data += take;
     n -= take;

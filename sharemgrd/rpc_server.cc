@@ -698,10 +698,10 @@ void RpcServer::OnStream(Source* s) {
 void RpcServer::CloseConnection(Source* s) {
   ::epoll_ctl(epfd_, EPOLL_CTL_DEL, s->fd, nullptr);
   std::unique_ptr<Source> owned;
-  s->reader = RecordReader(0);
-  s->pending.clear();
-  s->pending_bytes = 0;
-  AccountInput(s);
+  if (s->listener != nullptr) {
+    s->listener->input_held.fetch_sub(s->input_accounted);
+  }
+  s->input_accounted = 0;
   absl::MutexLock l(&mu_);
   auto it = conns_.find(s);
   if (it != conns_.end()) {

@@ -525,6 +525,9 @@ accept_stat MgmtService::Stats(std::string* out) {
   s.load_ms = load.load_ms;
   s.load_threads = load.threads;
   s.mounts = mounts_->mount_count();
+  s.mounts_dropped = mounts_->mounts_dropped();
+  s.mount_limit = mounts_->mount_limit();
+  s.mount_client_limit = mounts_->mount_client_limit();
   s.cache.entries = c.entries;
   s.cache.hits = c.hits;
   s.cache.misses = c.misses;

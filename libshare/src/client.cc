@@ -421,6 +421,9 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
   out.load_ms = m.load_ms;
   out.load_threads = m.load_threads;
   out.mounts = m.mounts;
+  out.mounts_dropped = m.mounts_dropped;
+  out.mount_limit = m.mount_limit;
+  out.mount_client_limit = m.mount_client_limit;
   out.cache.entries = m.cache.entries;
   out.cache.hits = m.cache.hits;
   out.cache.misses = m.cache.misses;

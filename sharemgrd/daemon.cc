@@ -417,6 +417,11 @@ absl::Status Daemon::Start() {
   mgmt_server_->AddStreamListener(unix_fd_, Transport::kUnix, mgmt_.get(),
                                   mgmt_limits);
   tcp_fd_ = udp_fd_ = unix_fd_ = -1;  // owned by the servers now
+  // Both pools' connections share the process's descriptors (each server
+  // raises the limit for its own only; the limit is never lowered).
+  RaiseDescriptorLimit(static_cast<std::size_t>(config_.max_connections) +
+                       static_cast<std::size_t>(config_.max_mgmt_connections) +
+                       RpcServer::kReservedDescriptors);
   if (absl::Status s = server_->Start(); !s.ok()) return s;
   if (absl::Status s = mgmt_server_->Start(); !s.ok()) return s;
   started_ = true;

@@ -452,8 +452,9 @@ accept_stat MountService::Call(const CallContext& ctx, XDR* args,
       [[fallthrough]];
     case kMountProcExport: {
       stat_index = ctx.proc == kMountProcExport ? kStatExport : kStatExportAll;
-      std::shared_ptr<const std::string> body = ExportBody();
-      w.Raw(*body);
+      // Shared, not copied, into each reply: clients that do not read
+      // their replies then hold no copy of their own.
+      SetSharedReplyTail(ExportBody());
       break;
     }
     default:

@@ -36,6 +36,7 @@
 #include <cstring>
 #include <deque>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -61,7 +62,7 @@ constexpr std::size_t kMaxDatagramReply = 65507;
 // would make us a traffic amplifier. Such calls get SYSTEM_ERR and clients
 // use TCP (showmount tries TCP first; MNT and UMNT replies are small).
 constexpr std::size_t kUdpAmplification = 4;
-// A connection's emptied reply queue keeps at most this much capacity.
+// Replies smaller than this are appended to the queue's last chunk.
 constexpr std::size_t kKeptQueueCapacity = 256u << 10;
 // After accept found no free descriptor: how long the listener rests while
 // the evicted connection's thread closes it (instead of spinning on a
@@ -95,8 +96,28 @@ bool ParseAuthSys(const char* p, std::size_t n, uint32_t* uid, uint32_t* gid) {
 
 }  // namespace
 
+namespace {
+thread_local std::shared_ptr<const std::string> t_shared_tail;
+}  // namespace
+
+void SetSharedReplyTail(std::shared_ptr<const std::string> body) {
+  t_shared_tail = std::move(body);
+}
+
 bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
                       CallContext ctx, std::string* reply) {
+  std::shared_ptr<const std::string> tail;
+  if (!HandleCallRecord(program, data, n, std::move(ctx), reply, &tail)) {
+    return false;
+  }
+  if (tail != nullptr) reply->append(*tail);
+  return true;
+}
+
+bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
+                      CallContext ctx, std::string* reply,
+                      std::shared_ptr<const std::string>* tail) {
+  tail->reset();
   // xdr_callmsg refuses an RPC version other than 2 without telling which
   // one; RFC 5531 wants a denial naming the versions we speak.
   if (n >= 12 && GetU32(data + 4) == CALL &&
@@ -149,11 +170,15 @@ bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
   } else {
     std::size_t stat_pos = reply->size();
     w.U32(SUCCESS);
+    t_shared_tail.reset();
     accept_stat st = program.Call(ctx, &x, reply);
     if (st != SUCCESS) {
+      t_shared_tail.reset();
       reply->resize(stat_pos);
       w.U32(st);
     }
+    *tail = std::move(t_shared_tail);
+    t_shared_tail.reset();
   }
   xdr_destroy(&x);
   return true;
@@ -189,8 +214,19 @@ struct RpcServer::Source {
   RecordReader reader{0};
   std::deque<std::string> pending;  // complete calls not served yet
   std::size_t pending_bytes = 0;
-  std::string outq;  // record-marked replies; outq[out_off..] unsent
+  // Record-marked replies not sent yet: from out_off in the first chunk.
+  // A chunk is owned, or a body shared with other replies.
+  struct Chunk {
+    std::string own;
+    std::shared_ptr<const std::string> shared;
+    std::string_view data() const {
+      return shared != nullptr ? std::string_view(*shared)
+                               : std::string_view(own);
+    }
+  };
+  std::deque<Chunk> outq;
   std::size_t out_off = 0;
+  std::size_t queued_bytes = 0;  // unsent bytes in outq
   bool read_closed = false;  // the client sent EOF
   std::size_t input_accounted = 0;
   // Read by the janitor and by eviction.
@@ -537,30 +573,43 @@ void RpcServer::OnDatagram(Source* s) {
 }
 
 bool RpcServer::Flush(Source* s) {
-  while (s->out_off < s->outq.size()) {
-    ssize_t w = ::send(s->fd, s->outq.data() + s->out_off,
-                       s->outq.size() - s->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+  constexpr int kMaxIov = 16;
+  while (!s->outq.empty()) {
+    iovec iov[kMaxIov];
+    int n = 0;
+    std::size_t off = s->out_off;
+    for (auto it = s->outq.begin(); it != s->outq.end() && n < kMaxIov; ++it) {
+      std::string_view d = it->data();
+      iov[n++] = {const_cast<char*>(d.data()) + off, d.size() - off};
+      off = 0;
+    }
+    msghdr m{};
+    m.msg_iov = iov;
+    m.msg_iovlen = static_cast<std::size_t>(n);
+    ssize_t w = ::sendmsg(s->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (w > 0) {
-      s->out_off += static_cast<std::size_t>(w);
       const int64_t now = NowMs();
       s->send_progress_ms.store(now);
       s->last_active_ms.store(now);
+      std::size_t left = static_cast<std::size_t>(w);
+      s->queued_bytes -= left;
+      while (left > 0) {
+        std::size_t rest = s->outq.front().data().size() - s->out_off;
+        if (left < rest) {
+          s->out_off += left;
+          break;
+        }
+        left -= rest;
+        s->outq.pop_front();
+        s->out_off = 0;
+      }
       continue;
     }
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     return false;
   }
-  if (s->out_off == s->outq.size()) {
-    s->outq.clear();
-    s->out_off = 0;
-    if (s->outq.capacity() > kKeptQueueCapacity) std::string().swap(s->outq);
-  } else if (s->out_off >= kKeptQueueCapacity &&
-             s->out_off * 2 >= s->outq.size()) {
-    s->outq.erase(0, s->out_off);
-    s->out_off = 0;
-  }
-  s->queued.store(s->outq.size() - s->out_off);
+  s->queued.store(s->queued_bytes);
   return true;
 }
 
@@ -610,11 +659,13 @@ void RpcServer::OnStream(Source* s) {
       s->pending.pop_front();
       s->pending_bytes -= rec.size();
       reply.assign(4, '\0');
+      std::shared_ptr<const std::string> tail;
       if (!HandleCallRecord(*s->program, rec.data(), rec.size(), s->base,
-                            &reply)) {
+                            &reply, &tail)) {
         continue;
       }
-      uint32_t len = static_cast<uint32_t>(reply.size() - 4);
+      const std::size_t tail_size = tail != nullptr ? tail->size() : 0;
+      uint32_t len = static_cast<uint32_t>(reply.size() - 4 + tail_size);
       uint32_t mark = 0x80000000u | len;
       reply[0] = static_cast<char>(mark >> 24);
       reply[1] = static_cast<char>(mark >> 16);
@@ -622,15 +673,22 @@ void RpcServer::OnStream(Source* s) {
       reply[3] = static_cast<char>(mark);
       const int64_t now = NowMs();
       s->last_active_ms.store(now);
-      if (s->out_off == s->outq.size()) {
+      if (s->queued_bytes == 0) {
         s->send_progress_ms.store(now);  // the send timeout starts now
-        s->outq.swap(reply);  // no copy of a big reply
-        s->out_off = 0;
-      } else {
-        s->outq += reply;
       }
-      if (reply.capacity() > kKeptQueueCapacity) std::string().swap(reply);
-      if (s->outq.size() - s->out_off > s->limits.max_queued) {
+      s->queued_bytes += reply.size() + tail_size;
+      // Small replies behind others share a chunk; a reply alone moves its
+      // buffer into the queue (no copy), and a shared tail is not copied.
+      if (!s->outq.empty() && s->outq.back().shared == nullptr &&
+          reply.size() < kKeptQueueCapacity) {
+        s->outq.back().own += reply;
+      } else {
+        s->outq.push_back({std::move(reply), nullptr});
+        reply = std::string();
+      }
+      if (tail_size > 0) s->outq.push_back({std::string(), std::move(tail)});
+      s->queued.store(s->queued_bytes);
+      if (s->queued_bytes > s->limits.max_queued) {
         conn_log_.Log(absl::StrCat("closing a connection: over ",
                                    s->limits.max_queued,
                                    " bytes of replies queued"));

@@ -72,11 +72,23 @@ class RpcProgram {
                            std::string* out) = 0;
 };
 
+// Called from RpcProgram::Call, on the thread serving the call, instead of
+// appending `body` to `out`: the reply is then `out` followed by `body`,
+// which stream connections queue without copying. For a body that many
+// replies share (EXPORT's cached list): thousands of clients that do not
+// read their replies then hold one copy of it, not one each.
+void SetSharedReplyTail(std::shared_ptr<const std::string> body);
+
 // Encodes the reply to one call record (no record mark) into `reply`,
 // after its current contents. Returns false if nothing must be sent
 // (not a call, or undecodable header). Exposed for tests.
 bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
                       CallContext ctx, std::string* reply);
+// The same, but a body the procedure shared (SetSharedReplyTail) is left
+// in *tail (null if none) rather than appended to `reply`.
+bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
+                      CallContext ctx, std::string* reply,
+                      std::shared_ptr<const std::string>* tail);
 
 struct ListenerLimits {
   std::size_t max_record = 8192;  // bytes, one call

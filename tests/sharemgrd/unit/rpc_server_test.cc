@@ -29,7 +29,8 @@ constexpr uint32_t kProg = 0x30000001;
 
 // Procedures: 0 NULL; 1 returns the AUTH_SYS uid; 2 waits for `release`;
 // 3 appends a result, then fails with GARBAGE_ARGS; 4 returns 64 KiB and
-// counts its calls.
+// counts its calls; 5 returns 7 then a shared tail (8, 9); 6 shares a tail
+// and then fails with SYSTEM_ERR.
 class FakeProgram : public RpcProgram {
  public:
   uint32_t program() const override { return kProg; }
@@ -49,6 +50,13 @@ class FakeProgram : public RpcProgram {
       case 3:
         w.U32(42);
         return GARBAGE_ARGS;
+      case 5:
+        w.U32(7);
+        SetSharedReplyTail(tail);
+        return SUCCESS;
+      case 6:
+        SetSharedReplyTail(tail);
+        return SYSTEM_ERR;
       case 4:
         big_calls.fetch_add(1);
         out->append(64 << 10, 'b');
@@ -59,6 +67,8 @@ class FakeProgram : public RpcProgram {
   }
   absl::Notification release;
   std::atomic<int> big_calls{0};
+  std::shared_ptr<const std::string> tail = std::make_shared<std::string>(
+      std::string("\0\0\0\x08\0\0\0\x09", 8));
 };
 
 std::string Call(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
@@ -150,6 +160,18 @@ TEST(HandleCallRecordTest, FailedProcedureSendsOnlyItsStatus) {
             (std::vector<uint32_t>{7, 1, 0, 0, 0, GARBAGE_ARGS}));
 }
 
+TEST(HandleCallRecordTest, SharedTailFollowsTheResults) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(9, kProg, 1, 5)),
+            (std::vector<uint32_t>{9, 1, 0, 0, 0, SUCCESS, 7, 8, 9}));
+}
+
+TEST(HandleCallRecordTest, FailedProcedureSendsNoSharedTail) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(9, kProg, 1, 6)),
+            (std::vector<uint32_t>{9, 1, 0, 0, 0, SYSTEM_ERR}));
+}
+
 TEST(HandleCallRecordTest, ReplyOrTruncatedHeaderIsDropped) {
   FakeProgram p;
   std::string reply_msg;
@@ -235,6 +257,15 @@ TEST_F(LiveServerTest, ServesACall) {
   int fd = Connect();
   Send(fd, Call(1, kProg, 1, 0));
   EXPECT_EQ(Receive(fd), (std::vector<uint32_t>{1, 1, 0, 0, 0, SUCCESS}));
+  close(fd);
+}
+
+TEST_F(LiveServerTest, SharedTailIsSentInsideTheReplyRecord) {
+  int fd = Connect();
+  Send(fd, Call(1, kProg, 1, 5));
+  Send(fd, Call(2, kProg, 1, 0));
+  EXPECT_EQ(Receive(fd),
+            (std::vector<uint32_t>{1, 1, 0, 0, 0, SUCCESS, 7, 8, 9}));
   close(fd);
 }
 

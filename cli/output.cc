@@ -261,7 +261,9 @@ std::string FormatStats(const libshare::DaemonStats& s) {
       {"groups:", std::to_string(s.groups)},
       {"generation:", std::to_string(s.generation)},
       {"load:", load},
-      {"mounts:", std::to_string(s.mounts)},
+      {"mounts:", absl::StrCat(s.mounts, " (limit ", s.mount_limit, ", ",
+                               s.mount_client_limit, " per client; ",
+                               s.mounts_dropped, " not kept)")},
   };
   if (!s.sharetab_error.empty()) {
     rows.push_back({"sharetab error:", s.sharetab_error});
@@ -318,6 +320,12 @@ std::string FormatStatsJson(const libshare::DaemonStats& s) {
   w.Int(s.load_threads);
   w.Key("mounts");
   w.Uint(s.mounts);
+  w.Key("mounts_dropped");
+  w.Uint(s.mounts_dropped);
+  w.Key("mount_limit");
+  w.Uint(s.mount_limit);
+  w.Key("mount_client_limit");
+  w.Uint(s.mount_client_limit);
   w.Key("sharetab_error");
   w.String(s.sharetab_error);
   const libshare::CacheStats& c = s.cache;

@@ -145,14 +145,26 @@ const std::vector<OptionSpec>& Options() {
          return absl::OkStatus();
        }},
       {"max-connections", "N",
-       "most open TCP and management connections; at the limit a new one "
-       "closes the connection idle longest (default 4096)",
+       "most open MOUNT TCP connections; at the limit a new one closes the "
+       "connection idle longest (default 4096)",
        [](DaemonConfig& c, const std::string& v) {
          int n;
          if (!absl::SimpleAtoi(v, &n) || n < 1 || n > 1000000) {
            return Bad(v, "is not a number from 1 to 1000000");
          }
          c.max_connections = n;
+         return absl::OkStatus();
+       }},
+      {"max-mgmt-connections", "N",
+       "most open management connections, counted apart from MOUNT ones; at "
+       "the limit a new one closes the management connection idle longest "
+       "(default 256)",
+       [](DaemonConfig& c, const std::string& v) {
+         int n;
+         if (!absl::SimpleAtoi(v, &n) || n < 1 || n > 100000) {
+           return Bad(v, "is not a number from 1 to 100000");
+         }
+         c.max_mgmt_connections = n;
          return absl::OkStatus();
        }},
       {"idle-timeout", "SECONDS",

@@ -19,7 +19,8 @@ inline constexpr char kDefaultSharetabPath[] = "/run/sharemgr/sharetab";
 inline constexpr char kDefaultPidFile[] = "/run/sharemgr/sharemgrd.pid";
 inline constexpr char kDefaultListen[] = "0.0.0.0";
 inline constexpr uint64_t kDefaultAuthCacheMax = 100000;
-inline constexpr int kDefaultMaxConnections = 4096;
+inline constexpr int kDefaultMaxConnections = 4096;      // MOUNT TCP
+inline constexpr int kDefaultMaxMgmtConnections = 256;   // management
 inline constexpr int kDefaultIdleTimeoutSeconds = 120;      // MOUNT TCP
 inline constexpr int kDefaultMgmtIdleTimeoutSeconds = 600;  // management
 
@@ -49,6 +50,7 @@ struct DaemonConfig {
   int load_threads = 0;  // 0: number of cores
   int threads = 0;       // 0: max(4, 2 * cores)
   int max_connections = kDefaultMaxConnections;
+  int max_mgmt_connections = kDefaultMaxMgmtConnections;
   int idle_timeout_seconds = kDefaultIdleTimeoutSeconds;
   int mgmt_idle_timeout_seconds = kDefaultMgmtIdleTimeoutSeconds;
   KernelModeSetting kernel = kDefaultKernelMode;

@@ -31,6 +31,18 @@ namespace {
 
 constexpr std::size_t kMgmtMaxRecord = 64u << 20;  // a BATCH of 100,000 shares
 constexpr std::size_t kMountMaxRecord = 8192;      // path <= 1024, auth <= 800
+// Callers who may not change anything send only reads (a list of group
+// names, a CHECK): they get a small record limit, so that they cannot make
+// the daemon buffer and decode a 64 MiB call.
+constexpr std::size_t kMgmtReaderMaxRecord = 1u << 20;
+// Calls buffered over all management connections together.
+constexpr std::size_t kMgmtInputBudget = 4 * kMgmtMaxRecord;
+// A single reply bigger than this closes its connection (see
+// ListenerLimits); an EXPORT of a million shares is well below.
+constexpr std::size_t kMountMaxQueued = 128u << 20;
+constexpr std::size_t kMgmtMaxQueued = std::size_t{1} << 30;
+// Management threads: calls are few; the pool grows while they block.
+constexpr int kMgmtThreads = 2;
 
 std::string Errno(absl::string_view what, const std::string& path) {
   return absl::StrCat(path, ": ", what, ": ", ::strerror(errno));
@@ -348,15 +360,35 @@ absl::Status Daemon::Start() {
 
   server_ = std::make_unique<RpcServer>(
       threads_, static_cast<std::size_t>(config_.max_connections));
-  server_->AddStreamListener(
-      tcp_fd_, Transport::kTcp, mount_.get(),
-      {kMountMaxRecord, absl::Seconds(config_.idle_timeout_seconds)});
+  ListenerLimits mount_limits;
+  mount_limits.max_record = kMountMaxRecord;
+  mount_limits.idle_timeout = absl::Seconds(config_.idle_timeout_seconds);
+  mount_limits.max_queued = kMountMaxQueued;
+  server_->AddStreamListener(tcp_fd_, Transport::kTcp, mount_.get(),
+                             mount_limits);
   server_->AddDatagramSocket(udp_fd_, mount_.get());
-  server_->AddStreamListener(
-      unix_fd_, Transport::kUnix, mgmt_.get(),
-      {kMgmtMaxRecord, absl::Seconds(config_.mgmt_idle_timeout_seconds)});
-  tcp_fd_ = udp_fd_ = unix_fd_ = -1;  // owned by the server now
+  mgmt_server_ = std::make_unique<RpcServer>(
+      kMgmtThreads, static_cast<std::size_t>(config_.max_mgmt_connections));
+  ListenerLimits mgmt_limits;
+  mgmt_limits.max_record = kMgmtMaxRecord;
+  mgmt_limits.idle_timeout = absl::Seconds(config_.mgmt_idle_timeout_seconds);
+  mgmt_limits.max_queued = kMgmtMaxQueued;
+  mgmt_limits.input_budget = kMgmtInputBudget;
+  mgmt_limits.record_limit = [admin_gid](const CallContext& c) {
+    return c.has_peer_cred && MayChange(c.peer_uid, c.peer_gid, admin_gid)
+               ? kMgmtMaxRecord
+               : kMgmtReaderMaxRecord;
+  };
+  mgmt_server_->AddStreamListener(unix_fd_, Transport::kUnix, mgmt_.get(),
+                                  mgmt_limits);
+  tcp_fd_ = udp_fd_ = unix_fd_ = -1;  // owned by the servers now
+  // Both pools' connections share the process's descriptors (each server
+  // raises the limit for its own only; the limit is never lowered).
+  RaiseDescriptorLimit(static_cast<std::size_t>(config_.max_connections) +
+                       static_cast<std::size_t>(config_.max_mgmt_connections) +
+                       RpcServer::kReservedDescriptors);
   if (absl::Status s = server_->Start(); !s.ok()) return s;
+  if (absl::Status s = mgmt_server_->Start(); !s.ok()) return s;
   started_ = true;
   // The view is rewritten at every start (it may be stale after a crash),
   // but a big one in the background: writing 15,000 lines and fsyncing
@@ -385,7 +417,10 @@ void Daemon::ReloadResolver() {
 }
 
 void Daemon::Stop() {
-  if (server_) server_->Stop();  // no new calls; calls in progress finish
+  // No new calls; calls in progress finish.
+  if (mgmt_server_) mgmt_server_->Stop();
+  if (server_) server_->Stop();
+  mgmt_server_.reset();
   server_.reset();
   if (registered_) UnregisterRpcbind();
   if (mgmt_) mgmt_->Stop();    // last sharetab view written

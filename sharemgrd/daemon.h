@@ -63,7 +63,11 @@ class Daemon {
   std::unique_ptr<authcache::AuthCache> cache_;
   std::unique_ptr<MountService> mount_;
   std::unique_ptr<MgmtService> mgmt_;
+  // MOUNT (TCP, UDP) and management each have their own threads and
+  // connection limit: remote clients can neither starve nor evict the
+  // administrator.
   std::unique_ptr<RpcServer> server_;
+  std::unique_ptr<RpcServer> mgmt_server_;
 };
 
 }  // namespace sharemgrd

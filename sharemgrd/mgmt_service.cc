@@ -350,8 +350,9 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
 
 accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
                                std::string* out, bool* error) {
-  Args<mgmt_batch_args> a(Proc(xdr_mgmt_batch_args));
-  if (!a.Decode(args)) return GARBAGE_ARGS;
+  // Authorized before decoding: decoding a big batch costs several times
+  // its size in memory, which a caller who may not change anything must
+  // not be able to make us spend.
   if (!ctx.has_peer_cred ||
       !MayChange(ctx.peer_uid, ctx.peer_gid, admin_gid_)) {
     *error = true;
@@ -363,6 +364,8 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
         out);
     return SUCCESS;
   }
+  Args<mgmt_batch_args> a(Proc(xdr_mgmt_batch_args));
+  if (!a.Decode(args)) return GARBAGE_ARGS;
   libshare::Batch batch;
   batch.ops.resize(a->ops.ops_len);
   for (u_int i = 0; i < a->ops.ops_len; ++i) {
@@ -529,6 +532,9 @@ accept_stat MgmtService::Stats(std::string* out) {
   s.load_ms = load.load_ms;
   s.load_threads = load.threads;
   s.mounts = mounts_->mount_count();
+  s.mounts_dropped = mounts_->mounts_dropped();
+  s.mount_limit = mounts_->mount_limit();
+  s.mount_client_limit = mounts_->mount_client_limit();
   s.cache.entries = c.entries;
   s.cache.hits = c.hits;
   s.cache.misses = c.misses;

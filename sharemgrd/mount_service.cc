@@ -153,7 +153,21 @@ FileHandleResult MakeFileHandle(const std::string& path) {
 bool MountTable::Add(const MountRecord& r) {
   absl::MutexLock l(&mu_);
   Key k{r.client, r.path};
-  if (!records_.insert(k).second) return false;
+  if (records_.contains(k)) return false;
+  std::size_t& mine = per_client_[r.client];
+  if (records_.size() >= max_total_ || mine >= max_per_client_) {
+    if (mine == 0) per_client_.erase(r.client);
+    ++dropped_;
+    dropped_log_.Log(absl::StrCat(
+        "mount record of ", EscapeForLog(r.path), " for ", r.client,
+        " not kept: ", records_.size() >= max_total_ ? "the table" : "the client",
+        " has reached its limit of ",
+        records_.size() >= max_total_ ? max_total_ : max_per_client_,
+        " records"));
+    return false;
+  }
+  records_.insert(k);
+  ++mine;
   pending_[k] = true;
   return true;
 }
@@ -162,8 +176,17 @@ bool MountTable::Remove(const MountRecord& r) {
   absl::MutexLock l(&mu_);
   Key k{r.client, r.path};
   if (records_.erase(k) == 0) return false;
+  if (auto it = per_client_.find(r.client);
+      it != per_client_.end() && --it->second == 0) {
+    per_client_.erase(it);
+  }
   pending_[k] = false;
   return true;
+}
+
+uint64_t MountTable::dropped() const {
+  absl::MutexLock l(&mu_);
+  return dropped_;
 }
 
 std::size_t MountTable::RemoveClient(const std::string& client) {
@@ -175,12 +198,17 @@ std::size_t MountTable::RemoveClient(const std::string& client) {
     it = records_.erase(it);
     ++n;
   }
+  per_client_.erase(client);
   return n;
 }
 
 void MountTable::Load(const std::vector<MountRecord>& records) {
   absl::MutexLock l(&mu_);
-  for (const MountRecord& r : records) records_.insert({r.client, r.path});
+  // Records kept before are loaded whatever the limits (they were within
+  // those in force then); new ones wait until the counts are below.
+  for (const MountRecord& r : records) {
+    if (records_.insert({r.client, r.path}).second) ++per_client_[r.client];
+  }
 }
 
 std::vector<MountRecord> MountTable::All() const {
@@ -373,7 +401,9 @@ accept_stat MountService::Call(const CallContext& ctx, XDR* args,
     }
     case kMountProcDump: {
       stat_index = kStatDump;
+      const std::size_t start_size = out->size();
       for (const MountRecord& r : mounts_.All()) {
+        if (out->size() - start_size > kMaxDumpBytes) break;
         w.Bool(true);
         w.String(std::string_view(r.client).substr(0, kMntNameLen));
         w.String(r.path);
@@ -388,12 +418,30 @@ accept_stat MountService::Call(const CallContext& ctx, XDR* args,
         result = GARBAGE_ARGS;
         break;
       }
+      // The reserved-port rule of MNT: otherwise any local user could
+      // erase the records root's mounts made.
+      if (!insecure_ && port >= IPPORT_RESERVED) {
+        error = true;
+        refused_log_.Log(absl::StrCat("refused UMNT of ", EscapeForLog(path),
+                                      " from ", addr_text, " port ", port,
+                                      ": source port is not reserved "
+                                      "(see --insecure)"));
+        break;  // UMNT has no result: the record stays
+      }
       absl::StatusOr<std::string> norm = libshare::NormalizePath(path);
       mounts_.Remove({addr_text, norm.ok() ? *norm : path});
       break;
     }
     case kMountProcUmntAll:
       stat_index = kStatUmntAll;
+      if (!insecure_ && port >= IPPORT_RESERVED) {
+        error = true;
+        refused_log_.Log(absl::StrCat("refused UMNTALL from ", addr_text,
+                                      " port ", port,
+                                      ": source port is not reserved "
+                                      "(see --insecure)"));
+        break;
+      }
       mounts_.RemoveClient(addr_text);
       break;
     case kMountProcExportAll:
@@ -404,8 +452,9 @@ accept_stat MountService::Call(const CallContext& ctx, XDR* args,
       [[fallthrough]];
     case kMountProcExport: {
       stat_index = ctx.proc == kMountProcExport ? kStatExport : kStatExportAll;
-      std::shared_ptr<const std::string> body = ExportBody();
-      w.Raw(*body);
+      // Shared, not copied, into each reply: clients that do not read
+      // their replies then hold no copy of their own.
+      SetSharedReplyTail(ExportBody());
       break;
     }
     default:

@@ -18,6 +18,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
 #include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "authcache/auth_cache.h"
@@ -58,10 +59,19 @@ struct FileHandleResult {
 FileHandleResult MakeFileHandle(const std::string& path);
 
 // The client addresses and paths mounted, in memory, with the changes not
-// yet written to the store.
+// yet written to the store. Records are bounded: a client with
+// max_per_client records, or a table with max_total, keeps no new record
+// (the MNT itself is still answered; only DUMP does not list it).
 class MountTable {
  public:
-  // Returns false if the record was already there (nothing to write).
+  static constexpr std::size_t kDefaultMaxTotal = 100000;
+  static constexpr std::size_t kDefaultMaxPerClient = 1000;
+  explicit MountTable(std::size_t max_total = kDefaultMaxTotal,
+                      std::size_t max_per_client = kDefaultMaxPerClient)
+      : max_total_(max_total), max_per_client_(max_per_client) {}
+
+  // Returns false if the record was already there or is over a limit
+  // (nothing to write).
   bool Add(const libshare::MountRecord& r);
   bool Remove(const libshare::MountRecord& r);
   // Removes every record of `client`; returns how many.
@@ -77,11 +87,21 @@ class MountTable {
   void Restore(std::vector<libshare::MountRecord> added,
                std::vector<libshare::MountRecord> removed);
   bool has_changes() const;
+  // Records not kept because a limit was reached, since start.
+  uint64_t dropped() const;
+  std::size_t max_total() const { return max_total_; }
+  std::size_t max_per_client() const { return max_per_client_; }
 
  private:
   using Key = std::pair<std::string, std::string>;  // client, path
+  const std::size_t max_total_;
+  const std::size_t max_per_client_;
   mutable absl::Mutex mu_;
   absl::btree_set<Key> records_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::size_t> per_client_
+      ABSL_GUARDED_BY(mu_);
+  uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
+  LogRateLimiter dropped_log_{"mount-record-limit", 1};
   // Pending: key -> present (true: to add, false: to remove).
   absl::btree_map<Key, bool> pending_ ABSL_GUARDED_BY(mu_);
 };
@@ -106,6 +126,12 @@ class MountService final : public RpcProgram {
                    std::string* out) override;
 
   std::size_t mount_count() const { return mounts_.size(); }
+  uint64_t mounts_dropped() const { return mounts_.dropped(); }
+  std::size_t mount_limit() const { return mounts_.max_total(); }
+  std::size_t mount_client_limit() const { return mounts_.max_per_client(); }
+  // A DUMP reply lists records up to this many bytes (the rest are left
+  // out), so that one small call cannot cost megabytes.
+  static constexpr std::size_t kMaxDumpBytes = 1u << 20;
   std::vector<ProcedureStats> stats() const { return stats_.Snapshot(); }
 
  private:

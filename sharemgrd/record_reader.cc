@@ -26,9 +26,20 @@ bool RecordReader::Feed(const char* data, std::size_t n,
         return false;
       }
       in_fragment_ = true;
-      record_.reserve(record_.size() + remaining_);
     }
     std::size_t take = std::min<std::size_t>(n, remaining_);
+    // Grows with what arrives, not with what the mark announces: a client
+    // announcing a big record and sending little holds little.
+    // The new buffer is made exactly that big (std::string::reserve may
+    // double it), so held() is what the connection costs.
+    if (std::size_t need = record_.size() + take; need > record_.capacity()) {
+      std::string bigger;
+      bigger.reserve(std::min<std::size_t>(
+          record_.size() + remaining_,
+          std::max(need, record_.capacity() * 2)));
+      bigger.append(record_);
+      record_.swap(bigger);
+    }
     record_.append(data, take);
     data += take;
     n -= take;

@@ -29,6 +29,9 @@ class RecordReader {
     return header_len_ > 0 || in_fragment_ || !record_.empty();
   }
   std::size_t buffered() const { return record_.size(); }
+  // Bytes of memory held for the record being received.
+  std::size_t held() const { return record_.capacity(); }
+  std::size_t max_record() const { return max_record_; }
 
  private:
   std::size_t max_record_;

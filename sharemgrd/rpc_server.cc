@@ -9,6 +9,11 @@
 // dominate a 40,000 calls/s MNT load on two cores), a stalled call holds
 // one thread and its own connection only, and each connection keeps its
 // own partial-record buffer with a size limit and an idle timeout.
+// Replies are never written with a wait: they queue on their connection and
+// leave when epoll says it is writable, so a client that does not read
+// holds no thread (it once held one for 10 s per reply, and 70 of them
+// stalled every other client). A connection with a full queue is not read:
+// pipelining more calls cannot grow it.
 // libtirpc still does the XDR (xdr_callmsg, xdrmem) and, in the daemon,
 // rpcbind registration.
 #include "rpc_server.h"
@@ -26,9 +31,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -39,7 +47,6 @@
 namespace sharemgrd {
 namespace {
 
-constexpr int kReplyWriteTimeoutMs = 10000;
 // The pool keeps --threads threads that are free or in a call younger than
 // kStuckMs: while calls block (name lookups), it grows up to kThreadGrowth
 // times --threads; the extra threads stay, idle, until Stop().
@@ -50,6 +57,13 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kReadBudget = 1024 * 1024;  // per event, for fairness
 constexpr uint32_t kAuthSys = 1;
 constexpr std::size_t kMaxDatagramReply = 65507;
+// UDP answers no datagram with more than this many times its size: source
+// addresses are not verified, so a bigger answer (EXPORT of many shares)
+// would make us a traffic amplifier. Such calls get SYSTEM_ERR and clients
+// use TCP (showmount tries TCP first; MNT and UMNT replies are small).
+constexpr std::size_t kUdpAmplification = 4;
+// Replies smaller than this are appended to the queue's last chunk.
+constexpr std::size_t kKeptQueueCapacity = 256u << 10;
 // After accept found no free descriptor: how long the listener rests while
 // the evicted connection's thread closes it (instead of spinning on a
 // listener that stays readable).
@@ -82,8 +96,28 @@ bool ParseAuthSys(const char* p, std::size_t n, uint32_t* uid, uint32_t* gid) {
 
 }  // namespace
 
+namespace {
+thread_local std::shared_ptr<const std::string> t_shared_tail;
+}  // namespace
+
+void SetSharedReplyTail(std::shared_ptr<const std::string> body) {
+  t_shared_tail = std::move(body);
+}
+
 bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
                       CallContext ctx, std::string* reply) {
+  std::shared_ptr<const std::string> tail;
+  if (!HandleCallRecord(program, data, n, std::move(ctx), reply, &tail)) {
+    return false;
+  }
+  if (tail != nullptr) reply->append(*tail);
+  return true;
+}
+
+bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
+                      CallContext ctx, std::string* reply,
+                      std::shared_ptr<const std::string>* tail) {
+  tail->reset();
   // xdr_callmsg refuses an RPC version other than 2 without telling which
   // one; RFC 5531 wants a denial naming the versions we speak.
   if (n >= 12 && GetU32(data + 4) == CALL &&
@@ -136,11 +170,15 @@ bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
   } else {
     std::size_t stat_pos = reply->size();
     w.U32(SUCCESS);
+    t_shared_tail.reset();
     accept_stat st = program.Call(ctx, &x, reply);
     if (st != SUCCESS) {
+      t_shared_tail.reset();
       reply->resize(stat_pos);
       w.U32(st);
     }
+    *tail = std::move(t_shared_tail);
+    t_shared_tail.reset();
   }
   xdr_destroy(&x);
   return true;
@@ -170,9 +208,35 @@ struct RpcServer::Source {
   ListenerLimits limits;
   // Connections only.
   CallContext base;
+  Source* listener = nullptr;  // for the input budget
+  // Used only by the one thread serving the connection (EPOLLONESHOT), or
+  // by Stop() once no worker runs.
   RecordReader reader{0};
+  std::deque<std::string> pending;  // complete calls not served yet
+  std::size_t pending_bytes = 0;
+  // Record-marked replies not sent yet: from out_off in the first chunk.
+  // A chunk is owned, or a body shared with other replies.
+  struct Chunk {
+    std::string own;
+    std::shared_ptr<const std::string> shared;
+    std::string_view data() const {
+      return shared != nullptr ? std::string_view(*shared)
+                               : std::string_view(own);
+    }
+  };
+  std::deque<Chunk> outq;
+  std::size_t out_off = 0;
+  std::size_t queued_bytes = 0;  // unsent bytes in outq
+  bool read_closed = false;  // the client sent EOF
+  std::size_t input_accounted = 0;
+  // Read by the janitor and by eviction.
   std::atomic<int64_t> last_active_ms{0};
+  std::atomic<std::size_t> queued{0};
+  std::atomic<int64_t> send_progress_ms{0};
+  std::atomic<bool> in_call{false};
   bool evicted = false;  // guarded by RpcServer::mu_
+  // Listeners only: input held by all their connections.
+  std::atomic<std::size_t> input_held{0};
 
   Source(Kind k, int f, Transport t, RpcProgram* p, ListenerLimits l)
       : kind(k),
@@ -277,12 +341,31 @@ void RpcServer::Stop() {
   if (janitor_.joinable()) janitor_.join();
   {
     absl::MutexLock l(&mu_);
+    DrainQueues();
     conns_.clear();
   }
   endpoints_.clear();
   ::close(wakefd_);
   ::close(epfd_);
   epfd_ = wakefd_ = -1;
+}
+
+std::size_t RpcServer::connection_count() {
+  absl::MutexLock l(&mu_);
+  return conns_.size();
+}
+
+void RpcServer::DrainQueues() {
+  const int64_t deadline = NowMs() + absl::ToInt64Milliseconds(kStopDrain);
+  for (auto& [ptr, c] : conns_) {
+    while (c->queued.load() > 0) {
+      if (!Flush(c.get()) || c->queued.load() == 0) break;
+      int64_t left = deadline - NowMs();
+      if (left <= 0) return;
+      pollfd p{c->fd, POLLOUT, 0};
+      ::poll(&p, 1, static_cast<int>(left));
+    }
+  }
 }
 
 void RpcServer::WorkerLoop(std::size_t id) {
@@ -346,7 +429,10 @@ void RpcServer::JanitorLoop() {
     last_scan = now;
     for (auto& [ptr, c] : conns_) {
       int64_t idle_ms = absl::ToInt64Milliseconds(c->limits.idle_timeout);
-      if (now - c->last_active_ms.load() > idle_ms) {
+      int64_t send_ms = absl::ToInt64Milliseconds(c->limits.send_timeout);
+      if (now - c->last_active_ms.load() > idle_ms ||
+          (c->queued.load() > 0 &&
+           now - c->send_progress_ms.load() > send_ms)) {
         // Makes the connection's (armed) event fire; its thread closes it.
         ::shutdown(c->fd, SHUT_RDWR);
       }
@@ -385,6 +471,7 @@ void RpcServer::OnAccept(Source* s) {
     }
     auto c = std::make_unique<Source>(Source::Kind::kConnection, fd,
                                       s->transport, s->program, s->limits);
+    c->listener = s;
     c->base.transport = s->transport;
     c->base.peer = peer;
     c->base.peer_len = len;
@@ -400,6 +487,10 @@ void RpcServer::OnAccept(Source* s) {
     } else {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    if (s->limits.record_limit) {
+      c->limits.max_record = s->limits.record_limit(c->base);
+      c->reader = RecordReader(c->limits.max_record);
     }
     c->last_active_ms.store(NowMs());
     Source* raw = c.get();
@@ -452,9 +543,11 @@ void RpcServer::OnDatagram(Source* s) {
                         ctx, &reply)) {
     return;
   }
-  if (reply.size() > kMaxDatagramReply) {
-    // Too big for UDP (EXPORT of many shares): say so instead of letting the
-    // client time out; it can retry over TCP.
+  if (reply.size() > kMaxDatagramReply ||
+      reply.size() > kUdpAmplification * static_cast<std::size_t>(n)) {
+    // Too big for UDP (EXPORT of many shares), or more than a spoofed
+    // source should be able to direct at a victim: say so instead of
+    // letting the client time out; it can retry over TCP.
     reply.resize(5 * 4);
     XdrWriter(&reply).U32(SYSTEM_ERR);
   }
@@ -479,28 +572,74 @@ void RpcServer::OnDatagram(Source* s) {
   ::sendmsg(s->fd, &m, MSG_NOSIGNAL);
 }
 
-bool RpcServer::SendAll(Source* s, const std::string& data) {
-  const char* p = data.data();
-  std::size_t n = data.size();
-  int64_t deadline = NowMs() + kReplyWriteTimeoutMs;
-  while (n > 0) {
-    ssize_t w = ::send(s->fd, p, n, MSG_NOSIGNAL);
+bool RpcServer::Flush(Source* s) {
+  constexpr int kMaxIov = 16;
+  while (!s->outq.empty()) {
+    iovec iov[kMaxIov];
+    int n = 0;
+    std::size_t off = s->out_off;
+    for (auto it = s->outq.begin(); it != s->outq.end() && n < kMaxIov; ++it) {
+      std::string_view d = it->data();
+      iov[n++] = {const_cast<char*>(d.data()) + off, d.size() - off};
+      off = 0;
+    }
+    msghdr m{};
+    m.msg_iov = iov;
+    m.msg_iovlen = static_cast<std::size_t>(n);
+    ssize_t w = ::sendmsg(s->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (w > 0) {
-      p += w;
-      n -= static_cast<std::size_t>(w);
+      const int64_t now = NowMs();
+      s->send_progress_ms.store(now);
+      s->last_active_ms.store(now);
+      std::size_t left = static_cast<std::size_t>(w);
+      s->queued_bytes -= left;
+      while (left > 0) {
+        std::size_t rest = s->outq.front().data().size() - s->out_off;
+        if (left < rest) {
+          s->out_off += left;
+          break;
+        }
+        left -= rest;
+        s->outq.pop_front();
+        s->out_off = 0;
+      }
       continue;
     }
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      int64_t left = deadline - NowMs();
-      if (left <= 0) return false;  // the client does not read its replies
-      pollfd pfd{s->fd, POLLOUT, 0};
-      ::poll(&pfd, 1, static_cast<int>(left));
-      continue;
-    }
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     return false;
   }
+  s->queued.store(s->queued_bytes);
   return true;
+}
+
+bool RpcServer::AccountInput(Source* s) {
+  const std::size_t held = s->reader.held() + s->pending_bytes;
+  Source* l = s->listener;
+  if (l == nullptr) return true;
+  bool over = false;
+  if (held > s->input_accounted) {
+    const std::size_t grow = held - s->input_accounted;
+    const std::size_t now = l->input_held.fetch_add(grow) + grow;
+    over = l->limits.input_budget > 0 && now > l->limits.input_budget;
+  } else {
+    l->input_held.fetch_sub(s->input_accounted - held);
+  }
+  s->input_accounted = held;
+  return !over;
+}
+
+void RpcServer::ArmConnection(Source* s) {
+  const std::size_t queued = s->queued.load();
+  epoll_event ev{};
+  ev.events = EPOLLONESHOT;
+  if (!s->read_closed && s->pending.empty() &&
+      queued < s->limits.queue_watermark) {
+    ev.events |= EPOLLIN | EPOLLRDHUP;
+  }
+  if (queued > 0) ev.events |= EPOLLOUT;
+  ev.data.ptr = s;
+  ::epoll_ctl(epfd_, EPOLL_CTL_MOD, s->fd, &ev);
 }
 
 void RpcServer::OnStream(Source* s) {
@@ -508,23 +647,92 @@ void RpcServer::OnStream(Source* s) {
   thread_local std::string reply;
   thread_local std::vector<std::string> records;
   buf.resize(kReadChunk);
-  records.clear();
-  bool close = false;
+  s->in_call.store(true);
+  bool close = !Flush(s);
   std::size_t total = 0;
-  while (total < kReadBudget) {
+  while (!close) {
+    // Serve the calls read so far while the queue has room; the rest wait
+    // (unread) until the client has taken its replies.
+    while (!s->pending.empty() &&
+           s->queued.load() < s->limits.queue_watermark) {
+      std::string rec = std::move(s->pending.front());
+      s->pending.pop_front();
+      s->pending_bytes -= rec.size();
+      reply.assign(4, '\0');
+      std::shared_ptr<const std::string> tail;
+      if (!HandleCallRecord(*s->program, rec.data(), rec.size(), s->base,
+                            &reply, &tail)) {
+        continue;
+      }
+      const std::size_t tail_size = tail != nullptr ? tail->size() : 0;
+      uint32_t len = static_cast<uint32_t>(reply.size() - 4 + tail_size);
+      uint32_t mark = 0x80000000u | len;
+      reply[0] = static_cast<char>(mark >> 24);
+      reply[1] = static_cast<char>(mark >> 16);
+      reply[2] = static_cast<char>(mark >> 8);
+      reply[3] = static_cast<char>(mark);
+      const int64_t now = NowMs();
+      s->last_active_ms.store(now);
+      if (s->queued_bytes == 0) {
+        s->send_progress_ms.store(now);  // the send timeout starts now
+      }
+      s->queued_bytes += reply.size() + tail_size;
+      // Small replies behind others share a chunk; a reply alone moves its
+      // buffer into the queue (no copy), and a shared tail is not copied.
+      if (!s->outq.empty() && s->outq.back().shared == nullptr &&
+          reply.size() < kKeptQueueCapacity) {
+        s->outq.back().own += reply;
+      } else {
+        s->outq.push_back({std::move(reply), nullptr});
+        reply = std::string();
+      }
+      if (tail_size > 0) s->outq.push_back({std::string(), std::move(tail)});
+      s->queued.store(s->queued_bytes);
+      if (s->queued_bytes > s->limits.max_queued) {
+        conn_log_.Log(absl::StrCat("closing a connection: over ",
+                                   s->limits.max_queued,
+                                   " bytes of replies queued"));
+        close = true;
+        break;
+      }
+      if (!Flush(s)) {
+        close = true;
+        break;
+      }
+    }
+    if (close) break;
+    AccountInput(s);  // served calls no longer count
+    if (stopping_.load() || s->read_closed || !s->pending.empty() ||
+        s->queued.load() >= s->limits.queue_watermark ||
+        total >= kReadBudget) {
+      break;
+    }
     ssize_t n = ::recv(s->fd, buf.data(), buf.size(), 0);
     if (n > 0) {
       total += static_cast<std::size_t>(n);
-      if (!s->reader.Feed(buf.data(), static_cast<std::size_t>(n), &records)) {
+      s->last_active_ms.store(NowMs());
+      records.clear();
+      bool ok =
+          s->reader.Feed(buf.data(), static_cast<std::size_t>(n), &records);
+      for (std::string& r : records) {
+        s->pending_bytes += r.size();
+        s->pending.push_back(std::move(r));
+      }
+      records.clear();
+      if (!ok) {
         conn_log_.Log(absl::StrCat("closing a connection: record over ",
                                    s->limits.max_record, " bytes"));
         close = true;
-        break;
+      } else if (!AccountInput(s)) {
+        conn_log_.Log(absl::StrCat(
+            "closing a connection: calls buffered by all connections over ",
+            s->limits.input_budget, " bytes"));
+        close = true;
       }
       continue;
     }
     if (n == 0) {
-      close = true;
+      s->read_closed = true;  // replies to what was sent still go out
     } else if (errno == EINTR) {
       continue;
     } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
@@ -532,35 +740,26 @@ void RpcServer::OnStream(Source* s) {
     }
     break;
   }
-  if (total > 0) s->last_active_ms.store(NowMs());
-  for (const std::string& rec : records) {
-    if (close) break;
-    reply.assign(4, '\0');
-    if (!HandleCallRecord(*s->program, rec.data(), rec.size(), s->base,
-                          &reply)) {
-      continue;
-    }
-    uint32_t len = static_cast<uint32_t>(reply.size() - 4);
-    uint32_t mark = 0x80000000u | len;
-    reply[0] = static_cast<char>(mark >> 24);
-    reply[1] = static_cast<char>(mark >> 16);
-    reply[2] = static_cast<char>(mark >> 8);
-    reply[3] = static_cast<char>(mark);
-    if (!SendAll(s, reply)) close = true;
-    s->last_active_ms.store(NowMs());
+  if (!close && s->read_closed && s->pending.empty() &&
+      s->queued.load() == 0) {
+    close = true;
   }
-  if (reply.capacity() > (256u << 10)) std::string().swap(reply);
-  records.clear();
-  if (close || stopping_.load()) {
+  s->in_call.store(false);
+  if (close) {
     CloseConnection(s);
     return;
   }
-  Arm(s, false);
+  if (stopping_.load()) return;  // Stop() sends what is queued, then closes
+  ArmConnection(s);
 }
 
 void RpcServer::CloseConnection(Source* s) {
   ::epoll_ctl(epfd_, EPOLL_CTL_DEL, s->fd, nullptr);
   std::unique_ptr<Source> owned;
+  if (s->listener != nullptr) {
+    s->listener->input_held.fetch_sub(s->input_accounted);
+  }
+  s->input_accounted = 0;
   absl::MutexLock l(&mu_);
   auto it = conns_.find(s);
   if (it != conns_.end()) {
@@ -575,7 +774,9 @@ bool RpcServer::EvictIdlest() {
   Source* idlest = nullptr;
   int64_t oldest = 0;
   for (auto& [ptr, c] : conns_) {
-    if (c->evicted) continue;
+    // A connection with a call in progress (a batch being applied) is
+    // never the one closed, however long the call has been silent.
+    if (c->evicted || c->in_call.load()) continue;
     int64_t t = c->last_active_ms.load();
     if (idlest == nullptr || t < oldest) {
       idlest = ptr;

@@ -6,9 +6,12 @@
 //
 // Guarantees: a connection is served by one thread at a time (its calls in
 // order); a call that blocks (a slow name lookup) holds one thread and only
-// its own connection; a record over the listener's limit, an idle
-// connection or a client that does not read its replies loses its
-// connection without affecting others.
+// its own connection; no thread ever waits for a client's socket: replies
+// queue per connection and go out as the socket takes them. A connection
+// whose queue is over the listener's watermark is not read (so pipelined
+// calls cannot grow the queue); one over the cap, one whose replies made
+// no progress for send_timeout, a record over the listener's limit or an
+// idle connection is closed without affecting others.
 #ifndef SHAREMGRD_RPC_SERVER_H_
 #define SHAREMGRD_RPC_SERVER_H_
 
@@ -19,6 +22,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -68,15 +72,42 @@ class RpcProgram {
                            std::string* out) = 0;
 };
 
+// Called from RpcProgram::Call, on the thread serving the call, instead of
+// appending `body` to `out`: the reply is then `out` followed by `body`,
+// which stream connections queue without copying. For a body that many
+// replies share (EXPORT's cached list): thousands of clients that do not
+// read their replies then hold one copy of it, not one each.
+void SetSharedReplyTail(std::shared_ptr<const std::string> body);
+
 // Encodes the reply to one call record (no record mark) into `reply`,
 // after its current contents. Returns false if nothing must be sent
 // (not a call, or undecodable header). Exposed for tests.
 bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
                       CallContext ctx, std::string* reply);
+// The same, but a body the procedure shared (SetSharedReplyTail) is left
+// in *tail (null if none) rather than appended to `reply`.
+bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
+                      CallContext ctx, std::string* reply,
+                      std::shared_ptr<const std::string>* tail);
 
 struct ListenerLimits {
   std::size_t max_record = 8192;  // bytes, one call
   absl::Duration idle_timeout = absl::Seconds(120);
+  // Replies queued on a connection: at or over queue_watermark bytes its
+  // calls are not read or served until the client has read enough; over
+  // max_queued (one reply that big) the connection is closed.
+  std::size_t queue_watermark = 256u << 10;
+  std::size_t max_queued = 64u << 20;
+  // A connection with queued replies and no send progress this long is
+  // closed (a client that never reads).
+  absl::Duration send_timeout = absl::Seconds(10);
+  // If set: the record limit of a new connection, from what is known of
+  // its peer (Unix: SO_PEERCRED), instead of max_record.
+  std::function<std::size_t(const CallContext&)> record_limit = nullptr;
+  // If non-zero: bytes of calls (partial or waiting to be served) that all
+  // connections of this listener together may hold; a connection whose
+  // record would pass it is closed.
+  std::size_t input_budget = 0;
 };
 
 // Raises the soft RLIMIT_NOFILE towards the hard limit so that `wanted`
@@ -92,8 +123,8 @@ class RpcServer {
   // `threads` serve calls; while calls block for long (name lookups), more
   // are started (up to 16 times as many) so that they do not starve others.
   // At max_connections open connections (or when descriptors run out), a
-  // new connection closes the one idle longest: an idle flood cannot lock
-  // out active clients. Start() raises RLIMIT_NOFILE to fit
+  // new connection closes the one idle longest that has no call in
+  // progress: an idle flood cannot lock out active clients. Start() raises RLIMIT_NOFILE to fit
   // max_connections + kReservedDescriptors.
   explicit RpcServer(int threads, std::size_t max_connections = 4096);
   ~RpcServer();
@@ -107,8 +138,13 @@ class RpcServer {
 
   [[nodiscard]] absl::Status Start();
   // Stops accepting and reading, waits for calls in progress to finish and
-  // their replies to be sent, then closes every socket.
+  // their replies to be sent (for at most kStopDrain), then closes every
+  // socket.
   void Stop();
+  static constexpr absl::Duration kStopDrain = absl::Seconds(2);
+
+  // Open connections (for tests and stats).
+  std::size_t connection_count() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Source;
@@ -120,10 +156,20 @@ class RpcServer {
   void OnDatagram(Source* s);
   void OnStream(Source* s);
   void CloseConnection(Source* s);
+  // Sends what the connection's queue holds, without waiting; false if the
+  // connection failed.
+  bool Flush(Source* s);
+  // Updates the listener's input accounting after the connection's
+  // buffered input changed; false if over the listener's budget.
+  bool AccountInput(Source* s);
+  // Re-arms a connection for what it waits for: reading (queue below the
+  // watermark) and/or writing (queue not empty).
+  void ArmConnection(Source* s);
+  // At Stop(): sends what is queued, for at most kStopDrain in all.
+  void DrainQueues() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Shuts down the connection idle longest (its thread closes it); false
   // if there is none.
   bool EvictIdlest() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool SendAll(Source* s, const std::string& data);
 
   const int threads_;
   const std::size_t max_threads_;

@@ -35,6 +35,11 @@ namespace {
 constexpr int kCallTimeoutMs = 120000;
 // Largest reply we accept (a LIST of 100,000 shares is ~30 MiB).
 constexpr uint32_t kMaxReplyBytes = 512u << 20;
+// The most sharemgrd accepts in one call (its record limit for callers who
+// may change shares, kMgmtMaxRecord in sharemgrd/daemon.cc). A bigger call
+// is refused here, before sending: the daemon would close the connection
+// half-way and the caller would see a broken pipe, as if it were down.
+constexpr size_t kMaxCallBytes = 64u << 20;
 constexpr uint32_t kLastFragment = 0x80000000u;
 
 std::atomic<uint32_t> next_xid{static_cast<uint32_t>(::time(nullptr)) ^
@@ -197,6 +202,11 @@ absl::Status RpcClient::Call(uint32_t proc, xdrproc_t args_fn, void* args,
   // Header (xid .. verifier) is 40 bytes with AUTH_NONE; the record mark
   // precedes it.
   size_t body = 64 + ::xdr_sizeof(args_fn, args);
+  if (body - 64 + 40 > kMaxCallBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the request is ", (body - 24) >> 20, " MiB, over the ",
+        kMaxCallBytes >> 20, " MiB sharemgrd accepts in one call"));
+  }
   buf_.resize(4 + body);
   XDR x;
   ::xdrmem_create(&x, buf_.data() + 4, static_cast<u_int>(body), XDR_ENCODE);
@@ -279,6 +289,18 @@ absl::StatusOr<BatchResult> RpcClient::Apply(const Batch& batch) {
   mgmt_batch_args args{};
   args.ops.ops_len = static_cast<u_int>(ops.size());
   args.ops.ops_val = ops.data();
+  // Call header: 40 bytes with AUTH_NONE.
+  if (size_t size = 40 + ::xdr_sizeof(reinterpret_cast<xdrproc_t>(
+                                          xdr_mgmt_batch_args),
+                                      &args);
+      size > kMaxCallBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch of ", ops.size(), " operations is ", size >> 20,
+        " MiB encoded, over the ", kMaxCallBytes >> 20,
+        " MiB sharemgrd accepts in one call; nothing was sent or changed: "
+        "split it into batches under that size (each is its own "
+        "transaction)"));
+  }
   Decoded<mgmt_batch_res> res(reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_res));
   if (absl::Status s = Call(
           MGMTPROC_BATCH, reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_args),
@@ -421,6 +443,9 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
   out.load_ms = m.load_ms;
   out.load_threads = m.load_threads;
   out.mounts = m.mounts;
+  out.mounts_dropped = m.mounts_dropped;
+  out.mount_limit = m.mount_limit;
+  out.mount_client_limit = m.mount_client_limit;
   out.cache.entries = m.cache.entries;
   out.cache.hits = m.cache.hits;
   out.cache.misses = m.cache.misses;

@@ -6,6 +6,10 @@ line of what it did and exits 0 when every expectation held, 1 otherwise.
   rpc_driver.py hostile --port P --socket S --pid PID --share PATH [--rounds N]
   rpc_driver.py idle --port P --count 1000 --hold-file F
   rpc_driver.py soak --port P --paths-file F --clients 64 --seconds 20
+  rpc_driver.py stuck --port P --count 70 --calls 40 --hold-file F
+  rpc_driver.py churn --port P --clients 64 --hold-file F
+  rpc_driver.py mgmt-flood --socket S --pid PID --mib 64 --parallel 8
+  rpc_driver.py udp-ratio --port P
 """
 import argparse
 import json
@@ -429,6 +433,171 @@ def soak(args):
     ok = not totals["errors"] and not lost and not extra and totals["mnt_ok"] > 0
     return 0 if ok else 1
 
+# ------------------------------------------------------------------ stuck
+
+def stuck(args):
+    """Connections that pipeline EXPORT calls and never read the replies."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < args.count + 256:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(args.count + 256, hard), hard))
+    calls = b"".join(
+        record(call_header(i + 1, MOUNT_PROG, MOUNT_V3, MNT_EXPORT, xdr_u32(0) + xdr_u32(0)))
+        for i in range(args.calls))
+    conns = []
+    for _ in range(args.count):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # A small receive buffer: the replies back up on the daemon's side.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(("127.0.0.1", args.port))
+        s.setblocking(False)
+        try:
+            s.send(calls)
+        except BlockingIOError:
+            pass
+        conns.append(s)
+    print(json.dumps({"stuck_connections": len(conns), "calls_each": args.calls}), flush=True)
+    with open(args.hold_file, "w") as f:
+        f.write("ready\n")
+    deadline = time.time() + 120
+    while os.path.exists(args.hold_file) and time.time() < deadline:
+        time.sleep(0.05)
+    for s in conns:
+        s.close()
+    return 0
+
+
+# ------------------------------------------------------------------ churn
+
+def churn(args):
+    """Chatty MOUNT clients: each makes a few NULL calls on a connection,
+    then opens a new one, so that connections keep arriving."""
+    stop = threading.Event()
+    counts = {"calls": 0, "connections": 0, "errors": 0}
+    lock = threading.Lock()
+
+    def client(i):
+        r = random.Random(i)
+        while not stop.is_set():
+            try:
+                c = mount_conn(args.port)
+                with lock:
+                    counts["connections"] += 1
+                for _ in range(r.randint(1, 5)):
+                    c.call(MOUNT_PROG, MOUNT_V3, MNT_NULL)
+                    with lock:
+                        counts["calls"] += 1
+                c.close()
+            except (OSError, ConnectionError, ValueError):
+                with lock:
+                    counts["errors"] += 1  # evicted by another: expected
+
+    threads = [threading.Thread(target=client, args=(i,), daemon=True)
+               for i in range(args.clients)]
+    for t in threads:
+        t.start()
+    with open(args.hold_file, "w") as f:
+        f.write("ready\n")
+    deadline = time.time() + 120
+    while os.path.exists(args.hold_file) and time.time() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    for t in threads:
+        t.join(timeout=10)
+    print(json.dumps(counts))
+    return 0
+
+
+# ------------------------------------------------------------- mgmt-flood
+
+def mgmt_flood(args):
+    """Big BATCH records on the management socket (run it as a caller who
+    may not change anything): whole ones from --parallel connections, and
+    --incomplete ones that announce --mib MiB and stop half-way. Prints the
+    daemon's RSS growth; every big call must be refused or closed."""
+    size = args.mib << 20
+    body = call_header(1, MGMT_PROG, MGMT_V1, 1, xdr_u32(0) + xdr_u32(0))
+    # An ops array as long as the record: count, then filler words.
+    n_words = (size - len(body) - 8) // 4
+    payload = body + xdr_u32(n_words) + b"\0" * (n_words * 4)
+    base = vm_rss_kib(args.pid)
+    peak = [base]
+    outcomes = []
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], vm_rss_kib(args.pid))
+            time.sleep(0.01)
+
+    def whole(i):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(30)
+        s.connect(args.socket)
+        try:
+            s.sendall(record(payload))
+            data = read_record(s)
+            what = "closed" if data is None else "replied"
+        except (BrokenPipeError, ConnectionResetError):
+            what = "closed"
+        s.close()
+        with lock:
+            outcomes.append(what)
+
+    def incomplete(i):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(30)
+        s.connect(args.socket)
+        try:
+            s.sendall(record(payload)[: 4 + size // 2])
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        return s
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    threads = [threading.Thread(target=whole, args=(i,)) for i in range(args.parallel)]
+    for t in threads:
+        t.start()
+    held = [incomplete(i) for i in range(args.incomplete)]
+    for t in threads:
+        t.join()
+    time.sleep(0.5)  # what the incomplete records hold
+    done.set()
+    sampler.join()
+    for s in held:
+        s.close()
+    out = {"mib": args.mib, "parallel": args.parallel, "incomplete": args.incomplete,
+           "rss_before_kib": base, "rss_peak_kib": peak[0],
+           "growth_kib": peak[0] - base, "outcomes": outcomes}
+    print(json.dumps(out))
+    return 0 if peak[0] - base <= args.rss_bound_kib else 1
+
+
+# -------------------------------------------------------------- udp-ratio
+
+def udp_ratio(args):
+    """The largest reply-to-call size ratio over UDP for the calls anyone
+    can send without credentials (NULL, EXPORT v1/v3, EXPORTALL, DUMP)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(3)
+    worst = 0.0
+    sizes = {}
+    for vers, proc, name in [(3, MNT_NULL, "null"), (1, MNT_EXPORT, "export_v1"),
+                             (3, MNT_EXPORT, "export_v3"), (1, 6, "exportall_v1"),
+                             (3, MNT_DUMP, "dump_v3")]:
+        call = call_header(random.randrange(1 << 31), MOUNT_PROG, vers, proc,
+                           xdr_u32(0) + xdr_u32(0))
+        s.sendto(call, ("127.0.0.1", args.port))
+        try:
+            reply, _ = s.recvfrom(70000)
+        except socket.timeout:
+            reply = b""
+        sizes[name] = [len(call), len(reply)]
+        worst = max(worst, len(reply) / len(call))
+    print(json.dumps({"sizes": sizes, "worst_ratio": round(worst, 2)}))
+    return 0
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -450,9 +619,29 @@ def main():
     s.add_argument("--clients", type=int, default=64)
     s.add_argument("--seconds", type=float, default=20)
     s.add_argument("--pid", type=int, default=0)
+    st = sub.add_parser("stuck")
+    st.add_argument("--port", type=int, required=True)
+    st.add_argument("--count", type=int, default=70)
+    st.add_argument("--calls", type=int, default=40)
+    st.add_argument("--hold-file", required=True)
+    ch = sub.add_parser("churn")
+    ch.add_argument("--port", type=int, required=True)
+    ch.add_argument("--clients", type=int, default=64)
+    ch.add_argument("--hold-file", required=True)
+    mf = sub.add_parser("mgmt-flood")
+    mf.add_argument("--socket", required=True)
+    mf.add_argument("--pid", type=int, required=True)
+    mf.add_argument("--mib", type=int, default=64)
+    mf.add_argument("--parallel", type=int, default=1)
+    mf.add_argument("--incomplete", type=int, default=0)
+    mf.add_argument("--rss-bound-kib", type=int, default=64 * 1024)
+    ur = sub.add_parser("udp-ratio")
+    ur.add_argument("--port", type=int, required=True)
     a = ap.parse_args()
     try:
-        return {"hostile": hostile, "idle": idle, "soak": soak}[a.cmd](a)
+        return {"hostile": hostile, "idle": idle, "soak": soak, "stuck": stuck,
+                "churn": churn, "mgmt-flood": mgmt_flood,
+                "udp-ratio": udp_ratio}[a.cmd](a)
     except AssertionError as e:
         print(f"FAIL: {e}", file=sys.stderr)
         return 1

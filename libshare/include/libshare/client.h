@@ -84,6 +84,9 @@ struct DaemonStats {
   double load_ms = 0;
   int load_threads = 0;
   uint64_t mounts = 0;
+  uint64_t mounts_dropped = 0;  // records not kept: a limit was reached
+  uint64_t mount_limit = 0;
+  uint64_t mount_client_limit = 0;
   CacheStats cache;
   std::vector<RequestStats> requests;
   std::string sharetab_error;  // last failure writing the view, "" if none

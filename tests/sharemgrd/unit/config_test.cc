@@ -73,6 +73,25 @@ TEST(ConfigTest, ConnectionLimitsHaveDefaults) {
   EXPECT_EQ(c->mgmt_idle_timeout_seconds, 600);
 }
 
+TEST(ConfigTest, ManagementConnectionLimitIsItsOwnOption) {
+  absl::StatusOr<DaemonConfig> d = ParseCommandLine({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->max_mgmt_connections, 256);
+  absl::StatusOr<DaemonConfig> c =
+      ParseCommandLine({"--max-mgmt-connections", "16"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_mgmt_connections, 16);
+  EXPECT_EQ(c->max_connections, 4096);
+}
+
+TEST(ConfigTest, ZeroManagementConnectionsAreRefused) {
+  absl::StatusOr<DaemonConfig> c =
+      ParseCommandLine({"--max-mgmt-connections", "0"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(std::string(c.status().message()),
+              HasSubstr("--max-mgmt-connections"));
+}
+
 TEST(ConfigTest, ZeroIdleTimeoutIsRefused) {
   absl::StatusOr<DaemonConfig> c = ParseCommandLine({"--idle-timeout", "0"});
   ASSERT_FALSE(c.ok());
@@ -97,6 +116,7 @@ TEST(ConfigTest, HelpListsEveryOption) {
                         "--load-threads",
                         "--threads",
                         "--max-connections",
+                        "--max-mgmt-connections",
                         "--idle-timeout",
                         "--mgmt-idle-timeout",
                         "--debug-resolver-delay",

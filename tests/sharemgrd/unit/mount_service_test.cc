@@ -116,6 +116,34 @@ TEST_F(FileHandleTest, FileIsNotdir) {
   EXPECT_EQ(MakeFileHandle(dir_ + "/file").status, kMnt3ErrNotdir);
 }
 
+TEST(MountTableTest, ClientAtItsLimitKeepsNoNewRecord) {
+  MountTable t(/*max_total=*/100, /*max_per_client=*/2);
+  EXPECT_TRUE(t.Add({"10.0.0.1", "/a"}));
+  EXPECT_TRUE(t.Add({"10.0.0.1", "/b"}));
+  EXPECT_FALSE(t.Add({"10.0.0.1", "/c"}));
+  EXPECT_TRUE(t.Add({"10.0.0.2", "/c"})) << "another client is not limited";
+  EXPECT_EQ(t.size(), 3u);
+  EXPECT_EQ(t.dropped(), 1u);
+}
+
+TEST(MountTableTest, TableAtItsLimitKeepsNoNewRecord) {
+  MountTable t(/*max_total=*/2, /*max_per_client=*/100);
+  EXPECT_TRUE(t.Add({"10.0.0.1", "/a"}));
+  EXPECT_TRUE(t.Add({"10.0.0.2", "/a"}));
+  EXPECT_FALSE(t.Add({"10.0.0.3", "/a"}));
+  EXPECT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.dropped(), 1u);
+}
+
+TEST(MountTableTest, RemovalMakesRoomForTheClientAgain) {
+  MountTable t(/*max_total=*/100, /*max_per_client=*/1);
+  EXPECT_TRUE(t.Add({"10.0.0.1", "/a"}));
+  EXPECT_TRUE(t.Remove({"10.0.0.1", "/a"}));
+  EXPECT_TRUE(t.Add({"10.0.0.1", "/b"}));
+  EXPECT_EQ(t.RemoveClient("10.0.0.1"), 1u);
+  EXPECT_TRUE(t.Add({"10.0.0.1", "/c"}));
+}
+
 TEST(MountTableTest, RepeatedAddWritesNothingMore) {
   MountTable t;
   EXPECT_TRUE(t.Add({"10.0.0.1", "/a"}));

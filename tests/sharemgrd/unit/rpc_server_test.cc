@@ -5,8 +5,11 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <dirent.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -25,7 +28,9 @@ using ::testing::HasSubstr;
 constexpr uint32_t kProg = 0x30000001;
 
 // Procedures: 0 NULL; 1 returns the AUTH_SYS uid; 2 waits for `release`;
-// 3 appends a result, then fails with GARBAGE_ARGS.
+// 3 appends a result, then fails with GARBAGE_ARGS; 4 returns 64 KiB and
+// counts its calls; 5 returns 7 then a shared tail (8, 9); 6 shares a tail
+// and then fails with SYSTEM_ERR.
 class FakeProgram : public RpcProgram {
  public:
   uint32_t program() const override { return kProg; }
@@ -45,11 +50,25 @@ class FakeProgram : public RpcProgram {
       case 3:
         w.U32(42);
         return GARBAGE_ARGS;
+      case 5:
+        w.U32(7);
+        SetSharedReplyTail(tail);
+        return SUCCESS;
+      case 6:
+        SetSharedReplyTail(tail);
+        return SYSTEM_ERR;
+      case 4:
+        big_calls.fetch_add(1);
+        out->append(64 << 10, 'b');
+        return SUCCESS;
       default:
         return PROC_UNAVAIL;
     }
   }
   absl::Notification release;
+  std::atomic<int> big_calls{0};
+  std::shared_ptr<const std::string> tail = std::make_shared<std::string>(
+      std::string("\0\0\0\x08\0\0\0\x09", 8));
 };
 
 std::string Call(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
@@ -141,6 +160,18 @@ TEST(HandleCallRecordTest, FailedProcedureSendsOnlyItsStatus) {
             (std::vector<uint32_t>{7, 1, 0, 0, 0, GARBAGE_ARGS}));
 }
 
+TEST(HandleCallRecordTest, SharedTailFollowsTheResults) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(9, kProg, 1, 5)),
+            (std::vector<uint32_t>{9, 1, 0, 0, 0, SUCCESS, 7, 8, 9}));
+}
+
+TEST(HandleCallRecordTest, FailedProcedureSendsNoSharedTail) {
+  FakeProgram p;
+  EXPECT_EQ(Handle(p, Call(9, kProg, 1, 6)),
+            (std::vector<uint32_t>{9, 1, 0, 0, 0, SYSTEM_ERR}));
+}
+
 TEST(HandleCallRecordTest, ReplyOrTruncatedHeaderIsDropped) {
   FakeProgram p;
   std::string reply_msg;
@@ -170,11 +201,15 @@ class LiveServerTest : public ::testing::Test {
     ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
     ASSERT_EQ(listen(fd, 16), 0);
     server_ = std::make_unique<RpcServer>(threads(), max_connections());
-    server_->AddStreamListener(fd, Transport::kUnix, &program_,
-                               {/*max_record=*/1024, absl::Seconds(60)});
+    ListenerLimits limits;
+    limits.max_record = 1024;
+    limits.idle_timeout = absl::Seconds(60);
+    AdjustLimits(limits);
+    server_->AddStreamListener(fd, Transport::kUnix, &program_, limits);
     ASSERT_TRUE(server_->Start().ok());
   }
   virtual int threads() const { return 3; }
+  virtual void AdjustLimits(ListenerLimits&) const {}
   virtual std::size_t max_connections() const { return 4096; }
   void TearDown() override {
     if (!program_.release.HasBeenNotified()) program_.release.Notify();
@@ -222,6 +257,15 @@ TEST_F(LiveServerTest, ServesACall) {
   int fd = Connect();
   Send(fd, Call(1, kProg, 1, 0));
   EXPECT_EQ(Receive(fd), (std::vector<uint32_t>{1, 1, 0, 0, 0, SUCCESS}));
+  close(fd);
+}
+
+TEST_F(LiveServerTest, SharedTailIsSentInsideTheReplyRecord) {
+  int fd = Connect();
+  Send(fd, Call(1, kProg, 1, 5));
+  Send(fd, Call(2, kProg, 1, 0));
+  EXPECT_EQ(Receive(fd),
+            (std::vector<uint32_t>{1, 1, 0, 0, 0, SUCCESS, 7, 8, 9}));
   close(fd);
 }
 
@@ -304,6 +348,185 @@ TEST_F(FourConnectionServerTest, NewConnectionAtTheLimitClosesTheIdlest) {
   Send(fds[3], Call(8, kProg, 1, 0));
   EXPECT_EQ(Receive(fds[3]), (std::vector<uint32_t>{8, 1, 0, 0, 0, SUCCESS}));
   for (int fd : fds) close(fd);
+  close(fresh);
+}
+
+// Sends `n` calls of procedure 4 at once, without reading.
+void Pipeline(int fd, int n) {
+  std::string rec = Call(1, kProg, 1, 4);
+  std::string all;
+  for (int i = 0; i < n; ++i) {
+    XdrWriter(&all).U32(0x80000000u | static_cast<uint32_t>(rec.size()));
+    all += rec;
+  }
+  ASSERT_EQ(write(fd, all.data(), all.size()),
+            static_cast<ssize_t>(all.size()));
+}
+
+std::size_t ThreadCount() {
+  std::size_t n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
+
+TEST_F(OneThreadServerTest, ClientNotReadingItsRepliesHoldsNoThread) {
+  const std::size_t threads_before = ThreadCount();
+  int stuck = Connect();
+  int small = 4096;
+  setsockopt(stuck, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  Pipeline(stuck, 200);
+  usleep(300 * 1000);  // a blocked thread would have been replaced by now
+  int other = Connect();
+  Send(other, Call(2, kProg, 1, 0));
+  EXPECT_EQ(Receive(other, 1000),
+            (std::vector<uint32_t>{2, 1, 0, 0, 0, SUCCESS}));
+  // The pool grows only while a thread is stuck: it did not.
+  EXPECT_EQ(ThreadCount(), threads_before);
+  close(stuck);
+  close(other);
+}
+
+TEST_F(LiveServerTest, PipelinedCallsWaitWhileRepliesAreQueued) {
+  int fd = Connect();
+  int small = 4096;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  Pipeline(fd, 200);
+  usleep(300 * 1000);
+  // Served: what fits the queue's watermark and the socket, not all 200.
+  EXPECT_LT(program_.big_calls.load(), 50);
+  // Every reply arrives, whole and in order, once the client reads.
+  std::string all;
+  const std::size_t reply_size = 4 + 6 * 4 + (64u << 10);
+  char tmp[65536];
+  while (all.size() < 200 * reply_size) {
+    pollfd p{fd, POLLIN, 0};
+    ASSERT_GT(poll(&p, 1, 5000), 0) << "after " << all.size() << " bytes";
+    ssize_t n = read(fd, tmp, sizeof tmp);
+    ASSERT_GT(n, 0);
+    all.append(tmp, static_cast<std::size_t>(n));
+  }
+  EXPECT_EQ(all.size(), 200 * reply_size);
+  for (std::size_t i = 0; i < 200; ++i) {
+    std::vector<uint32_t> head = Words(all.substr(i * reply_size, 28));
+    ASSERT_EQ(head[0], 0x80000000u | (reply_size - 4)) << "reply " << i;
+    EXPECT_EQ(head[6], SUCCESS) << "reply " << i;
+  }
+  EXPECT_EQ(program_.big_calls.load(), 200);
+  close(fd);
+}
+
+class ShortSendTimeoutServerTest : public LiveServerTest {
+ protected:
+  void AdjustLimits(ListenerLimits& l) const override {
+    l.send_timeout = absl::Milliseconds(200);
+  }
+};
+
+TEST_F(ShortSendTimeoutServerTest, ClientNotReadingIsClosedAfterSendTimeout) {
+  int fd = Connect();
+  int small = 4096;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  Pipeline(fd, 50);
+  for (int i = 0; i < 20 && server_->connection_count() == 0; ++i) {
+    usleep(10 * 1000);
+  }
+  ASSERT_EQ(server_->connection_count(), 1u);
+  for (int i = 0; i < 40 && server_->connection_count() > 0; ++i) {
+    usleep(100 * 1000);
+  }
+  EXPECT_EQ(server_->connection_count(), 0u);
+  close(fd);
+}
+
+class SmallQueueServerTest : public LiveServerTest {
+ protected:
+  void AdjustLimits(ListenerLimits& l) const override {
+    l.max_queued = 16 << 10;
+  }
+};
+
+TEST_F(SmallQueueServerTest, ReplyOverTheQueueCapClosesTheConnection) {
+  int fd = Connect();
+  int small = 4096;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  Pipeline(fd, 4);
+  usleep(200 * 1000);
+  for (int i = 0; i < 40 && server_->connection_count() > 0; ++i) {
+    usleep(50 * 1000);
+  }
+  EXPECT_EQ(server_->connection_count(), 0u);
+  close(fd);
+}
+
+class PeerRecordLimitServerTest : public LiveServerTest {
+ protected:
+  void AdjustLimits(ListenerLimits& l) const override {
+    l.record_limit = [](const CallContext& c) -> std::size_t {
+      return c.has_peer_cred ? 100 : 1024;
+    };
+  }
+};
+
+TEST_F(PeerRecordLimitServerTest, RecordOverThePeersLimitClosesTheConnection) {
+  int fd = Connect();
+  Send(fd, std::string(200, 'x'));  // under max_record, over the peer's
+  EXPECT_TRUE(Receive(fd, 2000).empty());
+  int good = Connect();
+  Send(good, Call(3, kProg, 1, 0));
+  EXPECT_EQ(Receive(good), (std::vector<uint32_t>{3, 1, 0, 0, 0, SUCCESS}));
+  close(fd);
+  close(good);
+}
+
+class InputBudgetServerTest : public LiveServerTest {
+ protected:
+  void AdjustLimits(ListenerLimits& l) const override {
+    l.input_budget = 1000;
+  }
+};
+
+TEST_F(InputBudgetServerTest, RecordPassingTheSharedBudgetClosesItsConnection) {
+  std::string rec = Call(1, kProg, 1, 0) + std::string(900, 'p');
+  std::string marked;
+  XdrWriter(&marked).U32(0x80000000u | static_cast<uint32_t>(rec.size()));
+  marked += rec;
+  int first = Connect();
+  ASSERT_EQ(write(first, marked.data(), 800), 800);
+  usleep(100 * 1000);
+  int second = Connect();
+  ASSERT_EQ(write(second, marked.data(), 800), 800);
+  EXPECT_TRUE(Receive(second, 2000).empty()) << "second not closed";
+  ASSERT_EQ(write(first, marked.data() + 800, marked.size() - 800),
+            static_cast<ssize_t>(marked.size() - 800));
+  EXPECT_EQ(Receive(first), (std::vector<uint32_t>{1, 1, 0, 0, 0, SUCCESS}));
+  close(first);
+  close(second);
+}
+
+class TwoConnectionServerTest : public LiveServerTest {
+ protected:
+  std::size_t max_connections() const override { return 2; }
+};
+
+TEST_F(TwoConnectionServerTest, ConnectionWithACallInProgressIsNotEvicted) {
+  int busy = Connect();
+  Send(busy, Call(1, kProg, 1, 2));  // waits for release: silent, in a call
+  usleep(20 * 1000);
+  int idle = Connect();
+  Send(idle, Call(2, kProg, 1, 0));
+  ASSERT_FALSE(Receive(idle).empty());
+  usleep(20 * 1000);
+  int fresh = Connect();  // at the limit: closes one
+  Send(fresh, Call(3, kProg, 1, 0));
+  EXPECT_EQ(Receive(fresh), (std::vector<uint32_t>{3, 1, 0, 0, 0, SUCCESS}));
+  EXPECT_TRUE(Receive(idle, 2000).empty()) << "idle connection not closed";
+  program_.release.Notify();
+  EXPECT_EQ(Receive(busy), (std::vector<uint32_t>{1, 1, 0, 0, 0, SUCCESS}));
+  close(busy);
+  close(idle);
   close(fresh);
 }
 

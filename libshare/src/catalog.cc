@@ -34,6 +34,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "internal_text.h"
+#include "libshare/dir_walk.h"
 #include "libshare/loader.h"
 #include "libshare/path.h"
 #include "libshare/share_table.h"
@@ -243,22 +244,6 @@ struct Step {
   std::shared_ptr<const ShareOptions> compiled;  // kSetOptions
   std::string text;                              // kSetOptions
 };
-
-absl::StatusOr<uint64_t> DirectoryDevice(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) {
-      return absl::NotFoundError(absl::StrCat(path, ": no such directory"));
-    }
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": ", strerror(errno)));
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": not a directory"));
-  }
-  return static_cast<uint64_t>(st.st_dev);
-}
 
 ShareInfo MakeInfo(const Share& s) {
   ShareInfo i;
@@ -561,7 +546,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
           refuse(absl::StrCat(op.path, ": resource contains a tab or newline"));
           break;
         }
-        absl::StatusOr<uint64_t> dev = DirectoryDevice(op.path);
+        absl::StatusOr<uint64_t> dev = CanonicalDirectoryDevice(op.path);
         if (!dev.ok()) {
           refuse_status(dev.status());
           break;

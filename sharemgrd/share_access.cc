@@ -73,7 +73,13 @@ void ShareAccess::Resolve(const AccessRequest& req, AccessResult* r) const {
   const std::string& share = r->share->path;
   libshare::WalkResult root = libshare::OpenDirectoryNoSymlinks(share);
   if (!root.ok()) {
-    r->outcome = AccessOutcome::kNotShared;
+    // A share's own path is public (EXPORT lists it): that it is gone or no
+    // longer a directory may be said; a link in it means it is not served.
+    r->outcome = root.stop == libshare::WalkStop::kNotFound
+                     ? AccessOutcome::kNoent
+                 : root.stop == libshare::WalkStop::kNotDirectory
+                     ? AccessOutcome::kNotdir
+                     : AccessOutcome::kNotShared;
     r->reason = absl::StrCat("share ", share, " is not served: ", root.at, ": ",
                              root.Why(),
                              " (a share path must stay the canonical "

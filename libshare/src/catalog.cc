@@ -40,6 +40,7 @@
 #include "libshare/share_table.h"
 #include "libshare/store.h"
 #include "options_cache.h"
+#include "share_rules.h"
 
 namespace libshare {
 namespace {
@@ -51,12 +52,6 @@ bool IsBelow(std::string_view p, std::string_view dir) {
   if (dir == "/") return p.size() > 1 && p[0] == '/';
   return p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 &&
          p[dir.size()] == '/';
-}
-
-// sharetab(5) is tab-separated, one entry per line.
-bool HasTabOrNewline(std::string_view s) {
-  return s.find_first_of(std::string_view("\t\n\r\0", 4)) !=
-         std::string_view::npos;
 }
 
 // The table as an ordered batch would leave it, without copying the table:
@@ -524,7 +519,9 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         break;
       }
       case Op::kAddShare: {
-        if (absl::Status s = ValidatePath(op.path); !s.ok()) {
+        if (absl::Status s = internal::ValidateShareFields(op.path, op.resource,
+                                                           op.description);
+            !s.ok()) {
           refuse_status(s);
           break;
         }
@@ -535,15 +532,6 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         if (std::optional<Overlay::ShareState> s = ov.FindShare(op.path)) {
           refuse(absl::StrCat(op.path, ": already shared (group ",
                               ToAbsl(s->group), ")"));
-          break;
-        }
-        if (HasTabOrNewline(op.description)) {
-          refuse(
-              absl::StrCat(op.path, ": description contains a tab or newline"));
-          break;
-        }
-        if (HasTabOrNewline(op.resource)) {
-          refuse(absl::StrCat(op.path, ": resource contains a tab or newline"));
           break;
         }
         absl::StatusOr<uint64_t> dev = CanonicalDirectoryDevice(op.path);

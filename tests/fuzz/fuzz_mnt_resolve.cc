@@ -273,6 +273,11 @@ Truth Examine(const std::string& path) {
     comps.push_back(path.substr(i, j - i));
     i = j + 1;
   }
+  // Empty components vanish in NormalizePath: the last real one matters.
+  std::size_t last = 0;
+  for (std::size_t k = 0; k < comps.size(); ++k) {
+    if (!comps[k].empty()) last = k;
+  }
   std::string prefix;
   std::size_t existing = 0;
   for (std::size_t k = 0; k < comps.size(); ++k) {
@@ -283,7 +288,7 @@ Truth Examine(const std::string& path) {
     struct stat st;
     if (::lstat(next.c_str(), &st) != 0) break;
     if (S_ISLNK(st.st_mode)) t.link_before_stop = true;
-    if (next == env->share + "/locked" && k + 1 < comps.size()) {
+    if (next == env->share + "/locked" && k < last) {
       t.locked_passed = true;
     }
     prefix = next;

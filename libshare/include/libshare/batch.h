@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace libshare {
 
 struct Operation {
@@ -33,6 +35,12 @@ struct Operation {
   bool force = false;
 };
 
+// Every text field of `op` is free of NUL bytes. The management protocol
+// carries C strings, so text after a NUL would be dropped without a word
+// (`-o "rw\0,none=HOST"` would arrive as "rw"); senders refuse it first.
+// The error names the field: `description (-d) contains a NUL byte`.
+[[nodiscard]] absl::Status CheckOperationText(const Operation& op);
+
 // "create", "delete", "enable", "disable", "add-share", "remove-share",
 // "move-share", "set": the sharectl command that makes the operation.
 std::string_view OperationName(Operation::Type t);
@@ -44,7 +52,8 @@ struct Batch {
 // Why operation `index` (0-based, in batch order) was refused.
 struct OperationError {
   std::size_t index = 0;
-  std::string message;  // names the culprit: "/export/a: path is inside share /export"
+  std::string
+      message;  // names the culprit: "/export/a: path is inside share /export"
 };
 
 struct BatchResult {

@@ -83,6 +83,13 @@ if mount -t tmpfs sharemgr-test "$real/mnt" 2>/dev/null; then
   ok_mnt "$real/mnt/d"
   sc remove-share -s "$real/mnt" g || fail "remove nested share"
   acces "$real/mnt/d"
+  # A bind mount of an unshared folder of the same file system: same
+  # device number, another mount; not entered either.
+  mkdir "$real/bind"
+  mount --bind "$other" "$real/bind" || fail "bind mount"
+  on_exit "umount '$real/bind'"
+  acces "$real/bind"
+  acces "$real/bind/inside"
 else
   echo "note: cannot mount tmpfs here; mount-below-share case not run"
 fi

@@ -75,15 +75,24 @@ void ShareAccess::Resolve(const AccessRequest& req, AccessResult* r) const {
   if (!root.ok()) {
     // A share's own path is public (EXPORT lists it): that it is gone or no
     // longer a directory may be said; a link in it means it is not served.
-    r->outcome = root.stop == libshare::WalkStop::kNotFound
-                     ? AccessOutcome::kNoent
-                 : root.stop == libshare::WalkStop::kNotDirectory
-                     ? AccessOutcome::kNotdir
-                     : AccessOutcome::kNotShared;
-    r->reason = absl::StrCat("share ", share, " is not served: ", root.at, ": ",
-                             root.Why(),
-                             " (a share path must stay the canonical "
-                             "directory it was when added)");
+    switch (root.stop) {
+      case libshare::WalkStop::kNotFound:
+        r->outcome = AccessOutcome::kNoent;
+        r->reason =
+            absl::StrCat("share ", share, ": ", root.at, ": no such directory");
+        break;
+      case libshare::WalkStop::kNotDirectory:
+        r->outcome = AccessOutcome::kNotdir;
+        r->reason =
+            absl::StrCat("share ", share, ": ", root.at, ": not a directory");
+        break;
+      default:
+        r->outcome = AccessOutcome::kNotShared;
+        r->reason = absl::StrCat("share ", share, " is not served: ", root.at,
+                                 ": ", root.Why(),
+                                 " (a share path must stay the canonical "
+                                 "directory it was when added)");
+    }
     return;
   }
   std::string_view rest;
@@ -91,9 +100,10 @@ void ShareAccess::Resolve(const AccessRequest& req, AccessResult* r) const {
     rest =
         std::string_view(r->path).substr(share == "/" ? 1 : share.size() + 1);
   }
+  const libshare::WalkIdentity who =
+      WalkerFor(req, *r->share->options, r->decision);
   libshare::WalkResult w =
-      libshare::WalkBeneath(root.fd.get(), share, rest,
-                            WalkerFor(req, *r->share->options, r->decision));
+      libshare::WalkBeneath(root.fd.get(), share, rest, who);
   switch (w.stop) {
     case libshare::WalkStop::kOk:
       r->resolved = true;
@@ -117,15 +127,13 @@ void ShareAccess::Resolve(const AccessRequest& req, AccessResult* r) const {
       break;
     case libshare::WalkStop::kOtherMount:
       r->reason = absl::StrCat(w.at,
-                               " is another file system, not shared "
-                               "itself (below share ",
+                               " is another mount, not a share itself "
+                               "(below share ",
                                share, ")");
       break;
     case libshare::WalkStop::kNoSearch:
-      r->reason =
-          absl::StrCat("the client (as ",
-                       WalkerFor(req, *r->share->options, r->decision).uid,
-                       ") may not search ", w.at, " in share ", share);
+      r->reason = absl::StrCat("the client (as uid ", who.uid,
+                               ") may not search ", w.at, " in share ", share);
       break;
     case libshare::WalkStop::kError:
       r->reason = absl::StrCat(w.at, ": ", w.Why());

@@ -6,15 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+
+#if defined(SYS_openat2)
+#include <linux/openat2.h>
+#endif
 
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
@@ -75,6 +81,69 @@ std::string Join(std::string_view base, std::string_view rel) {
   return out;
 }
 
+// Components separated by single "/", none "." or "..": what the walks
+// accept (the component walk refuses anything else with EINVAL), so the
+// one-call open never resolves a path the component walk would refuse.
+bool PlainRelative(std::string_view rel) {
+  if (rel.empty()) return false;
+  std::size_t i = 0;
+  while (i <= rel.size()) {
+    std::size_t j = rel.find('/', i);
+    if (j == std::string_view::npos) j = rel.size();
+    std::string_view c = rel.substr(i, j - i);
+    if (c.empty() || c == "." || c == "..") return false;
+    i = j + 1;
+  }
+  return true;
+}
+
+// The whole walk in one openat2(2) call (Linux 5.6+): the kernel refuses
+// every link (RESOLVE_NO_SYMLINKS) and, when asked, every mount crossing
+// (RESOLVE_NO_XDEV). Returns -1 when the kernel lacks openat2 or the call
+// fails for any reason; the caller then walks component by component,
+// which classifies the failure and names the component. One call instead
+// of two per component keeps add-share of 100,000 paths near one stat()
+// per path.
+int OpenInOneCall(int dirfd, std::string_view rel, bool same_mount) {
+#if defined(SYS_openat2)
+  static std::atomic<bool> unsupported{false};
+  if (unsupported.load(std::memory_order_relaxed)) return -1;
+  open_how how{};
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  if (same_mount) how.resolve |= RESOLVE_NO_XDEV | RESOLVE_BENEATH;
+  const std::string path(rel);
+  long fd = ::syscall(SYS_openat2, dirfd, path.c_str(), &how, sizeof how);
+  if (fd < 0 && (errno == ENOSYS || errno == E2BIG)) {
+    unsupported.store(true, std::memory_order_relaxed);
+  }
+  return static_cast<int>(fd);
+#else
+  (void)dirfd;
+  (void)rel;
+  (void)same_mount;
+  return -1;
+#endif
+}
+
+// Fills `r` from what OpenInOneCall returned: true if it is a directory
+// (on `mount_of`'s mount, when given); false leaves `r` as it was.
+bool TakeOneCall(int fd, std::string at, const Node* mount_of, WalkResult* r) {
+  UniqueFd fast(fd);
+  Node end;
+  int err = 0;
+  if (!fast.valid() || !StatFd(fast.get(), &end, &err) || !S_ISDIR(end.mode) ||
+      (mount_of != nullptr && !SameMount(*mount_of, end))) {
+    return false;
+  }
+  r->at = std::move(at);
+  r->stop = WalkStop::kOk;
+  r->fd = std::move(fast);
+  r->dev = end.dev;
+  r->ino = end.ino;
+  return true;
+}
+
 // The walk itself. `same_mount`: stay on base's mount; `who`: checked on
 // base and every directory before the last.
 WalkResult Walk(int base_fd, std::string_view base_path,
@@ -90,6 +159,13 @@ WalkResult Walk(int base_fd, std::string_view base_path,
   if (!S_ISDIR(base.mode)) {
     r.stop = WalkStop::kNotDirectory;
     r.at = std::string(base_path);
+    return r;
+  }
+  // Without a permission check to make, one call does the whole walk.
+  if (who.root && PlainRelative(relative) &&
+      TakeOneCall(OpenInOneCall(base_fd, relative, same_mount),
+                  Join(base_path, relative), same_mount ? &base : nullptr,
+                  &r)) {
     return r;
   }
   UniqueFd cur(::fcntl(base_fd, F_DUPFD_CLOEXEC, 0));
@@ -191,6 +267,12 @@ WalkResult OpenDirectoryNoSymlinks(std::string_view path) {
   if (path.empty() || path.front() != '/') {
     r.error = EINVAL;
     r.at = std::string(path);
+    return r;
+  }
+  // Absolute, so the descriptor is ignored: no need to open "/" first.
+  if (PlainRelative(path.substr(1)) &&
+      TakeOneCall(OpenInOneCall(AT_FDCWD, path, /*same_mount=*/false),
+                  std::string(path), nullptr, &r)) {
     return r;
   }
   UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));

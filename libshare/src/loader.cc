@@ -136,17 +136,18 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
     for (std::thread& t : pool) t.join();
   }
   if (!first_error.ok()) return first_error;
-  // The nesting rule, as add-share applies it, with the stored devices: a
-  // share below another on the same file system. Each share looks only at
-  // its ancestors, so this is O(shares x depth).
+  // The nesting rule, as add-share applies it, with the stored devices: no
+  // share has another on its device below it. The table counts shares
+  // below each folder per device as it links them, so this is one lookup
+  // per share; naming the inner share scans, but only on failure.
   absl::Status nesting;
   table->ForEachShare([&](const Share& s) {
-    if (!nesting.ok()) return;
-    if (const Share* above = table->FindAncestorOnDevice(s.path, s.dev)) {
-      nesting =
-          BadRow(s.id, absl::StrCat(s.path, ": path is inside share ",
-                                    above->path, " on the same file system"));
-    }
+    if (!nesting.ok() || table->CountBelow(s.path, s.dev) == 0) return;
+    const Share* inner = table->AnyShareBelow(s.path, s.dev);
+    nesting = BadRow(inner != nullptr ? inner->id : s.id,
+                     absl::StrCat(inner != nullptr ? inner->path : s.path,
+                                  ": path is inside share ", s.path,
+                                  " on the same file system"));
   });
   if (!nesting.ok()) return nesting;
 

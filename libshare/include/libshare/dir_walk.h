@@ -4,10 +4,13 @@
 //
 // Each component is opened relative to the descriptor of its parent with
 // O_PATH|O_NOFOLLOW, so no link is ever followed and a name swapped for a
-// link between two steps is seen as a link, not followed. This is a
-// component walk rather than openat2(RESOLVE_BENEATH): it also works on
-// kernels without openat2, and it lets the walk check the client's search
-// permission on each directory it passes (see WalkIdentity).
+// link between two steps is seen as a link, not followed. A component
+// walk rather than openat2(RESOLVE_BENEATH) alone: it works on kernels
+// without openat2, and it checks the client's search permission on each
+// directory it passes (see WalkIdentity). When there is no permission to
+// check, one openat2(RESOLVE_NO_SYMLINKS, and RESOLVE_NO_XDEV beneath a
+// share) call does the walk; any failure is walked again component by
+// component, which classifies it and names the component.
 //
 // Stateless functions; thread-safe.
 //

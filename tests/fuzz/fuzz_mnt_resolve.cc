@@ -1,22 +1,25 @@
 // Fuzz target: MNT below a share never leaves it (security issue 13,
-// finding 1). A real MountService over a real Catalog serves one share,
-// SHARE (rw for everyone, root squashed), in a temporary tree:
+// finding 1). A real MountService over a real Catalog serves two shares
+// in a temporary tree T, each holding {d/e, f (file), locked (0700,
+// root's)}: T/share (rw, root squashed) and T/rshare (rw, root kept for
+// the caller by root=); T/outside/{o1/o2, g} is not shared.
 //
-//   T/share/{d/e, f (file), locked (0700, root's)}   T/outside/{o1/o2, g}
-//
-// Each input first plants five symlinks (T/share/l0..l3, T/share/d/l4)
-// with targets picked from a table of escapes and inside links (byte 0xff:
-// no link), then sends one MNT (AUTH_SYS uid 0 or 1000, or
-// AUTH_NONE) for a path built from components picked by the input.
+// Each input plants five symlinks (l0..l3, d/l4) in one of the shares
+// with targets picked from a table of escapes, cross-share and inside
+// links (byte 0xff: no link), then sends one MNT (AUTH_SYS uid 0 or 1000,
+// or AUTH_NONE) for a path built from components picked by the input.
+// Root kept on T/rshare walks with the one-call openat2 path; the other
+// callers with the component walk and its permission checks.
 //
 // Properties, against the tree as the kernel sees it (realpath, lstat):
 //  - MNT OK only for a path with no symlink component whose every
-//    directory lies in SHARE, on SHARE's device, none of them `locked`
-//    before the last; its handle is that directory's (dev, ino);
-//  - a path whose real location is outside SHARE gets exactly the answer
-//    of an unshared path (ACCES);
-//  - NOENT and NOTDIR only when the walk stopped on a name inside SHARE
-//    reached without a symlink and without passing `locked`.
+//    directory lies in a share, none of them a `locked` the caller may
+//    not search before the last; its handle is that directory's
+//    (dev, ino);
+//  - a path whose real location is outside every share gets exactly the
+//    answer of an unshared path (ACCES);
+//  - NOENT and NOTDIR only when the walk stopped on a name inside a share
+//    reached without a symlink and without passing a `locked` it may not.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <rpc/rpc.h>
@@ -66,8 +69,9 @@ class FixedResolver final : public authcache::Resolver {
 };
 
 struct Env {
-  std::string dir;    // T, canonical
-  std::string share;  // T/share
+  std::string dir;        // T, canonical
+  std::string shares[2];  // T/share (rw), T/rshare (rw, root kept)
+  std::string share;      // the one this input plants links in and names
   std::unique_ptr<libshare::Catalog> catalog;
   std::unique_ptr<authcache::AuthCache> cache;
   std::unique_ptr<sharemgrd::MountService> mount;
@@ -116,8 +120,9 @@ std::vector<std::string> LinkTargets() {
 }
 
 const char* const kComponents[] = {
-    "d",  "e",  "f", "l0",      "l1",    "l2", "l3", "l4", "locked", "missing",
-    "o1", "o2", "g", "outside", "share", "..", ".",  "",   "etc",    "passwd"};
+    "d",     "e",      "f",       "l0", "l1",  "l2",     "l3",
+    "l4",    "locked", "missing", "o1", "o2",  "g",      "outside",
+    "share", "..",     ".",       "",   "etc", "passwd", "rshare"};
 
 void Mkdir(const std::string& p, mode_t mode) {
   if (::mkdir(p.c_str(), mode) != 0) SetupFailed("mkdir " + p);
@@ -204,13 +209,17 @@ void Setup() {
   env->dir = real;
   std::free(real);
   std::atexit(RemoveDir);
-  env->share = env->dir + "/share";
-  Mkdir(env->share, 0755);
-  Mkdir(env->share + "/d", 0755);
-  Mkdir(env->share + "/d/e", 0755);
-  Mkdir(env->share + "/locked", 0700);
-  Mkdir(env->share + "/locked/in", 0755);
-  Touch(env->share + "/f");
+  env->shares[0] = env->dir + "/share";
+  env->shares[1] = env->dir + "/rshare";
+  env->share = env->shares[0];
+  for (const std::string& share : env->shares) {
+    Mkdir(share, 0755);
+    Mkdir(share + "/d", 0755);
+    Mkdir(share + "/d/e", 0755);
+    Mkdir(share + "/locked", 0700);
+    Mkdir(share + "/locked/in", 0755);
+    Touch(share + "/f");
+  }
   Mkdir(env->dir + "/outside", 0755);
   Mkdir(env->dir + "/outside/o1", 0755);
   Mkdir(env->dir + "/outside/o1/o2", 0755);
@@ -223,7 +232,9 @@ void Setup() {
   using T = libshare::Operation::Type;
   for (auto [t, path, options] :
        {std::tuple{T::kCreateGroup, std::string(), std::string()},
-        std::tuple{T::kAddShare, env->share, std::string("rw")},
+        std::tuple{T::kAddShare, env->shares[0], std::string("rw")},
+        std::tuple{T::kAddShare, env->shares[1],
+                   std::string("rw,root=@127.0.0.1/32")},
         std::tuple{T::kEnableGroup, std::string(), std::string()}}) {
     libshare::Operation o;
     o.type = t;
@@ -250,8 +261,11 @@ void Setup() {
   }
 }
 
-bool Inside(const std::string& real) {
-  return real == env->share || real.rfind(env->share + "/", 0) == 0;
+bool InsideOf(const std::string& share, const std::string& real) {
+  return real == share || real.rfind(share + "/", 0) == 0;
+}
+bool InsideAnyShare(const std::string& real) {
+  return InsideOf(env->shares[0], real) || InsideOf(env->shares[1], real);
 }
 
 // What the kernel says about `path` (absolute, may hold "." and ".."):
@@ -264,7 +278,7 @@ struct Truth {
   bool dotdot = false;            // "." or ".." or "" component
 };
 
-Truth Examine(const std::string& path) {
+Truth Examine(const std::string& path, int caller) {
   Truth t;
   std::vector<std::string> comps;
   for (std::size_t i = 1; i <= path.size();) {
@@ -288,7 +302,9 @@ Truth Examine(const std::string& path) {
     struct stat st;
     if (::lstat(next.c_str(), &st) != 0) break;
     if (S_ISLNK(st.st_mode)) t.link_before_stop = true;
-    if (next == env->share + "/locked" && k < last) {
+    // `locked` stops everyone but uid 0 on the root= share.
+    if (k < last && (next == env->shares[0] + "/locked" ||
+                     (next == env->shares[1] + "/locked" && caller != 0))) {
       t.locked_passed = true;
     }
     prefix = next;
@@ -315,17 +331,22 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 7) return 0;
   static const std::vector<std::string> targets = LinkTargets();
-  // Bytes 0-4: the links; 5: the caller; 6: the prefix; then components.
+  // Bytes 0-4: the links; 5: the caller; 6: the prefix (bit 0: start at T,
+  // bit 1: the root= share); then components.
+  const int caller = data[5] % 3;
+  const uint8_t prefix = data[6];
+  env->share = env->shares[(prefix >> 1) & 1];
+  for (const std::string& share : env->shares) {
+    for (const char* link : kLinkNames) {
+      ::unlink((share + "/" + link).c_str());
+    }
+  }
   for (int i = 0; i < 5; ++i) {
-    std::string name = env->share + "/" + kLinkNames[i];
-    ::unlink(name.c_str());
     const uint8_t b = data[i];
     if (b == 0xff) continue;  // no link there
     std::string target = targets[b % targets.size()];
-    ::symlink(target.c_str(), name.c_str());
+    ::symlink(target.c_str(), (env->share + "/" + kLinkNames[i]).c_str());
   }
-  const int caller = data[5] % 3;
-  const uint8_t prefix = data[6];
   data += 7;
   size -= 7;
   std::string path = (prefix & 1) ? env->dir : env->share;
@@ -335,7 +356,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   const MntAnswer a = Mnt(caller, path);
-  const Truth t = Examine(path);
+  const Truth t = Examine(path, caller);
   const std::string what = "MNT " + fuzz::Escape(path) + " (caller " +
                            std::to_string(caller) +
                            ") = " + std::to_string(a.status);
@@ -345,14 +366,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(!t.locked_passed, what +
                                      ": OK through a directory the "
                                      "squashed client may not search");
-    FUZZ_CHECK(Inside(t.real), what + ": OK for " + t.real);
+    FUZZ_CHECK(InsideAnyShare(t.real), what + ": OK for " + t.real);
     struct stat st;
     FUZZ_CHECK(::stat(t.real.c_str(), &st) == 0 && S_ISDIR(st.st_mode),
                what + ": OK for something not a directory");
     FUZZ_CHECK(a.handle == sharemgrd::FileHandleFor(st.st_dev, st.st_ino),
                what + ": handle is not " + t.real + "'s");
   }
-  if (t.real.empty() || !Inside(t.real)) {
+  if (t.real.empty() || !InsideAnyShare(t.real)) {
     FUZZ_CHECK(a.status == env->unshared_status,
                what + ": real location " + t.real +
                    " is outside every share, yet the answer differs from "
@@ -360,9 +381,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (a.status == sharemgrd::kMnt3ErrNoent ||
       a.status == sharemgrd::kMnt3ErrNotdir) {
-    FUZZ_CHECK(
-        !t.link_before_stop && !t.locked_passed && !t.dotdot && Inside(t.real),
-        what + ": an answer that tells about " + t.real);
+    FUZZ_CHECK(!t.link_before_stop && !t.locked_passed && !t.dotdot &&
+                   InsideAnyShare(t.real),
+               what + ": an answer that tells about " + t.real);
   }
   return 0;
 }

@@ -36,11 +36,29 @@ std::string FormatColumns(const std::vector<std::vector<std::string>>& rows,
 
 namespace {
 
+// A control character as \xNN, so that text from the daemon (which
+// refuses them, but a store may be older) cannot drive the terminal.
+void AppendShown(char c, std::string* out) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u < 0x20 || u == 0x7f) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out->append({'\\', 'x', kHex[u >> 4], kHex[u & 15]});
+  } else {
+    out->push_back(c);
+  }
+}
+
+std::string Shown(const std::string& s) {
+  std::string out;
+  for (char c : s) AppendShown(c, &out);
+  return out;
+}
+
 std::string Quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
+    AppendShown(c, &out);
   }
   out.push_back('"');
   return out;
@@ -109,10 +127,11 @@ std::string FormatShow(const std::vector<GroupInfo>& groups,
     for (const auto& s : shares) {
       if (s.group != g.name) continue;
       if (!verbose) {
-        rows.push_back({s.path});
+        rows.push_back({Shown(s.path)});
         continue;
       }
-      rows.push_back({s.path, s.resource.empty() ? "-" : s.resource,
+      rows.push_back({Shown(s.path),
+                      s.resource.empty() ? "-" : Shown(s.resource),
                       s.options.empty() ? "-" : NfsOptions(s.options),
                       s.description.empty() ? "" : Quoted(s.description)});
     }
@@ -167,7 +186,7 @@ std::string FormatSharetab(
     const std::vector<libshare::SharetabEntry>& entries) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& e : entries) {
-    rows.push_back({e.resource.empty() ? "-" : e.resource, e.path,
+    rows.push_back({e.resource.empty() ? "-" : Shown(e.resource), Shown(e.path),
                     e.options.empty() ? "rw" : e.options,
                     Quoted(e.description)});
   }

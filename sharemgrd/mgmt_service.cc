@@ -18,6 +18,7 @@
 #include "libshare/path.h"
 #include "libshare/sharetab.h"
 #include "log.h"
+#include "share_access.h"
 
 namespace sharemgrd {
 namespace {
@@ -439,9 +440,13 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   return Encode(Proc(xdr_mgmt_batch_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
-// Decides as MNT would for an AUTH_SYS caller with uid 0 (so that "root"
-// in the answer says whether root= admits the client), without the
-// reserved-port and on-disk checks.
+// Decides as MNT would (ShareAccess, with the on-disk walk) for an
+// AUTH_SYS caller with uid 0, so that "root" in the answer says whether
+// root= admits the client; without the reserved-port check. A name that
+// does not exist inside the share keeps the lists' answer, the reason
+// saying what MNT would answer; anything MNT refuses as unshared (a
+// symlink out, a share path that became a link, no search right) is
+// access none with its reason.
 accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
   Args<mgmt_check_args> a(Proc(xdr_mgmt_check_args));
   if (!a.Decode(args)) return GARBAGE_ARGS;
@@ -461,34 +466,49 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
     }
     addr = *resolved;
   }
-  absl::StatusOr<std::string> path = libshare::NormalizePath(raw_path);
-  if (!path.ok()) {
+  AccessResult r = ShareAccess(catalog_, cache_)
+                       .Decide({.client = *addr,
+                                .path = raw_path,
+                                .flavor = libshare::SecFlavor::kSys,
+                                .uid = 0,
+                                .gid = 0,
+                                .resolve = true});
+  if (r.outcome == AccessOutcome::kBadPath) {
     *error = true;
-    EncodeFailure(MGMT_ERR_INVAL, std::string(path.status().message()), out);
+    EncodeFailure(MGMT_ERR_INVAL, r.reason, out);
     return SUCCESS;
   }
 
   std::string address = addr->ToString();
   std::string access = "none";
   bool root = false;
-  std::string share, option, entry, reason;
-  std::optional<libshare::ShareMatch> m = catalog_->FindNearest(*path);
-  if (!m.has_value()) {
-    reason = absl::StrCat(*path, " is not inside an active share");
-  } else if (!m->exact && m->options->nosub) {
-    share = m->path;
-    option = "nosub";
-    reason = absl::StrCat("share ", m->path,
-                          " has nosub: only the share itself may be mounted");
-  } else {
-    share = m->path;
-    authcache::Decision d = cache_->Check(
-        *addr, m->id, m->generation, *m->options, libshare::SecFlavor::kSys, 0);
-    access = std::string(authcache::AccessName(d.access));
-    root = d.root;
-    option = d.option;
-    entry = d.entry;
-    reason = d.reason;
+  std::string share, option, entry;
+  std::string reason = r.reason;
+  const std::optional<libshare::ShareMatch>& m = r.share;
+  if (m.has_value()) share = m->path;
+  switch (r.outcome) {
+    case AccessOutcome::kNosub:
+      option = "nosub";
+      break;
+    case AccessOutcome::kGranted:
+    case AccessOutcome::kDenied:
+    case AccessOutcome::kNoent:
+    case AccessOutcome::kNotdir:
+      access = std::string(authcache::AccessName(r.decision.access));
+      root = r.decision.root;
+      option = r.decision.option;
+      entry = r.decision.entry;
+      if (r.outcome == AccessOutcome::kNoent ||
+          r.outcome == AccessOutcome::kNotdir) {
+        reason = absl::StrCat(
+            r.decision.reason, "; but MNT answers ",
+            r.outcome == AccessOutcome::kNoent ? "NOENT: " : "NOTDIR: ",
+            r.reason);
+      }
+      break;
+    case AccessOutcome::kNotShared:
+    case AccessOutcome::kBadPath:
+      break;
   }
   mgmt_check_res res{};
   res.status = MGMT_OK;

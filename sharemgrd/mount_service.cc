@@ -14,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "libshare/path.h"
 #include "log.h"
+#include "share_access.h"
 #include "xdr_writer.h"
 
 namespace sharemgrd {
@@ -60,15 +61,6 @@ bool DecodeString(XDR* x, uint32_t max, std::string* out) {
   if (!::xdr_opaque(x, buf, len)) return false;
   out->assign(buf, len);
   return true;
-}
-
-// The flavor a MNT is decided for: AUTH_SYS callers as sys; others (AUTH_NONE
-// from probing clients) as the share's first flavor with the nobody uid.
-libshare::SecFlavor FlavorOf(const CallContext& ctx,
-                             const libshare::ShareOptions& opts) {
-  if (ctx.auth_sys) return libshare::SecFlavor::kSys;
-  return opts.scopes.empty() ? libshare::SecFlavor::kSys
-                             : opts.scopes.front().flavors.front();
 }
 
 }  // namespace
@@ -138,16 +130,21 @@ FileHandleResult MakeFileHandle(const std::string& path) {
     r.status = kMnt3ErrNotdir;
     return r;
   }
+  r.handle = FileHandleFor(static_cast<uint64_t>(st.st_dev),
+                           static_cast<uint64_t>(st.st_ino));
+  return r;
+}
+
+std::string FileHandleFor(uint64_t dev, uint64_t ino) {
   std::string h;
   h.reserve(kFhSize);
   XdrWriter w(&h);
   w.Raw("SMGR");
   w.U32(1);
-  w.U64(static_cast<uint64_t>(st.st_dev));
-  w.U64(static_cast<uint64_t>(st.st_ino));
+  w.U64(dev);
+  w.U64(ino);
   h.resize(kFhSize, '\0');
-  r.handle = std::move(h);
-  return r;
+  return h;
 }
 
 bool MountTable::Add(const MountRecord& r) {
@@ -335,28 +332,31 @@ MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
     return refuse(kMnt3ErrAcces,
                   "source port is not reserved (see --insecure)");
   }
-  absl::StatusOr<std::string> path = libshare::NormalizePath(raw_path);
-  if (!path.ok()) return refuse(kMnt3ErrAcces, path.status().message());
-  std::optional<libshare::ShareMatch> m = catalog_->FindNearest(*path);
-  if (!m.has_value()) return refuse(kMnt3ErrAcces, "not shared");
-  if (!m->exact && m->options->nosub) {
-    return refuse(kMnt3ErrAcces, absl::StrCat("share ", m->path, " has nosub"));
+  // Every refusal that is not about a name inside what the client reaches
+  // is ACCES, as for an unshared path: the answer reveals nothing outside.
+  AccessResult a = ShareAccess(catalog_, cache_)
+                       .Decide({.client = client,
+                                .path = raw_path,
+                                .uid = ctx.auth_sys ? ctx.uid : 65534u,
+                                .gid = ctx.auth_sys ? ctx.gid : 65534u,
+                                .anonymous = !ctx.auth_sys,
+                                .resolve = true});
+  switch (a.outcome) {
+    case AccessOutcome::kGranted:
+      break;
+    case AccessOutcome::kNoent:
+      return refuse(kMnt3ErrNoent, a.reason);
+    case AccessOutcome::kNotdir:
+      return refuse(kMnt3ErrNotdir, a.reason);
+    case AccessOutcome::kBadPath:
+    case AccessOutcome::kNotShared:
+    case AccessOutcome::kNosub:
+    case AccessOutcome::kDenied:
+      return refuse(kMnt3ErrAcces, a.reason);
   }
-  authcache::Decision d = cache_->Check(client, m->id, m->generation,
-                                        *m->options, FlavorOf(ctx, *m->options),
-                                        ctx.auth_sys ? ctx.uid : 65534u);
-  if (d.access == authcache::Access::kNone) {
-    return refuse(kMnt3ErrAcces, d.reason);
-  }
-  FileHandleResult fh = MakeFileHandle(*path);
-  if (fh.status != kMnt3Ok) {
-    return refuse(fh.status, fh.status == kMnt3ErrNoent    ? "no such directory"
-                             : fh.status == kMnt3ErrNotdir ? "not a directory"
-                                                           : "cannot stat it");
-  }
-  *handle = std::move(fh.handle);
-  *flavors = m->options->RpcFlavors();
-  mounts_.Add({addr_text, *path});
+  *handle = FileHandleFor(a.dev, a.ino);
+  *flavors = a.share->options->RpcFlavors();
+  mounts_.Add({addr_text, a.path});
   return kMnt3Ok;
 }
 

@@ -57,6 +57,9 @@ struct FileHandleResult {
   std::string handle;
 };
 FileHandleResult MakeFileHandle(const std::string& path);
+// The same handle from a directory's device and inode numbers (MNT takes
+// them from the descriptor its walk ended on, never re-resolving a name).
+std::string FileHandleFor(uint64_t dev, uint64_t ino);
 
 // The client addresses and paths mounted, in memory, with the changes not
 // yet written to the store. Records are bounded: a client with

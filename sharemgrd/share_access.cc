@@ -1,9 +1,33 @@
 #include "share_access.h"
 
 #include "absl/strings/str_cat.h"
+#include "libshare/dir_walk.h"
 #include "libshare/path.h"
 
 namespace sharemgrd {
+namespace {
+
+constexpr uint32_t kNobody = 65534;
+// anon=-1 ("deny unmapped users"): an id no file can be owned by, so only
+// the "other" bits let such a caller pass.
+constexpr uint32_t kNoId = 0xFFFFFFFFu;
+
+libshare::WalkIdentity WalkerFor(const AccessRequest& req,
+                                 const libshare::ShareOptions& opts,
+                                 const authcache::Decision& d) {
+  if (!req.anonymous && req.uid != 0) {
+    return {.root = false, .uid = req.uid, .gid = req.gid};
+  }
+  if (!req.anonymous && d.root) return {.root = true};
+  if (opts.anon.has_value() && *opts.anon < 0) {
+    return {.root = false, .uid = kNoId, .gid = kNoId};
+  }
+  uint32_t anon =
+      opts.anon.has_value() ? static_cast<uint32_t>(*opts.anon) : kNobody;
+  return {.root = false, .uid = anon, .gid = kNobody};
+}
+
+}  // namespace
 
 AccessResult ShareAccess::Decide(const AccessRequest& req) const {
   AccessResult r;
@@ -26,15 +50,96 @@ AccessResult ShareAccess::Decide(const AccessRequest& req) const {
                             " has nosub: only the share itself may be mounted");
     return r;
   }
-  cache_->Check(req.client, r.share->id, r.share->generation, *r.share->options,
-                req.flavor, req.uid, &r.decision);
+  // A caller without credentials is decided as the share's first flavor
+  // with the nobody uid (probing clients send AUTH_NONE).
+  const libshare::ShareOptions& opts = *r.share->options;
+  libshare::SecFlavor flavor = req.flavor;
+  if (req.anonymous && !opts.scopes.empty()) {
+    flavor = opts.scopes.front().flavors.front();
+  }
+  cache_->Check(req.client, r.share->id, r.share->generation, opts, flavor,
+                req.anonymous ? kNobody : req.uid, &r.decision);
   r.reason = r.decision.reason;
   r.outcome = r.decision.access == authcache::Access::kNone
                   ? AccessOutcome::kDenied
                   : AccessOutcome::kGranted;
-  // TODO(security issue 13): with req.resolve, walk the path beneath the
-  // share (no symlink leaves it) and report kNoent / kNotdir / kNotShared.
+  if (req.resolve && r.granted()) Resolve(req, &r);
   return r;
+}
+
+// Every refusal that concerns what lies outside the client's reach is
+// kNotShared, so its MNT answer cannot tell "outside" from "not there".
+void ShareAccess::Resolve(const AccessRequest& req, AccessResult* r) const {
+  const std::string& share = r->share->path;
+  libshare::WalkResult root = libshare::OpenDirectoryNoSymlinks(share);
+  if (!root.ok()) {
+    // A share's own path is public (EXPORT lists it): that it is gone or no
+    // longer a directory may be said; a link in it means it is not served.
+    switch (root.stop) {
+      case libshare::WalkStop::kNotFound:
+        r->outcome = AccessOutcome::kNoent;
+        r->reason =
+            absl::StrCat("share ", share, ": ", root.at, ": no such directory");
+        break;
+      case libshare::WalkStop::kNotDirectory:
+        r->outcome = AccessOutcome::kNotdir;
+        r->reason =
+            absl::StrCat("share ", share, ": ", root.at, ": not a directory");
+        break;
+      default:
+        r->outcome = AccessOutcome::kNotShared;
+        r->reason = absl::StrCat("share ", share, " is not served: ", root.at,
+                                 ": ", root.Why(),
+                                 " (a share path must stay the canonical "
+                                 "directory it was when added)");
+    }
+    return;
+  }
+  std::string_view rest;
+  if (!r->share->exact) {
+    rest =
+        std::string_view(r->path).substr(share == "/" ? 1 : share.size() + 1);
+  }
+  const libshare::WalkIdentity who =
+      WalkerFor(req, *r->share->options, r->decision);
+  libshare::WalkResult w =
+      libshare::WalkBeneath(root.fd.get(), share, rest, who);
+  switch (w.stop) {
+    case libshare::WalkStop::kOk:
+      r->resolved = true;
+      r->dev = w.dev;
+      r->ino = w.ino;
+      return;
+    case libshare::WalkStop::kNotFound:
+      r->outcome = AccessOutcome::kNoent;
+      r->reason = absl::StrCat(w.at, ": no such directory in share ", share);
+      return;
+    case libshare::WalkStop::kNotDirectory:
+      r->outcome = AccessOutcome::kNotdir;
+      r->reason =
+          absl::StrCat(w.at, ": not a directory (in share ", share, ")");
+      return;
+    case libshare::WalkStop::kSymlink:
+      r->reason = absl::StrCat(w.at,
+                               " is a symlink: MNT never follows links "
+                               "below share ",
+                               share);
+      break;
+    case libshare::WalkStop::kOtherMount:
+      r->reason = absl::StrCat(w.at,
+                               " is another mount, not a share itself "
+                               "(below share ",
+                               share, ")");
+      break;
+    case libshare::WalkStop::kNoSearch:
+      r->reason = absl::StrCat("the client (as uid ", who.uid,
+                               ") may not search ", w.at, " in share ", share);
+      break;
+    case libshare::WalkStop::kError:
+      r->reason = absl::StrCat(w.at, ": ", w.Why());
+      break;
+  }
+  r->outcome = AccessOutcome::kNotShared;
 }
 
 }  // namespace sharemgrd

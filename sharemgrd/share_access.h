@@ -41,8 +41,23 @@ struct AccessRequest {
   std::string_view path;  // as the client sent it
   libshare::SecFlavor flavor = libshare::SecFlavor::kSys;
   uint32_t uid = 65534;  // caller's uid (0 asks whether root is kept)
+  uint32_t gid = 65534;  // caller's primary gid (for the on-disk walk)
+  // No user credentials (AUTH_NONE): decided as the share's first flavor
+  // with the nobody uid (flavor and uid are then ignored); the walk uses
+  // the share's anon uid.
+  bool anonymous = false;
   // Check the path on disk beneath its share (MNT, and paths handed to
-  // the kernel): a path that leaves the share is kNotShared.
+  // the kernel), once the share's lists grant the client access: the
+  // share's own path must still have no symlink component; the rest is
+  // walked from the share's directory without following any link, without
+  // entering another mount (a nested share on another file system is found
+  // by FindNearest and decides for itself), with the client's search
+  // rights on each directory passed: uid 0 is squashed to the share's
+  // anon= uid (default 65534; anon=-1: a uid owning nothing) unless
+  // root= keeps it; other AUTH_SYS users walk as their uid and gid;
+  // `anonymous` callers as anon. A path that would leave the share, or
+  // that the client may not reach, is kNotShared, exactly as an unshared
+  // path; kNoent / kNotdir only for names inside what the client reaches.
   bool resolve = false;
 };
 
@@ -52,6 +67,11 @@ struct AccessResult {
   std::optional<libshare::ShareMatch> share;  // the share that decided
   authcache::Decision decision;               // set when a share matched
   std::string reason;  // one sentence, for logs and `sharectl check`
+  // resolve and granted: the directory the walk ended on (for the MNT
+  // file handle), from fstat of its descriptor, never re-resolved by name.
+  bool resolved = false;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
   bool granted() const { return outcome == AccessOutcome::kGranted; }
 };
 
@@ -63,6 +83,8 @@ class ShareAccess {
   AccessResult Decide(const AccessRequest& req) const;
 
  private:
+  void Resolve(const AccessRequest& req, AccessResult* r) const;
+
   const libshare::Catalog* const catalog_;
   authcache::AuthCache* const cache_;
 };

@@ -1,6 +1,26 @@
 #include "libshare/batch.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace libshare {
+
+absl::Status CheckOperationText(const Operation& op) {
+  const struct {
+    const std::string* text;
+    const char* field;
+  } fields[] = {{&op.group, "group"},
+                {&op.path, "path (-s)"},
+                {&op.options, "options (-o)"},
+                {&op.description, "description (-d)"},
+                {&op.resource, "resource (-r)"}};
+  for (const auto& f : fields) {
+    if (f.text->find('\0') != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(f.field, " contains a NUL byte"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 std::string_view OperationName(Operation::Type t) {
   switch (t) {

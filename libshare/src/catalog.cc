@@ -34,11 +34,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "internal_text.h"
+#include "libshare/dir_walk.h"
 #include "libshare/loader.h"
 #include "libshare/path.h"
 #include "libshare/share_table.h"
 #include "libshare/store.h"
 #include "options_cache.h"
+#include "share_rules.h"
 
 namespace libshare {
 namespace {
@@ -50,12 +52,6 @@ bool IsBelow(std::string_view p, std::string_view dir) {
   if (dir == "/") return p.size() > 1 && p[0] == '/';
   return p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 &&
          p[dir.size()] == '/';
-}
-
-// sharetab(5) is tab-separated, one entry per line.
-bool HasTabOrNewline(std::string_view s) {
-  return s.find_first_of(std::string_view("\t\n\r\0", 4)) !=
-         std::string_view::npos;
 }
 
 // The table as an ordered batch would leave it, without copying the table:
@@ -243,22 +239,6 @@ struct Step {
   std::shared_ptr<const ShareOptions> compiled;  // kSetOptions
   std::string text;                              // kSetOptions
 };
-
-absl::StatusOr<uint64_t> DirectoryDevice(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) {
-      return absl::NotFoundError(absl::StrCat(path, ": no such directory"));
-    }
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": ", strerror(errno)));
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": not a directory"));
-  }
-  return static_cast<uint64_t>(st.st_dev);
-}
 
 ShareInfo MakeInfo(const Share& s) {
   ShareInfo i;
@@ -542,7 +522,9 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         break;
       }
       case Op::kAddShare: {
-        if (absl::Status s = ValidatePath(op.path); !s.ok()) {
+        if (absl::Status s = internal::ValidateShareFields(op.path, op.resource,
+                                                           op.description);
+            !s.ok()) {
           refuse_status(s);
           break;
         }
@@ -555,16 +537,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
                               ToAbsl(s->group), ")"));
           break;
         }
-        if (HasTabOrNewline(op.description)) {
-          refuse(
-              absl::StrCat(op.path, ": description contains a tab or newline"));
-          break;
-        }
-        if (HasTabOrNewline(op.resource)) {
-          refuse(absl::StrCat(op.path, ": resource contains a tab or newline"));
-          break;
-        }
-        absl::StatusOr<uint64_t> dev = DirectoryDevice(op.path);
+        absl::StatusOr<uint64_t> dev = CanonicalDirectoryDevice(op.path);
         if (!dev.ok()) {
           refuse_status(dev.status());
           break;

@@ -274,6 +274,13 @@ absl::Status RpcClient::Call(uint32_t proc, xdrproc_t args_fn, void* args,
 }
 
 absl::StatusOr<BatchResult> RpcClient::Apply(const Batch& batch) {
+  BatchResult refused;
+  for (size_t i = 0; i < batch.ops.size(); ++i) {
+    if (absl::Status s = CheckOperationText(batch.ops[i]); !s.ok()) {
+      refused.errors.push_back({i, std::string(s.message())});
+    }
+  }
+  if (!refused.ok()) return refused;  // nothing sent
   std::vector<mgmt_op> ops(batch.ops.size());
   for (size_t i = 0; i < batch.ops.size(); ++i) {
     const Operation& o = batch.ops[i];

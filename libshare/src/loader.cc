@@ -14,8 +14,20 @@
 #include "absl/strings/str_cat.h"
 #include "libshare/options.h"
 #include "options_cache.h"
+#include "share_rules.h"
 
 namespace libshare {
+namespace {
+
+// Every refusal names the row, so an administrator can fix or delete it
+// (the daemon does not start with a row add-share would refuse).
+absl::Status BadRow(uint64_t id, absl::string_view why) {
+  return absl::DataLossError(absl::StrCat(
+      "store row ", id, " (shares table): ", why,
+      "; fix or delete the row (sharemgrd refuses to start with it)"));
+}
+
+}  // namespace
 
 absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
                                          ShareTable* table) {
@@ -85,13 +97,19 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
       built.clear();
       built.reserve(work[i].rows.size());
       for (ShareRow& row : work[i].rows) {
+        if (absl::Status v = internal::ValidateShareFields(
+                row.path, row.resource, row.description);
+            !v.ok()) {
+          return fail(BadRow(row.id, v.message()));
+        }
         auto s = std::make_unique<Share>();
         if (!row.options.empty()) {
           absl::StatusOr<std::shared_ptr<const ShareOptions>> compiled =
               cache.Get(row.options);
           if (!compiled.ok()) {
-            return fail(absl::InvalidArgumentError(absl::StrCat(
-                "share ", row.path, ": ", compiled.status().message())));
+            return fail(BadRow(
+                row.id,
+                absl::StrCat(row.path, ": ", compiled.status().message())));
           }
           s->compiled = *std::move(compiled);
         }
@@ -118,6 +136,20 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
     for (std::thread& t : pool) t.join();
   }
   if (!first_error.ok()) return first_error;
+  // The nesting rule, as add-share applies it, with the stored devices: no
+  // share has another on its device below it. The table counts shares
+  // below each folder per device as it links them, so this is one lookup
+  // per share; naming the inner share scans, but only on failure.
+  absl::Status nesting;
+  table->ForEachShare([&](const Share& s) {
+    if (!nesting.ok() || table->CountBelow(s.path, s.dev) == 0) return;
+    const Share* inner = table->AnyShareBelow(s.path, s.dev);
+    nesting = BadRow(inner != nullptr ? inner->id : s.id,
+                     absl::StrCat(inner != nullptr ? inner->path : s.path,
+                                  ": path is inside share ", s.path,
+                                  " on the same file system"));
+  });
+  if (!nesting.ok()) return nesting;
 
   LoadStats stats;
   stats.load_ms = std::chrono::duration<double, std::milli>(

@@ -33,6 +33,10 @@ absl::Status CheckPath(std::string_view path, std::string_view shown) {
     if (c == '\0') return PathError(shown, "contains a NUL byte");
     if (c == '\n') return PathError(shown, "contains a newline");
     if (c == '\t') return PathError(shown, "contains a tab");
+    // Paths are printed (show, sharetab, logs): no terminal escapes.
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return PathError(shown, "contains a control character");
+    }
   }
   if (path.size() == 1) return absl::OkStatus();  // "/"
   if (path.back() == '/') return PathError(shown, "trailing \"/\"");

@@ -115,5 +115,8 @@ extern "C" bool_t sharemgr_xdr_string(XDR* xdrs, char** cpp, u_int maxsize) {
     have += step;
     buf[have] = '\0';
   }
+  // Callers read the result as a C string: a NUL inside would silently
+  // drop the rest (`rw\0,none=HOST` read as "rw"), so it is refused.
+  if (std::memchr(buf, '\0', size) != nullptr) return FALSE;
   return TRUE;
 }

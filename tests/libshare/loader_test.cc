@@ -150,5 +150,62 @@ TEST_F(LoaderTest, ShareOfMissingGroupIsAnError) {
   EXPECT_THAT(std::string(stats.status().message()), HasSubstr("gone"));
 }
 
+// Rows written behind the daemon's back (sqlite3) obey add-share's rules
+// or the load fails naming the row: the daemon does not start with them.
+class LoaderRevalidationTest : public LoaderTest {
+ protected:
+  absl::Status LoadRows(const std::vector<ShareRow>& rows) {
+    EXPECT_TRUE(store_->Begin().ok());
+    EXPECT_TRUE(store_->InsertGroup({"g", true, ""}).ok());
+    for (const ShareRow& r : rows) EXPECT_TRUE(store_->InsertShare(r).ok());
+    EXPECT_TRUE(store_->Commit().ok());
+    ShareTable t;
+    return LoadShareTable(*store_, 2, &t).status();
+  }
+  static ShareRow Row(uint64_t id, std::string path, uint64_t dev = 5) {
+    ShareRow r;
+    r.id = id;
+    r.path = std::move(path);
+    r.group = "g";
+    r.dev = dev;
+    return r;
+  }
+};
+
+TEST_F(LoaderRevalidationTest, RelativePathRowRefusedNamingTheRow) {
+  absl::Status s = LoadRows({Row(1, "/ok"), Row(7, "srv/rel")});
+  EXPECT_THAT(std::string(s.message()), HasSubstr("store row 7"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("srv/rel"));
+}
+
+TEST_F(LoaderRevalidationTest, DotDotPathRowRefused) {
+  EXPECT_FALSE(LoadRows({Row(3, "/srv/../etc")}).ok());
+}
+
+TEST_F(LoaderRevalidationTest, NewlineInDescriptionRefusedNamingTheField) {
+  ShareRow r = Row(4, "/srv/a");
+  r.description = "two\nlines";
+  absl::Status s = LoadRows({r});
+  EXPECT_THAT(std::string(s.message()), HasSubstr("store row 4"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("description"));
+}
+
+TEST_F(LoaderRevalidationTest, EscapeInResourceRefused) {
+  ShareRow r = Row(4, "/srv/a");
+  r.resource = "res\x1b[2J";
+  absl::Status s = LoadRows({r});
+  EXPECT_THAT(std::string(s.message()), HasSubstr("resource"));
+}
+
+TEST_F(LoaderRevalidationTest, SameDeviceNestedRowRefused) {
+  absl::Status s = LoadRows({Row(1, "/"), Row(2, "/srv/a")});
+  EXPECT_THAT(std::string(s.message()), HasSubstr("store row 2"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("inside share /"));
+}
+
+TEST_F(LoaderRevalidationTest, OtherDeviceNestedRowLoads) {
+  EXPECT_TRUE(LoadRows({Row(1, "/srv", 5), Row(2, "/srv/a", 6)}).ok());
+}
+
 }  // namespace
 }  // namespace libshare

@@ -81,6 +81,16 @@ TEST(MgmtXdrTest, StringLongerThanTheBytesLeftIsRefused) {
   EXPECT_EQ(a->client, nullptr);  // nothing allocated for the length
 }
 
+TEST(MgmtXdrTest, StringWithANulInsideIsRefused) {
+  // "rw\0,n": read as a C string it would silently become "rw".
+  Decoded<mgmt_check_args> a(xdr_mgmt_check_args);
+  EXPECT_FALSE(a.Decode(Words({5, 0x7277002cu, 0x6e000000u, 0})));
+  // The same bytes with an "x" for the NUL decode.
+  Decoded<mgmt_check_args> b(xdr_mgmt_check_args);
+  EXPECT_TRUE(b.Decode(Words({5, 0x7277782cu, 0x6e000000u, 0})));
+  EXPECT_STREQ(b->client, "rwx,n");
+}
+
 TEST(MgmtXdrTest, TruncatedArrayFailsAndFreesWhatWasDecoded) {
   // Two groups declared, one sent: the decode fails, and the destructor's
   // xdr_free releases the first name (ASan reports a leak otherwise).

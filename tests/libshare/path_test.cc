@@ -79,6 +79,12 @@ TEST(ValidatePath, TabIsRefused) {
   EXPECT_EQ(Error("/a\tb"), "path \"/a\\tb\": contains a tab");
 }
 
+TEST(ValidatePath, TerminalEscapeIsRefused) {
+  EXPECT_EQ(Error("/a\x1b[2Jb"),
+            "path \"/a\\033[2Jb\": contains a control character");
+  EXPECT_THAT(Error("/a\x7f"), HasSubstr("control character"));
+}
+
 TEST(NormalizePath, CollapsesSlashesAndDropsTrailingSlash) {
   EXPECT_EQ(*NormalizePath("/export//home/"), "/export/home");
   EXPECT_EQ(*NormalizePath("///a///b///"), "/a/b");

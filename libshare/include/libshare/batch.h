@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace libshare {
 
 struct Operation {
@@ -32,6 +34,12 @@ struct Operation {
   std::string resource;
   bool force = false;
 };
+
+// Every text field of `op` is free of NUL bytes. The management protocol
+// carries C strings, so text after a NUL would be dropped without a word
+// (`-o "rw\0,none=HOST"` would arrive as "rw"); senders refuse it first.
+// The error names the field: `description (-d) contains a NUL byte`.
+[[nodiscard]] absl::Status CheckOperationText(const Operation& op);
 
 // "create", "delete", "enable", "disable", "add-share", "remove-share",
 // "move-share", "set": the sharectl command that makes the operation.

@@ -27,7 +27,11 @@ namespace libshare {
 // with `threads` threads (at least 1; more than the number of groups is
 // pointless). Every loaded share gets the table's generation, which is set
 // to 1 if it was 0. The result is the same whatever `threads`. Fails if a
-// stored option text does not parse (the error names the share or group).
+// stored option text does not parse (the error names the share or group),
+// or if a share row breaks a rule add-share applies without the disk
+// (path text, control characters in resource or description, a share
+// inside another on the same stored device): the error names the row id,
+// so a row written behind the daemon's back is never served.
 [[nodiscard]] absl::StatusOr<LoadStats> LoadShareTable(Store& store,
                                                        int threads,
                                                        ShareTable* table);

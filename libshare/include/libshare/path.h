@@ -21,7 +21,8 @@ inline constexpr std::size_t kMaxGroupNameLength = 100;
 
 // Accepts only canonical share paths: absolute, at most kMaxPathLength
 // bytes, no empty, "." or ".." component, no trailing "/" (except "/"
-// itself), no NUL, newline or tab. The error names the path and the rule:
+// itself), no NUL, newline, tab or other control character. The error
+// names the path and the rule:
 //   path "/a/../b": ".." component not allowed
 [[nodiscard]] absl::Status ValidatePath(std::string_view path);
 

@@ -1,0 +1,110 @@
+// Walking share paths on disk without following symbolic links: the one
+// mechanism behind "share paths are canonical" (add, batch, import, load)
+// and "a MNT below a share stays beneath it" (sharemgrd's ShareAccess).
+//
+// Each component is opened relative to the descriptor of its parent with
+// O_PATH|O_NOFOLLOW, so no link is ever followed and a name swapped for a
+// link between two steps is seen as a link, not followed. A component
+// walk rather than openat2(RESOLVE_BENEATH) alone: it works on kernels
+// without openat2, and it checks the client's search permission on each
+// directory it passes (see WalkIdentity). When there is no permission to
+// check, one openat2(RESOLVE_NO_SYMLINKS, and RESOLVE_NO_XDEV beneath a
+// share) call does the walk; any failure is walked again component by
+// component, which classifies it and names the component.
+//
+// Stateless functions; thread-safe.
+//
+//   libshare::WalkResult root = libshare::OpenDirectoryNoSymlinks("/srv/a");
+//   libshare::WalkResult w = libshare::WalkBeneath(
+//       root.fd.get(), "/srv/a", "b/c", {.root = false, .uid = 1000});
+//   if (w.stop == libshare::WalkStop::kOk) { ... w.dev, w.ino ... }
+#ifndef LIBSHARE_DIR_WALK_H_
+#define LIBSHARE_DIR_WALK_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace libshare {
+
+// An owned file descriptor, closed on destruction.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd();
+  int get() const { return fd_; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  bool valid() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// Who walks. `root`: no permission check (the daemon's own rights; a
+// client whose root is kept). Otherwise search (x) permission on every
+// directory passed is checked against its owner, group and mode bits for
+// `uid` and `gid` (supplementary groups are not known to the server and
+// not used; POSIX ACLs are not read, so a walk an ACL alone allows is
+// refused, one only an ACL forbids is allowed).
+struct WalkIdentity {
+  bool root = true;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+};
+
+enum class WalkStop : uint8_t {
+  kOk,            // fd is the final directory
+  kSymlink,       // a component is a symbolic link
+  kNotFound,      // a component does not exist
+  kNotDirectory,  // a component (or the last) is not a directory
+  kOtherMount,    // a component is on another mount than the start
+  kNoSearch,      // the identity may not search a directory passed
+  kError,         // any other failure (error holds errno)
+};
+
+struct WalkResult {
+  WalkStop stop = WalkStop::kError;
+  std::string at;  // the path up to the component that stopped the walk
+  int error = 0;   // errno, for kError
+  UniqueFd fd;     // kOk: an O_PATH descriptor of the final directory
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  bool ok() const { return stop == WalkStop::kOk; }
+  // "a symlink component", "no such directory", ... (for messages).
+  std::string Why() const;
+};
+
+// Opens an absolute, normalized path from "/" with the caller's rights,
+// crossing mounts, refusing any symlink component.
+WalkResult OpenDirectoryNoSymlinks(std::string_view path);
+
+// Walks `relative` (components separated by single "/", none "." or "..";
+// "" means base itself) beneath `base_fd`, an open directory whose path is
+// `base_path` (used only in WalkResult::at). Never follows a link, never
+// leaves base's mount, and checks `who`'s search permission on base and
+// every directory before the last.
+WalkResult WalkBeneath(int base_fd, std::string_view base_path,
+                       std::string_view relative, const WalkIdentity& who);
+
+// The rule for share paths (add, batch, import and the loader): the path
+// exists, is a directory and has no symlink component. Returns its device.
+// Errors name the path and, for a link, its canonical form:
+//   path "/srv/link": a symlink component; its canonical form is "/srv/real"
+//   /srv/none: no such directory
+[[nodiscard]] absl::StatusOr<uint64_t> CanonicalDirectoryDevice(
+    const std::string& path);
+
+}  // namespace libshare
+
+#endif  // LIBSHARE_DIR_WALK_H_

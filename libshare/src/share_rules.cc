@@ -1,0 +1,35 @@
+#include "share_rules.h"
+
+#include "absl/strings/str_cat.h"
+#include "internal_text.h"
+#include "libshare/path.h"
+
+namespace libshare::internal {
+namespace {
+
+absl::Status CheckText(std::string_view path, std::string_view field,
+                       std::string_view text) {
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(path), ": ", ToAbsl(field), " contains a control character (",
+          Quote(std::string_view(&ch, 1)), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateShareFields(std::string_view path,
+                                 std::string_view resource,
+                                 std::string_view description) {
+  if (absl::Status s = ValidatePath(path); !s.ok()) return s;
+  if (absl::Status s = CheckText(path, "resource", resource); !s.ok()) {
+    return s;
+  }
+  return CheckText(path, "description", description);
+}
+
+}  // namespace libshare::internal

@@ -1,0 +1,203 @@
+#include "share_access.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+
+#include "authcache/auth_cache.h"
+#include "authcache/resolver.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "libshare/batch.h"
+#include "libshare/catalog.h"
+
+namespace sharemgrd {
+namespace {
+
+using ::testing::HasSubstr;
+
+// ShareAccess with resolve over a real Catalog and a tree in a temporary
+// folder: dir_/share (shared), dir_/share/priv (0700, the test's own uid),
+// dir_/share/priv/in, dir_/outside. Owner and modes are the test
+// process's, so the tests run as root or not.
+class ShareAccessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sharemgrd_access_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    char* real = realpath(tmpl, nullptr);
+    ASSERT_NE(real, nullptr);
+    dir_ = real;
+    free(real);
+    share_ = dir_ + "/share";
+    for (const char* d : {"/share", "/share/priv", "/share/priv/in",
+                          "/share/open", "/outside"}) {
+      ASSERT_EQ(mkdir((dir_ + d).c_str(), 0755), 0);
+    }
+    ASSERT_EQ(chmod((share_ + "/priv").c_str(), 0700), 0);
+    auto catalog = libshare::Catalog::Open({dir_ + "/db", 1});
+    ASSERT_TRUE(catalog.ok()) << catalog.status();
+    catalog_ = std::move(*catalog);
+    auto resolver = authcache::MakeFilesResolver("", "");
+    ASSERT_TRUE(resolver.ok());
+    cache_ = std::make_unique<authcache::AuthCache>(
+        std::shared_ptr<authcache::Resolver>(std::move(*resolver)),
+        authcache::AuthCacheConfig{});
+  }
+  void TearDown() override {
+    cache_.reset();
+    catalog_.reset();
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    ASSERT_EQ(system(cmd.c_str()), 0);
+  }
+
+  void Share(const std::string& options) {
+    libshare::Batch b;
+    libshare::Operation g;
+    g.type = libshare::Operation::Type::kCreateGroup;
+    g.group = "g";
+    libshare::Operation s;
+    s.type = libshare::Operation::Type::kAddShare;
+    s.group = "g";
+    s.path = share_;
+    s.options = options;
+    b.ops = {g, s};
+    libshare::BatchResult r = catalog_->Apply(b);
+    ASSERT_TRUE(r.ok()) << (r.errors.empty() ? r.commit_error
+                                             : r.errors[0].message);
+  }
+
+  AccessResult Decide(const std::string& path, uint32_t uid = 0,
+                      uint32_t gid = 0, bool anonymous = false) {
+    return ShareAccess(catalog_.get(), cache_.get())
+        .Decide({.client = libshare::IpAddress::FromV4(0x7f000001),
+                 .path = path,
+                 .uid = uid,
+                 .gid = gid,
+                 .anonymous = anonymous,
+                 .resolve = true});
+  }
+
+  std::string Me() const { return std::to_string(geteuid()); }
+
+  std::string dir_, share_;
+  std::unique_ptr<libshare::Catalog> catalog_;
+  std::unique_ptr<authcache::AuthCache> cache_;
+};
+
+TEST_F(ShareAccessTest, HandleSourceIsTheDirectoryWalkedTo) {
+  Share("rw");
+  AccessResult r = Decide(share_ + "/open");
+  ASSERT_EQ(r.outcome, AccessOutcome::kGranted) << r.reason;
+  struct stat st;
+  ASSERT_EQ(stat((share_ + "/open").c_str(), &st), 0);
+  EXPECT_TRUE(r.resolved);
+  EXPECT_EQ(r.dev, st.st_dev);
+  EXPECT_EQ(r.ino, st.st_ino);
+}
+
+TEST_F(ShareAccessTest, SquashedRootMayNotPassAPrivateDirectory) {
+  if (geteuid() == 65534) GTEST_SKIP() << "runs as the anon uid";
+  Share("rw");
+  AccessResult r = Decide(share_ + "/priv/in");
+  EXPECT_EQ(r.outcome, AccessOutcome::kNotShared);
+  EXPECT_THAT(r.reason, HasSubstr("may not search " + share_ + "/priv"));
+  // A missing name behind it answers the same, not NOENT.
+  EXPECT_EQ(Decide(share_ + "/priv/nothing").outcome,
+            AccessOutcome::kNotShared);
+}
+
+TEST_F(ShareAccessTest, AnonUidOwningTheDirectoryPasses) {
+  Share("rw,anon=" + Me());
+  EXPECT_EQ(Decide(share_ + "/priv/in").outcome, AccessOutcome::kGranted);
+}
+
+TEST_F(ShareAccessTest, RootKeptByRootListPasses) {
+  Share("rw,root=@127.0.0.1/32");
+  AccessResult r = Decide(share_ + "/priv/in");
+  EXPECT_TRUE(r.decision.root);
+  EXPECT_EQ(r.outcome, AccessOutcome::kGranted) << r.reason;
+}
+
+TEST_F(ShareAccessTest, UserWalksAsItsOwnUid) {
+  // The owner: 4242 when the test can give it away (root), else the test.
+  uint32_t owner = geteuid();
+  if (owner == 0) {
+    ASSERT_EQ(chown((share_ + "/priv").c_str(), 4242, 4242), 0);
+    owner = 4242;
+  }
+  Share("rw");
+  EXPECT_EQ(Decide(share_ + "/priv/in", owner, 7).outcome,
+            AccessOutcome::kGranted);
+  EXPECT_EQ(Decide(share_ + "/priv/in", owner + 1, 7).outcome,
+            AccessOutcome::kNotShared);
+}
+
+TEST_F(ShareAccessTest, OtherUserIsStoppedAtThePrivateDirectory) {
+  Share("rw");
+  EXPECT_EQ(Decide(share_ + "/priv/in", 4242, 4242).outcome,
+            AccessOutcome::kNotShared);
+  EXPECT_EQ(Decide(share_ + "/open", 4242, 4242).outcome,
+            AccessOutcome::kGranted);
+}
+
+TEST_F(ShareAccessTest, AnonymousCallerWalksAsAnon) {
+  Share("rw,anon=" + Me());
+  EXPECT_EQ(Decide(share_ + "/priv/in", 4242, 4242, /*anonymous=*/true).outcome,
+            AccessOutcome::kGranted);
+}
+
+TEST_F(ShareAccessTest, AnonMinusOneLeavesOnlyTheOtherBits) {
+  Share("rw,anon=-1");
+  ASSERT_EQ(chmod((share_ + "/priv").c_str(), 0771), 0);
+  EXPECT_EQ(Decide(share_ + "/priv/in").outcome, AccessOutcome::kGranted);
+  ASSERT_EQ(chmod((share_ + "/priv").c_str(), 0770), 0);
+  EXPECT_EQ(Decide(share_ + "/priv/in").outcome, AccessOutcome::kNotShared);
+}
+
+TEST_F(ShareAccessTest, LinkOutAnswersAsAnUnsharedPath) {
+  Share("rw");
+  ASSERT_EQ(symlink("../outside", (share_ + "/esc").c_str()), 0);
+  AccessResult r = Decide(share_ + "/esc/nothing");
+  EXPECT_EQ(r.outcome, Decide(dir_ + "/outside/nothing").outcome);
+  EXPECT_EQ(r.outcome, AccessOutcome::kNotShared);
+  EXPECT_THAT(r.reason, HasSubstr("symlink"));
+}
+
+TEST_F(ShareAccessTest, NamesInsideGetNoentAndNotdir) {
+  Share("rw");
+  ASSERT_EQ(close(creat((share_ + "/file").c_str(), 0644)), 0);
+  EXPECT_EQ(Decide(share_ + "/missing").outcome, AccessOutcome::kNoent);
+  EXPECT_EQ(Decide(share_ + "/file").outcome, AccessOutcome::kNotdir);
+}
+
+TEST_F(ShareAccessTest, ShareWhosePathBecameALinkIsNotServed) {
+  Share("rw");
+  ASSERT_EQ(rename(share_.c_str(), (dir_ + "/moved").c_str()), 0);
+  ASSERT_EQ(symlink("moved", share_.c_str()), 0);
+  AccessResult r = Decide(share_);
+  EXPECT_EQ(r.outcome, AccessOutcome::kNotShared);
+  EXPECT_THAT(r.reason, HasSubstr("is not served"));
+}
+
+TEST_F(ShareAccessTest, ShareWhoseDirectoryIsGoneIsNoent) {
+  Share("rw");
+  ASSERT_EQ(rename(share_.c_str(), (dir_ + "/moved").c_str()), 0);
+  EXPECT_EQ(Decide(share_).outcome, AccessOutcome::kNoent);
+}
+
+TEST_F(ShareAccessTest, WithoutResolveNothingIsReadFromDisk) {
+  Share("rw");
+  ASSERT_EQ(symlink("/etc", (share_ + "/esc").c_str()), 0);
+  AccessResult r = ShareAccess(catalog_.get(), cache_.get())
+                       .Decide({.client = libshare::IpAddress::FromV4(1),
+                                .path = share_ + "/esc"});
+  EXPECT_FALSE(r.resolved);
+}
+
+}  // namespace
+}  // namespace sharemgrd

@@ -1,0 +1,83 @@
+#include "kernel/fs_probe.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace sharemgrd::kernel {
+namespace {
+
+absl::Status Errno(const std::string& what, const std::string& path) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(path, ": ", what, ": ", strerror(errno)));
+}
+
+class SystemFsProbe : public FsProbe {
+ public:
+  absl::StatusOr<FsIdentity> Probe(const std::string& path) override {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) return Errno("stat", path);
+    if (!S_ISDIR(st.st_mode)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(path, ": not a directory"));
+    }
+    struct statfs sf;
+    if (statfs(path.c_str(), &sf) != 0) return Errno("statfs", path);
+    FsIdentity id;
+    id.major = major(st.st_dev);
+    id.minor = minor(st.st_dev);
+    id.inode = st.st_ino;
+    if (path == "/") {
+      id.fs_root = true;
+    } else {
+      struct stat parent;
+      const std::string up = path + "/..";
+      if (stat(up.c_str(), &parent) != 0) return Errno("stat", up);
+      id.fs_root = parent.st_dev != st.st_dev || parent.st_ino == st.st_ino;
+    }
+    uint32_t w0, w1;
+    static_assert(sizeof(sf.f_fsid) == 8);
+    memcpy(&w0, &sf.f_fsid, 4);
+    memcpy(&w1, reinterpret_cast<const char*>(&sf.f_fsid) + 4, 4);
+    if (UuidFromStatfs(static_cast<uint64_t>(sf.f_type), id.major) &&
+        (w0 != 0 || w1 != 0)) {
+      id.uuid = UuidFromStatfsFsid(w0, w1);
+    }
+    return id;
+  }
+};
+
+}  // namespace
+
+bool UuidFromStatfs(uint64_t f_type, uint32_t dev_major) {
+  // nonblkid_filesystems of nfs-utils' cache.c.
+  static constexpr uint64_t kTypes[] = {
+      0x2fc12fc1,  // ZFS
+      0x9123683e,  // btrfs
+      0xff534d42,  // CIFS
+      0x1373,      // devfs
+      0x73757245,  // coda
+      0x564c,      // NCP
+      0x6969,      // NFS
+      0x9fa0,      // proc
+      0x62656572,  // sysfs
+      0x517b,      // SMB
+      0x01021994,  // tmpfs
+  };
+  for (uint64_t t : kTypes) {
+    if (t == (f_type & 0xffffffffu)) return true;
+  }
+  // No block device behind it (overlay, 9p, ...): the kernel needs a uuid.
+  return dev_major == 0;
+}
+
+std::unique_ptr<FsProbe> MakeSystemFsProbe() {
+  return std::make_unique<SystemFsProbe>();
+}
+
+}  // namespace sharemgrd::kernel

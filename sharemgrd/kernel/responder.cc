@@ -132,9 +132,13 @@ Answer Responder::Export(const std::string& domain,
     if (!id.has_value()) return negative(config_.failure_ttl);
     in.uuid = id->uuid;
     std::optional<ExportEntry> e = ShareExport(in, config_.features);
-    if (!e.has_value()) return negative(config_.negative_ttl);
-    return {ExportDowncall(domain, path, Expiry(config_.positive_ttl), *e),
-            false};
+    if (e.has_value()) {
+      return {ExportDowncall(domain, path, Expiry(config_.positive_ttl), *e),
+              false};
+    }
+    // A share the client may not use that lies above one it may (a
+    // parent dataset) is still a way through for NFSv4: a pseudo dir.
+    if (!tree_->IsAbove(path)) return negative(config_.negative_ttl);
   }
 
   if (path == "/" || tree_->IsAbove(path)) {

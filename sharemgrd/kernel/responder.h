@@ -13,7 +13,12 @@
 //  - nfsd.export (DOMAIN PATH): a share's own path gets the entry of
 //    ShareExport() from one decision per flavor (ShareAccess, resolving
 //    the path); a directory above a share the client may see gets the
-//    pseudo-root's V4ROOT entry; anything else is negative. A lookup that
+//    pseudo-root's V4ROOT entry (so does a share the client may not use
+//    that lies above one it may); anything else is negative. Whether a
+//    directory leads somewhere walks the ShareTree below it and stops at
+//    the first share the client may use: one decision for a client that
+//    sees anything, one per share below for one that sees nothing there
+//    (cached decisions after the first time). A lookup that
 //    failed or timed out gives a negative answer with the short failure
 //    TTL, never a grant.
 //  - nfsd.fh (DOMAIN FSIDTYPE FSID): one FsidIndex lookup; FSID_NUM 0 is

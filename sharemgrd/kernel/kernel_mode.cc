@@ -9,6 +9,8 @@
 #include <atomic>
 #include <thread>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -16,6 +18,7 @@
 #include "kernel/fsid_index.h"
 #include "kernel/keyed_work_queue.h"
 #include "kernel/line_format.h"
+#include "kernel/mirror.h"
 #include "kernel/share_tree.h"
 
 namespace sharemgrd::kernel {
@@ -75,6 +78,25 @@ class LatencyWindow {
   size_t next_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
+// A digest of a reply without its expiry field: two answers with the same
+// digest tell the kernel the same thing.
+uint64_t Digest(const std::string& line, size_t expiry_field) {
+  absl::StatusOr<std::vector<std::string>> f = SplitLine(line);
+  if (!f.ok()) return 0;
+  std::string joined;
+  for (size_t i = 0; i < f->size(); ++i) {
+    if (i == expiry_field) continue;
+    joined += (*f)[i];
+    joined.push_back('\0');
+  }
+  return std::hash<std::string>()(joined);
+}
+
+constexpr size_t kExportExpiryField = 2;
+constexpr size_t kFhExpiryField = 3;
+// An expiry in the past: the kernel drops the entry and asks again.
+constexpr int64_t kExpired = 1;
+
 }  // namespace
 
 struct KernelMode::Impl {
@@ -86,6 +108,7 @@ struct KernelMode::Impl {
   ShareTree tree;
   FsidIndex index;
   std::unique_ptr<Responder> responder;
+  std::unique_ptr<Mirror> mirror;
   std::unique_ptr<KeyedWorkQueue> pool;
   int wake_fd = -1;
   std::atomic<bool> stopping{false};
@@ -135,6 +158,59 @@ struct KernelMode::Impl {
     }
   }
 
+  // Writes an nfsd.export answer and remembers it.
+  bool TellExport(const std::string& domain, const std::string& path,
+                  const Answer& a) {
+    if (!Write(kExport, a.line, domain)) return false;
+    std::vector<MirrorEntry> evicted;
+    mirror->RecordExport(domain, path, Digest(a.line, kExportExpiryField),
+                         &evicted);
+    Forget(evicted);
+    return true;
+  }
+
+  bool TellFh(const FhUpcall& u, const Answer& a) {
+    if (!Write(kFh, a.line, u.domain)) return false;
+    absl::StatusOr<std::vector<std::string>> f = SplitLine(a.line);
+    const std::string path = f.ok() && f->size() > kFhExpiryField + 1
+                                 ? (*f)[kFhExpiryField + 1]
+                                 : std::string();
+    std::vector<MirrorEntry> evicted;
+    mirror->RecordFh(u.domain, u.fsid_type, u.fsid, path,
+                     Digest(a.line, kFhExpiryField), &evicted);
+    Forget(evicted);
+    return true;
+  }
+
+  // Entries the mirror no longer holds could not be rewritten on a
+  // change: make the kernel ask again for them instead.
+  void Forget(const std::vector<MirrorEntry>& evicted) {
+    for (const MirrorEntry& e : evicted) {
+      if (e.kind == MirrorEntry::Kind::kExport) {
+        Write(kExport, ExportDowncall(e.domain, e.path, kExpired, std::nullopt),
+              e.domain);
+      } else {
+        Write(kFh,
+              FhDowncall(e.domain, e.fsid_type, e.fsid, kExpired, std::nullopt),
+              e.domain);
+      }
+    }
+  }
+
+  // Computes and tells an answer; if the table changed meanwhile, a push
+  // may have written the newer answer before this older one: tell again.
+  template <typename Compute, typename Tell>
+  Answer AnswerStable(const Compute& compute, const Tell& tell) {
+    Answer a;
+    for (int i = 0; i < 3; ++i) {
+      const uint64_t gen = catalog->generation();
+      a = compute();
+      tell(a);
+      if (catalog->generation() == gen) break;
+    }
+    return a;
+  }
+
   void Answered(const Answer& a, absl::Time read_at) {
     ++upcalls;
     if (a.negative) ++negative;
@@ -171,8 +247,8 @@ struct KernelMode::Impl {
         if (!u.ok()) break;
         const std::string key = u->domain;
         pool->Submit(key, [this, u = *std::move(u), read_at] {
-          Answer a = responder->Fh(u);
-          Write(kFh, a.line, u.domain);
+          Answer a = AnswerStable([&] { return responder->Fh(u); },
+                                  [&](const Answer& x) { TellFh(u, x); });
           Answered(a, read_at);
         });
         return;
@@ -182,8 +258,9 @@ struct KernelMode::Impl {
         if (!u.ok()) break;
         const std::string key = u->domain;
         pool->Submit(key, [this, u = *std::move(u), read_at] {
-          Answer a = responder->Export(u.domain, u.path);
-          Write(kExport, a.line, u.domain);
+          Answer a = AnswerStable(
+              [&] { return responder->Export(u.domain, u.path); },
+              [&](const Answer& x) { TellExport(u.domain, u.path, x); });
           Answered(a, read_at);
         });
         return;
@@ -243,6 +320,9 @@ struct KernelMode::Impl {
     index.Set(path, *id);
   }
 
+  // Rewrites what the kernel holds for changed shares (SharesChanged).
+  void Push(const std::vector<std::string>& paths);
+
   // Brings the tree and index up to date for one share path; returns
   // whether it is an active share now.
   bool Refresh(const std::string& path) {
@@ -261,6 +341,68 @@ struct KernelMode::Impl {
     return active;
   }
 };
+
+void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
+  index.WaitReady(Responder::kIndexWait);
+  absl::flat_hash_set<std::pair<std::string, std::string>> exports;
+  absl::flat_hash_map<std::string, FhUpcall> fhs;  // by type+fsid+domain
+  std::vector<std::string> unlock;
+  auto add_fh = [&](const MirrorEntry& e) {
+    std::string k(1, static_cast<char>(e.fsid_type));
+    k += e.fsid;
+    k.push_back('\0');
+    k += e.domain;
+    fhs.try_emplace(std::move(k), FhUpcall{e.domain, e.fsid_type, e.fsid});
+  };
+  for (const std::string& p : paths) {
+    const std::optional<FsIdentity> old_id = index.IdentityOf(p);
+    const bool was_share = tree.IsShare(p);
+    const bool active = Refresh(p);
+    const std::optional<FsIdentity> new_id = index.IdentityOf(p);
+    std::vector<std::string> where = ShareTree::Ancestors(p);
+    where.insert(where.begin(), p);
+    for (const std::string& q : where) {
+      for (const MirrorEntry& e : mirror->ExportsOf(q)) {
+        exports.emplace(e.domain, q);
+      }
+      for (const MirrorEntry& e : mirror->FhAnsweredWith(q)) add_fh(e);
+    }
+    for (const std::optional<FsIdentity>& id : {old_id, new_id}) {
+      if (!id.has_value()) continue;
+      for (const FsidKey& k : FsidKeys(*id)) {
+        for (const MirrorEntry& e : mirror->FhOf(k.type, k.bytes)) add_fh(e);
+      }
+    }
+    if (was_share && !active && old_id.has_value() &&
+        index.PathsOnDevice(old_id->major, old_id->minor) == 0) {
+      unlock.push_back(p);
+    }
+  }
+  for (const auto& [domain, path] : exports) {
+    Answer a = responder->Export(domain, path);
+    if (mirror->ExportDigest(domain, path) ==
+        Digest(a.line, kExportExpiryField)) {
+      continue;
+    }
+    if (TellExport(domain, path, a)) ++pushed;
+  }
+  for (const auto& [k, u] : fhs) {
+    Answer a = responder->Fh(u);
+    if (mirror->FhDigest(u.domain, u.fsid_type, u.fsid) ==
+        Digest(a.line, kFhExpiryField)) {
+      continue;
+    }
+    if (TellFh(u, a)) ++pushed;
+  }
+  // After the kernel was told no: locks of a file system no share uses.
+  for (const std::string& p : unlock) {
+    if (!deps.files) break;
+    if (absl::Status s = deps.files->UnlockFilesystem(p); !s.ok()) {
+      Log(absl::StrCat("kernel mode: unlock_filesystem ", p, ": ",
+                       s.message()));
+    }
+  }
+}
 
 KernelMode::KernelMode(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
@@ -348,6 +490,7 @@ absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::StartWith(
       ++impl->flushes;
     }
   }
+  impl->mirror = std::make_unique<Mirror>(impl->config.mirror_max_entries);
   impl->responder = std::make_unique<Responder>(
       rc, catalog, access, &impl->index, &impl->tree, impl->deps.probe.get(),
       impl->deps.now);
@@ -400,10 +543,7 @@ void KernelMode::Stop() {
 void KernelMode::SharesChanged(const std::vector<std::string>& share_paths) {
   Impl* d = impl_.get();
   if (d->stopping) return;
-  d->pool->Submit("changes", [d, share_paths] {
-    d->index.WaitReady(Responder::kIndexWait);
-    for (const std::string& p : share_paths) d->Refresh(p);
-  });
+  d->pool->Submit("changes", [d, share_paths] { d->Push(share_paths); });
 }
 
 absl::Status KernelMode::Flush() {
@@ -414,6 +554,8 @@ absl::Status KernelMode::Flush() {
     if (absl::Status s = d->deps.files->Flush(CacheName(c)); !s.ok()) return s;
     ++d->flushes;
   }
+  // The kernel forgot everything: nothing is left to rewrite.
+  d->mirror->Clear();
   return absl::OkStatus();
 }
 
@@ -431,7 +573,7 @@ absl::StatusOr<std::string> KernelMode::FileHandle(
   const std::string domain = Responder::DomainOf(client);
   d->WriteIpEntry(client);
   Answer a = d->responder->Export(domain, r.share->path);
-  d->Write(kExport, a.line, domain);
+  d->TellExport(domain, r.share->path, a);
   if (a.negative) {
     return absl::PermissionDeniedError(
         absl::StrCat(client.ToString(), " may not use share ", r.share->path));

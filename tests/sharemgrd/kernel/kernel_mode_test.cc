@@ -12,6 +12,7 @@
 #include "fake_channel.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernel/share_tree.h"
 #include "kernel_fixture.h"
 
 namespace sharemgrd::kernel {
@@ -262,6 +263,176 @@ TEST(CheckNoOtherResponderTest, IgnoresItself) {
   std::filesystem::create_symlink("/proc/self/net/rpc/nfsd.fh/channel",
                                   proc.path() + "/" + self + "/fd/3");
   EXPECT_TRUE(CheckNoOtherResponder(proc.path()).ok());
+}
+
+}  // namespace
+}  // namespace sharemgrd::kernel
+
+namespace sharemgrd::kernel {
+namespace {
+
+std::string ExportLine(const std::string& client, const std::string& path) {
+  return absl::StrCat("$", client, " ", path, "\n");
+}
+
+std::string FhLine(const std::string& client, const FsIdentity& id) {
+  LineWriter w;
+  w.Text("$" + client);
+  w.Int(kFsidEncodeDev);
+  w.Hex(*EncodeFsid(kFsidEncodeDev, id));
+  return std::move(w).Finish();
+}
+
+class PusherTest : public KernelModeTest {};
+
+TEST_F(PusherTest, OptionChangeRewritesExactlyItsEntries) {
+  const std::string a = Share("x/a");
+  const std::string b = Share("x/b");
+  const std::string x = ShareTree::Ancestors(a)[0];
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  export_->Upcall(ExportLine("10.0.0.2", a));
+  export_->Upcall(ExportLine("10.0.0.1", b));
+  export_->Upcall(ExportLine("10.0.0.1", "/"));
+  export_->Upcall(ExportLine("10.0.0.1", x));
+  ASSERT_TRUE(export_->WaitWritten(5));
+  km_->WaitIdle();
+  export_->ClearWritten();
+
+  SetOptions(a, "ro");
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  const std::string ro =
+      absl::StrCat(" ", kNow + 1800, " 1061 65534 65534 0 secinfo 1 1 1061\n");
+  EXPECT_THAT(export_->written(),
+              UnorderedElementsAre(absl::StrCat("$10.0.0.1 ", a, ro),
+                                   absl::StrCat("$10.0.0.2 ", a, ro)));
+  EXPECT_EQ(km_->stats().pushed, 2u);
+  EXPECT_EQ(files_->flushed().size(), 3u);  // only the start's
+  EXPECT_THAT(fh_->written(), IsEmpty());
+}
+
+TEST_F(PusherTest, UnchangedShareWritesNothing) {
+  const std::string a = Share("x/a");
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  km_->WaitIdle();
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written().size(), 1u);
+  EXPECT_EQ(km_->stats().pushed, 0u);
+}
+
+TEST_F(PusherTest, RemovalTellsNoAndReleasesTheFileSystemsLocks) {
+  const std::string a = Share("x/a");
+  const std::string b = Share("x/b");
+  FsIdentity other;
+  other.major = 9;
+  other.minor = 9;
+  other.inode = 2;
+  probe_.Set(b, other);
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", b));
+  fh_->Upcall(FhLine("10.0.0.1", other));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  ASSERT_TRUE(fh_->WaitWritten(1));
+  km_->WaitIdle();
+  EXPECT_THAT(fh_->written()[0], ::testing::EndsWith(" " + b + "\n"));
+  export_->ClearWritten();
+  fh_->ClearWritten();
+
+  Apply({libshare::testing::RemoveShare(b)});
+  km_->SharesChanged({b});
+  km_->WaitIdle();
+  EXPECT_THAT(export_->written(),
+              ElementsAre(absl::StrCat("$10.0.0.1 ", b, " ", kNow + 60, "\n")));
+  ASSERT_EQ(fh_->written().size(), 1u);
+  EXPECT_EQ(fh_->written()[0], FhDowncall("$10.0.0.1", kFsidEncodeDev,
+                                          *EncodeFsid(kFsidEncodeDev, other),
+                                          kNow + 60, std::nullopt));
+  EXPECT_THAT(files_->unlocked(), ElementsAre(b));
+  EXPECT_EQ(km_->stats().pushed, 2u);
+}
+
+TEST_F(PusherTest, RemovalKeepsLocksOfAFileSystemOtherSharesUse) {
+  const std::string a = Share("x/a");
+  const std::string b = Share("x/b");  // both on the fake device 8:1
+  StartKernel();
+  Apply({libshare::testing::RemoveShare(b)});
+  km_->SharesChanged({b});
+  km_->WaitIdle();
+  EXPECT_THAT(files_->unlocked(), IsEmpty());
+}
+
+TEST_F(PusherTest, AddTurnsEarlierNegativesPositive) {
+  const std::string a = Share("x/a");
+  const std::string c = dir_.Mkdir("x/c");
+  const FsIdentity cid = *probe_.Probe(c);
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", c));
+  fh_->Upcall(FhLine("10.0.0.1", cid));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  ASSERT_TRUE(fh_->WaitWritten(1));
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written()[0],
+            absl::StrCat("$10.0.0.1 ", c, " ", kNow + 60, "\n"));
+  export_->ClearWritten();
+  fh_->ClearWritten();
+
+  Apply({libshare::testing::AddShare(c, "g")});
+  km_->SharesChanged({c});
+  km_->WaitIdle();
+  EXPECT_THAT(export_->written(), ElementsAre(Pos("10.0.0.1", c)));
+  ASSERT_EQ(fh_->written().size(), 1u);
+  EXPECT_THAT(fh_->written()[0], ::testing::EndsWith(" " + c + "\n"));
+  EXPECT_EQ(km_->stats().pushed, 2u);
+}
+
+TEST_F(PusherTest, LastVisibleShareGoneTurnsItsPseudoDirsNegative) {
+  const std::string a = Share("x/a", "rw=10.0.0.1");
+  const std::string x = ShareTree::Ancestors(a)[0];
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", x));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  km_->WaitIdle();
+  export_->ClearWritten();
+  SetOptions(a, "rw=10.0.0.5");
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  EXPECT_THAT(export_->written(),
+              ElementsAre(absl::StrCat("$10.0.0.1 ", x, " ", kNow + 60, "\n")));
+}
+
+TEST_F(PusherTest, BoundedMirrorTellsTheKernelToAskAgainForWhatItForgets) {
+  const std::string a = Share("x/a");
+  const std::string b = Share("x/b");
+  const std::string c = Share("x/c");
+  KernelConfig config;
+  config.mirror_max_entries = 2;
+  config.threads = 1;
+  StartKernel(config);
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  export_->Upcall(ExportLine("10.0.0.1", b));
+  ASSERT_TRUE(export_->WaitWritten(2));
+  export_->Upcall(ExportLine("10.0.0.1", c));
+  ASSERT_TRUE(export_->WaitWritten(4));
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written()[3], absl::StrCat("$10.0.0.1 ", a, " 1\n"));
+}
+
+TEST_F(PusherTest, FlushForgetsWhatWasAnswered) {
+  const std::string a = Share("x/a");
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  km_->WaitIdle();
+  ASSERT_TRUE(km_->Flush().ok());
+  SetOptions(a, "ro");
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written().size(), 1u);
 }
 
 }  // namespace

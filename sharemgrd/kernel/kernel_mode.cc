@@ -512,10 +512,14 @@ absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::StartWith(
   impl->indexer =
       std::thread([raw, paths = std::move(paths), dirs = std::move(dirs)] {
         for (const std::string& p : paths) {
-          if (raw->stopping) return;
+          if (raw->stopping) break;
           raw->Learn(p, true);
         }
-        for (const std::string& d : dirs) raw->Learn(d, true);
+        for (const std::string& d : dirs) {
+          if (raw->stopping) break;
+          raw->Learn(d, true);
+        }
+        // Also when stopping: nobody may wait for an index never finished.
         raw->index.MarkReady();
       });
 

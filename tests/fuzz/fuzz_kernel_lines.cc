@@ -4,13 +4,17 @@
 // Properties: SplitLine never crashes; the fields it returns, written back
 // with LineWriter (text for each), split again to the same fields; every
 // upcall parser either refuses the line or returns fields that, formatted
-// into a downcall, split into at least as many fields as the key holds.
+// into a downcall, split back to the same key; a parsed fsid decodes; the
+// export_features and filehandle readers never crash.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "fuzz_check.h"
+#include "kernel/channel.h"
+#include "kernel/export_entry.h"
+#include "kernel/fsid.h"
 #include "kernel/line_format.h"
 
 namespace k = sharemgrd::kernel;
@@ -42,6 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(
         static_cast<int>(fh->fsid.size()) == k::FsidLength(fh->fsid_type),
         "fsid length does not match its type");
+    FUZZ_CHECK(k::DecodeFsid(fh->fsid_type, fh->fsid).ok(),
+               "a parsed fsid does not decode");
     auto back = k::SplitLine(
         k::FhDowncall(fh->domain, fh->fsid_type, fh->fsid, 1, "/"));
     FUZZ_CHECK(back.ok() && back->size() == 5 && (*back)[2] == fh->fsid,
@@ -55,5 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                "export downcall does not split back");
   }
   (void)k::ParseGidUpcall(line);
+  (void)k::ParseExportFeatures(line);
+  (void)k::ParseFileHandleReply(line);
   return 0;
 }

@@ -137,6 +137,16 @@ void BM_ExportPseudoDirAbove15000(benchmark::State& state) {
 }
 BENCHMARK(BM_ExportPseudoDirAbove15000);
 
+// A client that may use none of the 15,000 shares below: the walk visits
+// every one (cached decisions); the kernel then caches the negative answer.
+void BM_ExportPseudoDirInvisible(benchmark::State& state) {
+  World& w = TheWorld();
+  const std::string homes = w.dir + "/homes";
+  Timed(state,
+        [&](size_t) { return w.responder->Export("$192.168.0.1", homes); });
+}
+BENCHMARK(BM_ExportPseudoDirInvisible)->Iterations(20);
+
 void BM_FhByIndex(benchmark::State& state) {
   World& w = TheWorld();
   std::vector<FhUpcall> ups;

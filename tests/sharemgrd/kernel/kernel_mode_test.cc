@@ -411,6 +411,30 @@ TEST_F(PusherTest, LastVisibleShareGoneTurnsItsPseudoDirsNegative) {
               ElementsAre(absl::StrCat("$10.0.0.1 ", x, " ", kNow + 60, "\n")));
 }
 
+TEST_F(PusherTest, GroupDisabledThenEnabledTurnsItsSharesOffAndOn) {
+  const std::string a = Share("x/a");
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  km_->WaitIdle();
+  export_->ClearWritten();
+  Apply({libshare::testing::GroupOp(libshare::Operation::Type::kDisableGroup,
+                                    "g")});
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  EXPECT_THAT(export_->written(),
+              ElementsAre(absl::StrCat("$10.0.0.1 ", a, " ", kNow + 60, "\n")));
+  Apply({libshare::testing::GroupOp(libshare::Operation::Type::kEnableGroup,
+                                    "g")});
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written().size(), 2u);
+  EXPECT_EQ(export_->written()[1], Pos("10.0.0.1", a));
+  EXPECT_EQ(km_->stats().pushed, 2u);
+  // Disabled, no share was left on its file system: its locks went.
+  EXPECT_THAT(files_->unlocked(), ElementsAre(a));
+}
+
 TEST_F(PusherTest, BoundedMirrorTellsTheKernelToAskAgainForWhatItForgets) {
   const std::string a = Share("x/a");
   const std::string b = Share("x/b");

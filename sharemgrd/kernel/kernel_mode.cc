@@ -295,7 +295,9 @@ struct KernelMode::Impl {
         for (int k = 0; k < 1024; ++k) {
           absl::StatusOr<std::string> line = ch->Read();
           if (!line.ok()) {
+            // A channel that keeps failing must not spin this thread.
             Log(absl::StrCat("kernel mode: ", line.status().message()));
+            absl::SleepFor(absl::Milliseconds(100));
             break;
           }
           if (line->empty()) break;

@@ -94,7 +94,10 @@ class KernelMode {
   KernelMode(const KernelMode&) = delete;
   KernelMode& operator=(const KernelMode&) = delete;
 
-  // Stops reading and answering; what the kernel holds keeps serving.
+  // Stops reading and answering; what the kernel holds keeps serving, and
+  // requests left unanswered stay queued in the kernel for the next
+  // responder. Waits for answers being computed (a name lookup: at most
+  // the auth cache's lookup timeout); drops queued ones.
   void Stop();
 
   // After each committed batch: the paths of the shares it added,

@@ -1,13 +1,17 @@
 #include "kernel/fs_probe.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace sharemgrd::kernel {
 namespace {
@@ -19,6 +23,9 @@ absl::Status Errno(const std::string& what, const std::string& path) {
 
 class SystemFsProbe : public FsProbe {
  public:
+  explicit SystemFsProbe(std::string by_uuid_dir)
+      : by_uuid_dir_(std::move(by_uuid_dir)) {}
+
   absl::StatusOr<FsIdentity> Probe(const std::string& path) override {
     struct stat st;
     if (stat(path.c_str(), &st) != 0) return Errno("stat", path);
@@ -44,12 +51,42 @@ class SystemFsProbe : public FsProbe {
     static_assert(sizeof(sf.f_fsid) == 8);
     memcpy(&w0, &sf.f_fsid, 4);
     memcpy(&w1, reinterpret_cast<const char*>(&sf.f_fsid) + 4, 4);
-    if (UuidFromStatfs(static_cast<uint64_t>(sf.f_type), id.major) &&
-        (w0 != 0 || w1 != 0)) {
-      id.uuid = UuidFromStatfsFsid(w0, w1);
+    if (UuidFromStatfs(static_cast<uint64_t>(sf.f_type), id.major)) {
+      if (w0 != 0 || w1 != 0) id.uuid = UuidFromStatfsFsid(w0, w1);
+    } else {
+      id.uuid = BlockDeviceUuid(st.st_dev);
     }
     return id;
   }
+
+ private:
+  // The by-uuid link that leads to the device; cached per device.
+  std::optional<Uuid> BlockDeviceUuid(dev_t dev) {
+    absl::MutexLock lock(&mu_);
+    auto it = by_device_.find(dev);
+    if (it != by_device_.end()) return it->second;
+    std::optional<Uuid> found;
+    if (DIR* d = opendir(by_uuid_dir_.c_str())) {
+      while (dirent* e = readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        struct stat b;
+        const std::string link = by_uuid_dir_ + "/" + e->d_name;
+        if (stat(link.c_str(), &b) == 0 && S_ISBLK(b.st_mode) &&
+            b.st_rdev == dev) {
+          found = UuidFromText(e->d_name);
+          break;
+        }
+      }
+      closedir(d);
+    }
+    by_device_[dev] = found;
+    return found;
+  }
+
+  const std::string by_uuid_dir_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<dev_t, std::optional<Uuid>> by_device_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace
@@ -76,8 +113,31 @@ bool UuidFromStatfs(uint64_t f_type, uint32_t dev_major) {
   return dev_major == 0;
 }
 
-std::unique_ptr<FsProbe> MakeSystemFsProbe() {
-  return std::make_unique<SystemFsProbe>();
+std::unique_ptr<FsProbe> MakeSystemFsProbe(std::string by_uuid_dir) {
+  return std::make_unique<SystemFsProbe>(std::move(by_uuid_dir));
+}
+
+std::optional<Uuid> UuidFromText(std::string_view text) {
+  Uuid u{};
+  size_t i = 0;
+  bool any = false;
+  for (char c : text) {
+    int v;
+    if (c >= '0' && c <= '9') {
+      v = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      v = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      v = c - 'A' + 10;
+    } else {
+      continue;
+    }
+    any = true;
+    u[i / 2] ^= static_cast<uint8_t>((i & 1) == 0 ? v << 4 : v);
+    if (++i == 2 * u.size()) i = 0;
+  }
+  if (!any) return std::nullopt;
+  return u;
 }
 
 }  // namespace sharemgrd::kernel

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -164,6 +166,74 @@ TEST(SystemFsProbeTest, MissingPathIsAnErrorNamingIt) {
   ASSERT_FALSE(id.ok());
   EXPECT_THAT(std::string(id.status().message()),
               ::testing::HasSubstr("/nonexistent/kcore"));
+}
+
+}  // namespace
+}  // namespace sharemgrd::kernel
+
+namespace sharemgrd::kernel {
+namespace {
+
+std::string Hex(const Uuid& u) {
+  std::string s;
+  char b[3];
+  for (uint8_t x : u) {
+    snprintf(b, sizeof b, "%02x", x);
+    s += b;
+  }
+  return s;
+}
+
+TEST(UuidFromTextTest, FoldsHexDigitsAsRpcMountd) {
+  EXPECT_EQ(Hex(*UuidFromText("1b4e28ba-2fa1-11d2-883f-0016d3cca427")),
+            "1b4e28ba2fa111d2883f0016d3cca427");
+  EXPECT_EQ(Hex(*UuidFromText("ABCD-1234")),
+            "abcd1234000000000000000000000000");
+  // Over 32 digits the rest xors over the start.
+  EXPECT_EQ(Hex(*UuidFromText(std::string(32, '0') + "ff")),
+            "ff000000000000000000000000000000");
+  EXPECT_FALSE(UuidFromText("-").has_value());
+}
+
+// A block-device file system's uuid comes from the by-uuid link to its
+// device; needs a folder on a block device and that device's node.
+TEST(SystemFsProbeTest, BlockDeviceUuidFromTheByUuidLink) {
+  char tmpl[] = "/tmp/kcore_probe.XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  struct stat st;
+  ASSERT_EQ(stat(dir.c_str(), &st), 0);
+  std::string node;
+  for (const auto& e : std::filesystem::directory_iterator("/dev")) {
+    struct stat b;
+    if (stat(e.path().c_str(), &b) == 0 && S_ISBLK(b.st_mode) &&
+        b.st_rdev == st.st_dev) {
+      node = e.path();
+      break;
+    }
+  }
+  if (node.empty()) {
+    std::filesystem::remove_all(dir);
+    GTEST_SKIP() << "no block device node for /tmp";
+  }
+  std::filesystem::create_directories(dir + "/by-uuid");
+  std::filesystem::create_symlink(
+      node, dir + "/by-uuid/1b4e28ba-2fa1-11d2-883f-0016d3cca427");
+  std::filesystem::create_directories(dir + "/share");
+  auto id = MakeSystemFsProbe(dir + "/by-uuid")->Probe(dir + "/share");
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(id.ok()) << id.status();
+  ASSERT_TRUE(id->uuid.has_value());
+  EXPECT_EQ(Hex(*id->uuid), "1b4e28ba2fa111d2883f0016d3cca427");
+}
+
+TEST(SystemFsProbeTest, NoByUuidLinkNoUuidForABlockDevice) {
+  struct stat st;
+  ASSERT_EQ(stat("/tmp", &st), 0);
+  auto id = MakeSystemFsProbe("/nonexistent")->Probe("/tmp");
+  ASSERT_TRUE(id.ok());
+  if (major(st.st_dev) == 0) GTEST_SKIP() << "/tmp has no block device";
+  EXPECT_FALSE(id->uuid.has_value());
 }
 
 }  // namespace

@@ -16,6 +16,17 @@
 namespace sharemgrd::kernel {
 namespace {
 
+// Stable across runs (FNV-1a, two offsets), unlike std::hash.
+Uuid UuidFromPath(const std::string& path) {
+  Uuid u{};
+  uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+  for (uint64_t& x : h) {
+    for (unsigned char c : path) x = (x ^ c) * 0x100000001b3ull;
+  }
+  memcpy(u.data(), h, 16);
+  return u;
+}
+
 absl::Status Errno(const std::string& what, const std::string& path) {
   return absl::FailedPreconditionError(
       absl::StrCat(path, ": ", what, ": ", strerror(errno)));
@@ -52,7 +63,11 @@ class SystemFsProbe : public FsProbe {
     memcpy(&w0, &sf.f_fsid, 4);
     memcpy(&w1, reinterpret_cast<const char*>(&sf.f_fsid) + 4, 4);
     if (UuidFromStatfs(static_cast<uint64_t>(sf.f_type), id.major)) {
-      if (w0 != 0 || w1 != 0) id.uuid = UuidFromStatfsFsid(w0, w1);
+      // A file system with neither a device nor an fsid (older tmpfs)
+      // still needs a uuid, or the kernel refuses the export; like
+      // rpc.mountd's pseudo-root directories, take one from the path.
+      id.uuid = (w0 != 0 || w1 != 0) ? UuidFromStatfsFsid(w0, w1)
+                                     : UuidFromPath(path);
     } else {
       id.uuid = BlockDeviceUuid(st.st_dev);
     }

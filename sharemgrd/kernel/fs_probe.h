@@ -9,7 +9,9 @@
 // "%08x%08x", 8 bytes + 8 zeros; for a block device, the UUID libblkid
 // reports, found here through udev's /dev/disk/by-uuid links; without one
 // (no udev), no uuid, and the kernel identifies the file system by device
-// number. Thread-safe.
+// number. A file system with neither a device nor an f_fsid gets a uuid
+// made from the path (rpc.mountd does that for pseudo-root directories
+// only, and refuses such shares). Thread-safe.
 #ifndef SHAREMGRD_KERNEL_FS_PROBE_H_
 #define SHAREMGRD_KERNEL_FS_PROBE_H_
 

@@ -380,30 +380,45 @@ void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
       unlock.push_back(p);
     }
   }
-  for (const auto& [domain, path] : exports) {
-    Answer a = responder->Export(domain, path);
-    if (mirror->ExportDigest(domain, path) ==
-        Digest(a.line, kExportExpiryField)) {
-      continue;
+  // Each rewrite runs under its domain's key, behind that client's
+  // upcalls: a slow name lookup for one client holds only its rewrites.
+  // The last one releases the locks of file systems no share uses any
+  // more, after the kernel was told no.
+  auto left =
+      std::make_shared<std::atomic<size_t>>(exports.size() + fhs.size() + 1);
+  auto unlock_after = [this, left, unlock = std::move(unlock)] {
+    if (left->fetch_sub(1) != 1) return;
+    for (const std::string& p : unlock) {
+      if (!deps.files) break;
+      if (absl::Status s = deps.files->UnlockFilesystem(p); !s.ok()) {
+        Log(absl::StrCat("kernel mode: unlock_filesystem ", p, ": ",
+                         s.message()));
+      }
     }
-    if (TellExport(domain, path, a)) ++pushed;
+  };
+  for (const auto& [domain, path] : exports) {
+    pool->Submit(domain, [this, domain = domain, path = path, unlock_after] {
+      Answer a = responder->Export(domain, path);
+      if (mirror->ExportDigest(domain, path) !=
+              Digest(a.line, kExportExpiryField) &&
+          TellExport(domain, path, a)) {
+        ++pushed;
+      }
+      unlock_after();
+    });
   }
   for (const auto& [k, u] : fhs) {
-    Answer a = responder->Fh(u);
-    if (mirror->FhDigest(u.domain, u.fsid_type, u.fsid) ==
-        Digest(a.line, kFhExpiryField)) {
-      continue;
-    }
-    if (TellFh(u, a)) ++pushed;
+    pool->Submit(u.domain, [this, u = u, unlock_after] {
+      Answer a = responder->Fh(u);
+      if (mirror->FhDigest(u.domain, u.fsid_type, u.fsid) !=
+              Digest(a.line, kFhExpiryField) &&
+          TellFh(u, a)) {
+        ++pushed;
+      }
+      unlock_after();
+    });
   }
-  // After the kernel was told no: locks of a file system no share uses.
-  for (const std::string& p : unlock) {
-    if (!deps.files) break;
-    if (absl::Status s = deps.files->UnlockFilesystem(p); !s.ok()) {
-      Log(absl::StrCat("kernel mode: unlock_filesystem ", p, ": ",
-                       s.message()));
-    }
-  }
+  unlock_after();
 }
 
 KernelMode::KernelMode(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

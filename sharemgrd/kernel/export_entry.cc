@@ -1,0 +1,130 @@
+#include "kernel/export_entry.h"
+
+#include <charconv>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace sharemgrd::kernel {
+namespace {
+
+bool ParseHex(std::string_view s, uint32_t* out) {
+  if (s.size() < 3 || s.substr(0, 2) != "0x") return false;
+  s.remove_prefix(2);
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out, 16);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// RPC flavor numbers nfsd knows; AUTH_DH is not one of them.
+std::optional<uint32_t> KernelFlavor(libshare::SecFlavor f) {
+  if (f == libshare::SecFlavor::kDh) return std::nullopt;
+  return libshare::SecFlavorRpcNumber(f);
+}
+
+}  // namespace
+
+absl::StatusOr<ExportFeatures> ParseExportFeatures(std::string_view text) {
+  const std::string trimmed(
+      absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size())));
+  std::vector<std::string> words =
+      absl::StrSplit(trimmed, ' ', absl::SkipEmpty());
+  ExportFeatures f;
+  if (words.size() != 2 || !ParseHex(words[0], &f.all_flags) ||
+      !ParseHex(words[1], &f.secinfo_flags)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "export_features \"", trimmed, "\": want \"0xFLAGS 0xFLAGS\""));
+  }
+  return f;
+}
+
+std::optional<ExportEntry> ShareExport(const ShareExportInput& in,
+                                       const ExportFeatures& features) {
+  uint32_t base = nfsexp::kNoSubtreeCheck | nfsexp::kGatheredWrites;
+  if (in.options != nullptr && in.options->nohide) base |= nfsexp::kNoHide;
+  if (in.insecure) base |= nfsexp::kInsecurePort;
+  if (in.root_path) base |= nfsexp::kFsid;
+  ExportEntry e;
+  for (const FlavorGrant& g : in.grants) {
+    if (g.access == authcache::Access::kNone) continue;
+    std::optional<uint32_t> number = KernelFlavor(g.flavor);
+    if (!number.has_value()) continue;
+    uint32_t flags = base;
+    if (g.access != authcache::Access::kRw) flags |= nfsexp::kReadonly;
+    if (!g.root) flags |= nfsexp::kRootSquash;
+    flags &= features.all_flags;
+    bool seen = false;
+    for (const SecinfoEntry& s : e.secinfo) seen |= s.flavor == *number;
+    if (seen) continue;
+    if (e.secinfo.empty()) e.flags = flags;
+    e.secinfo.push_back({*number, flags});
+  }
+  if (e.secinfo.empty()) return std::nullopt;
+  if (in.options != nullptr && in.options->anon.has_value() &&
+      *in.options->anon >= 0) {
+    e.anonuid = e.anongid = *in.options->anon;
+  }
+  // With FSID the kernel takes the fsid from the number, never the uuid.
+  if (!in.root_path) e.uuid = in.uuid;
+  return e;
+}
+
+ExportEntry PseudoExport(bool root_path, const std::optional<Uuid>& uuid,
+                         const ExportFeatures& features) {
+  uint32_t flags = nfsexp::kReadonly | nfsexp::kNoSubtreeCheck |
+                   nfsexp::kV4Root | nfsexp::kInsecurePort;
+  if (root_path) flags |= nfsexp::kFsid;
+  flags &= features.all_flags;
+  ExportEntry e;
+  e.flags = flags;
+  for (libshare::SecFlavor f :
+       {libshare::SecFlavor::kSys, libshare::SecFlavor::kKrb5,
+        libshare::SecFlavor::kKrb5i, libshare::SecFlavor::kKrb5p}) {
+    e.secinfo.push_back({libshare::SecFlavorRpcNumber(f), flags});
+  }
+  if (!root_path) e.uuid = uuid;
+  return e;
+}
+
+std::vector<std::string> OptionsWithoutKernelEffect(
+    const libshare::ShareOptions& o) {
+  std::vector<std::string> out;
+  for (const libshare::SecScope& s : o.scopes) {
+    for (libshare::SecFlavor f : s.flavors) {
+      if (!KernelFlavor(f).has_value()) {
+        out.push_back(
+            absl::StrCat("sec=", std::string(libshare::SecFlavorName(f)),
+                         ": nfsd does not offer this flavor"));
+      }
+    }
+    if (s.root_mapping.has_value()) {
+      out.push_back(absl::StrCat(
+          "root_mapping=", *s.root_mapping,
+          ": nfsd cannot map root to another user; root is squashed to the "
+          "anonymous user unless root= lists the client"));
+    }
+  }
+  if (o.anon.has_value() && *o.anon < 0) {
+    out.push_back(
+        "anon=-1: nfsd cannot refuse unmapped users; they act as 65534");
+  }
+  if (o.nosuid) {
+    out.push_back(
+        "nosuid: nfsd has no per-export nosuid; clients must mount with "
+        "nosuid");
+  }
+  if (o.nosub) {
+    out.push_back(
+        "nosub: applies to MOUNT only; NFSv4 clients can still reach "
+        "subdirectories");
+  }
+  if (o.public_fh) out.push_back("public: nfsd has no WebNFS public handle");
+  if (o.aclok) out.push_back("aclok: nfsd applies the file system's ACLs");
+  if (o.index.has_value()) out.push_back("index=: no effect on nfsd");
+  if (o.log) out.push_back("log: nfsd does not log accesses");
+  if (o.window.has_value()) out.push_back("window=: applies to AUTH_DH only");
+  return out;
+}
+
+}  // namespace sharemgrd::kernel

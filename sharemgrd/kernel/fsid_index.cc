@@ -1,0 +1,79 @@
+#include "kernel/fsid_index.h"
+
+#include <algorithm>
+
+namespace sharemgrd::kernel {
+namespace {
+uint64_t Device(const FsIdentity& id) {
+  return (uint64_t{id.major} << 32) | id.minor;
+}
+}  // namespace
+
+std::string FsidIndex::Key(int type, std::string_view bytes) {
+  std::string k(1, static_cast<char>(type));
+  k.append(bytes.data(), bytes.size());
+  return k;
+}
+
+void FsidIndex::Set(const std::string& path,
+                    const std::optional<FsIdentity>& id) {
+  absl::MutexLock lock(&mu_);
+  auto old = by_path_.find(path);
+  if (old != by_path_.end()) {
+    if (id.has_value() && old->second == *id) return;
+    for (const FsidKey& k : FsidKeys(old->second)) {
+      auto it = by_key_.find(Key(k.type, k.bytes));
+      if (it == by_key_.end()) continue;
+      auto& v = it->second;
+      v.erase(std::remove(v.begin(), v.end(), path), v.end());
+      if (v.empty()) by_key_.erase(it);
+    }
+    auto d = per_device_.find(Device(old->second));
+    if (d != per_device_.end() && --d->second == 0) per_device_.erase(d);
+    by_path_.erase(old);
+  }
+  if (!id.has_value()) return;
+  for (const FsidKey& k : FsidKeys(*id)) {
+    by_key_[Key(k.type, k.bytes)].push_back(path);
+  }
+  ++per_device_[Device(*id)];
+  by_path_.emplace(path, *id);
+}
+
+std::optional<std::string> FsidIndex::Find(int type,
+                                           std::string_view bytes) const {
+  absl::MutexLock lock(&mu_);
+  auto it = by_key_.find(Key(type, bytes));
+  if (it == by_key_.end() || it->second.empty()) return std::nullopt;
+  return it->second.front();
+}
+
+std::optional<FsIdentity> FsidIndex::IdentityOf(const std::string& path) const {
+  absl::MutexLock lock(&mu_);
+  auto it = by_path_.find(path);
+  if (it == by_path_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::size_t FsidIndex::PathsOnDevice(uint32_t major, uint32_t minor) const {
+  absl::MutexLock lock(&mu_);
+  auto it = per_device_.find((uint64_t{major} << 32) | minor);
+  return it == per_device_.end() ? 0 : it->second;
+}
+
+std::size_t FsidIndex::size() const {
+  absl::MutexLock lock(&mu_);
+  return by_path_.size();
+}
+
+void FsidIndex::MarkReady() {
+  absl::MutexLock lock(&mu_);
+  ready_ = true;
+}
+
+bool FsidIndex::WaitReady(absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  return mu_.AwaitWithTimeout(absl::Condition(&ready_), timeout);
+}
+
+}  // namespace sharemgrd::kernel

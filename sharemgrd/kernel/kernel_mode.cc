@@ -1,0 +1,626 @@
+#include "kernel/kernel_mode.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "kernel/export_entry.h"
+#include "kernel/fsid_index.h"
+#include "kernel/keyed_work_queue.h"
+#include "kernel/line_format.h"
+#include "kernel/mirror.h"
+#include "kernel/share_tree.h"
+
+namespace sharemgrd::kernel {
+namespace {
+
+enum Cache { kIp, kGid, kFh, kExport, kCaches };
+
+int CacheIndex(const std::string& name) {
+  if (name == kIpCache) return kIp;
+  if (name == kGidCache) return kGid;
+  if (name == kFhCache) return kFh;
+  if (name == kExportCache) return kExport;
+  return -1;
+}
+
+const char* CacheName(int c) {
+  switch (c) {
+    case kIp:
+      return kIpCache;
+    case kGid:
+      return kGidCache;
+    case kFh:
+      return kFhCache;
+    default:
+      return kExportCache;
+  }
+}
+
+// The last answers' latencies, for a p99 without keeping them all.
+class LatencyWindow {
+ public:
+  void Add(uint64_t us) {
+    absl::MutexLock lock(&mu_);
+    if (v_.size() < kSize) {
+      v_.push_back(us);
+    } else {
+      v_[next_] = us;
+    }
+    next_ = (next_ + 1) % kSize;
+  }
+  uint64_t P99() const {
+    std::vector<uint64_t> copy;
+    {
+      absl::MutexLock lock(&mu_);
+      copy = v_;
+    }
+    if (copy.empty()) return 0;
+    const size_t k = (copy.size() * 99 + 99) / 100 - 1;
+    std::nth_element(copy.begin(), copy.begin() + k, copy.end());
+    return copy[k];
+  }
+
+ private:
+  static constexpr size_t kSize = 4096;
+  mutable absl::Mutex mu_;
+  std::vector<uint64_t> v_ ABSL_GUARDED_BY(mu_);
+  size_t next_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// A digest of a reply without its expiry field: two answers with the same
+// digest tell the kernel the same thing.
+uint64_t Digest(const std::string& line, size_t expiry_field) {
+  absl::StatusOr<std::vector<std::string>> f = SplitLine(line);
+  if (!f.ok()) return 0;
+  std::string joined;
+  for (size_t i = 0; i < f->size(); ++i) {
+    if (i == expiry_field) continue;
+    joined += (*f)[i];
+    joined.push_back('\0');
+  }
+  return std::hash<std::string>()(joined);
+}
+
+constexpr size_t kExportExpiryField = 2;
+constexpr size_t kFhExpiryField = 3;
+// An expiry in the past: the kernel drops the entry and asks again.
+constexpr int64_t kExpired = 1;
+
+}  // namespace
+
+struct KernelMode::Impl {
+  KernelConfig config;
+  const libshare::Catalog* catalog;
+  const ShareAccess* access;
+  KernelDeps deps;
+  CacheChannel* channels[kCaches] = {};
+  ShareTree tree;
+  FsidIndex index;
+  std::unique_ptr<Responder> responder;
+  std::unique_ptr<Mirror> mirror;
+  std::unique_ptr<KeyedWorkQueue> pool;
+  int wake_fd = -1;
+  std::atomic<bool> stopping{false};
+  std::thread poller;
+  std::thread indexer;
+  absl::Mutex stop_mu;
+  bool stopped ABSL_GUARDED_BY(stop_mu) = false;
+
+  std::atomic<uint64_t> upcalls{0}, negative{0}, pushed{0}, flushes{0},
+      bad_upcalls{0}, write_errors{0};
+  LatencyWindow latency;
+
+  void Log(const std::string& line) const {
+    if (config.log) config.log(line);
+  }
+
+  int64_t Now() const { return deps.now(); }
+
+  // Writes a reply; an export or fh line for a domain the kernel does not
+  // know (someone ran `exportfs -f`, or the ip entry expired) is retried
+  // once after writing the domain's ip entry.
+  bool Write(int cache, const std::string& line, std::string_view domain) {
+    CacheChannel* ch = channels[cache];
+    if (ch == nullptr) return false;
+    absl::Status s = ch->Write(line);
+    if (absl::IsNotFound(s) && (cache == kExport || cache == kFh)) {
+      if (std::optional<libshare::IpAddress> client =
+              Responder::ClientOf(domain)) {
+        WriteIpEntry(*client);
+        s = ch->Write(line);
+      }
+    }
+    if (!s.ok()) {
+      ++write_errors;
+      Log(absl::StrCat("kernel mode: ", ch->cache(), " refused \"",
+                       line.substr(0, line.size() - 1), "\": ", s.message()));
+      return false;
+    }
+    return true;
+  }
+
+  void WriteIpEntry(const libshare::IpAddress& client) {
+    IpUpcall u{"nfsd", client.ToString(), client};
+    Answer a = responder->Ip(u);
+    if (channels[kIp] != nullptr && !channels[kIp]->Write(a.line).ok()) {
+      ++write_errors;
+    }
+  }
+
+  // Writes an nfsd.export answer and remembers it.
+  bool TellExport(const std::string& domain, const std::string& path,
+                  const Answer& a) {
+    if (!Write(kExport, a.line, domain)) return false;
+    std::vector<MirrorEntry> evicted;
+    mirror->RecordExport(domain, path, Digest(a.line, kExportExpiryField),
+                         &evicted);
+    Forget(evicted);
+    return true;
+  }
+
+  bool TellFh(const FhUpcall& u, const Answer& a) {
+    if (!Write(kFh, a.line, u.domain)) return false;
+    absl::StatusOr<std::vector<std::string>> f = SplitLine(a.line);
+    const std::string path = f.ok() && f->size() > kFhExpiryField + 1
+                                 ? (*f)[kFhExpiryField + 1]
+                                 : std::string();
+    std::vector<MirrorEntry> evicted;
+    mirror->RecordFh(u.domain, u.fsid_type, u.fsid, path,
+                     Digest(a.line, kFhExpiryField), &evicted);
+    Forget(evicted);
+    return true;
+  }
+
+  // Entries the mirror no longer holds could not be rewritten on a
+  // change: make the kernel ask again for them instead.
+  void Forget(const std::vector<MirrorEntry>& evicted) {
+    for (const MirrorEntry& e : evicted) {
+      if (e.kind == MirrorEntry::Kind::kExport) {
+        Write(kExport, ExportDowncall(e.domain, e.path, kExpired, std::nullopt),
+              e.domain);
+      } else {
+        Write(kFh,
+              FhDowncall(e.domain, e.fsid_type, e.fsid, kExpired, std::nullopt),
+              e.domain);
+      }
+    }
+  }
+
+  // Computes and tells an answer; if the table changed meanwhile, a push
+  // may have written the newer answer before this older one: tell again.
+  template <typename Compute, typename Tell>
+  Answer AnswerStable(const Compute& compute, const Tell& tell) {
+    Answer a;
+    for (int i = 0; i < 3; ++i) {
+      const uint64_t gen = catalog->generation();
+      a = compute();
+      tell(a);
+      if (catalog->generation() == gen) break;
+    }
+    return a;
+  }
+
+  void Answered(const Answer& a, absl::Time read_at) {
+    ++upcalls;
+    if (a.negative) ++negative;
+    latency.Add(static_cast<uint64_t>(
+        absl::ToInt64Microseconds(absl::Now() - read_at)));
+  }
+
+  void Dispatch(int cache, std::string line) {
+    const absl::Time read_at = absl::Now();
+    switch (cache) {
+      case kIp: {
+        absl::StatusOr<IpUpcall> u = ParseIpUpcall(line);
+        if (!u.ok()) break;
+        const std::string key = Responder::DomainOf(u->address);
+        pool->Submit(key, [this, u = *std::move(u), read_at] {
+          Answer a = responder->Ip(u);
+          Write(kIp, a.line, "");
+          Answered(a, read_at);
+        });
+        return;
+      }
+      case kGid: {
+        absl::StatusOr<GidUpcall> u = ParseGidUpcall(line);
+        if (!u.ok()) break;
+        pool->Submit(absl::StrCat("uid ", u->uid), [this, u = *u, read_at] {
+          Answer a = responder->Gid(u, deps.groups.get());
+          Write(kGid, a.line, "");
+          Answered(a, read_at);
+        });
+        return;
+      }
+      case kFh: {
+        absl::StatusOr<FhUpcall> u = ParseFhUpcall(line);
+        if (!u.ok()) break;
+        const std::string key = u->domain;
+        pool->Submit(key, [this, u = *std::move(u), read_at] {
+          Answer a = AnswerStable([&] { return responder->Fh(u); },
+                                  [&](const Answer& x) { TellFh(u, x); });
+          Answered(a, read_at);
+        });
+        return;
+      }
+      case kExport: {
+        absl::StatusOr<ExportUpcall> u = ParseExportUpcall(line);
+        if (!u.ok()) break;
+        const std::string key = u->domain;
+        pool->Submit(key, [this, u = *std::move(u), read_at] {
+          Answer a = AnswerStable(
+              [&] { return responder->Export(u.domain, u.path); },
+              [&](const Answer& x) { TellExport(u.domain, u.path, x); });
+          Answered(a, read_at);
+        });
+        return;
+      }
+    }
+    ++bad_upcalls;
+    Log(absl::StrCat("kernel mode: ", CacheName(cache),
+                     ": ignored a request that does not parse"));
+  }
+
+  void Poll() {
+    std::vector<pollfd> fds;
+    std::vector<int> caches;
+    fds.push_back({wake_fd, POLLIN, 0});
+    caches.push_back(-1);
+    for (int c = 0; c < kCaches; ++c) {
+      if (channels[c] == nullptr) continue;
+      fds.push_back({channels[c]->fd(), POLLIN, 0});
+      caches.push_back(c);
+    }
+    while (!stopping) {
+      int n = poll(fds.data(), fds.size(), -1);
+      if (n < 0) continue;  // EINTR
+      if (fds[0].revents) {
+        uint64_t v;
+        (void)!read(wake_fd, &v, sizeof v);
+      }
+      for (size_t i = 1; i < fds.size() && !stopping; ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLERR | POLLHUP))) continue;
+        CacheChannel* ch = channels[caches[i]];
+        // Each read returns one request; read until none is queued.
+        for (int k = 0; k < 1024; ++k) {
+          absl::StatusOr<std::string> line = ch->Read();
+          if (!line.ok()) {
+            // A channel that keeps failing must not spin this thread.
+            Log(absl::StrCat("kernel mode: ", line.status().message()));
+            absl::SleepFor(absl::Milliseconds(100));
+            break;
+          }
+          if (line->empty()) break;
+          Dispatch(caches[i], *std::move(line));
+        }
+      }
+    }
+  }
+
+  // Learns the identity of a path for the fsid index (nullopt: forget).
+  void Learn(const std::string& path, bool present) {
+    if (!present) {
+      index.Set(path, std::nullopt);
+      return;
+    }
+    absl::StatusOr<FsIdentity> id = deps.probe->Probe(path);
+    if (!id.ok()) {
+      Log(absl::StrCat("kernel mode: ", id.status().message()));
+      index.Set(path, std::nullopt);
+      return;
+    }
+    index.Set(path, *id);
+  }
+
+  // Rewrites what the kernel holds for changed shares (SharesChanged).
+  void Push(const std::vector<std::string>& paths);
+
+  // Brings the tree and index up to date for one share path; returns
+  // whether it is an active share now.
+  bool Refresh(const std::string& path) {
+    std::optional<libshare::ShareMatch> m = catalog->FindNearest(path);
+    const bool active = m.has_value() && m->exact;
+    if (active) {
+      std::vector<std::string> created = tree.Add(path);
+      Learn(path, true);
+      for (const std::string& up : created) Learn(up, true);
+    } else {
+      std::vector<std::string> gone = tree.Remove(path);
+      // A removed share that is still above others stays a pseudo dir.
+      Learn(path, tree.IsAbove(path));
+      for (const std::string& up : gone) Learn(up, false);
+    }
+    return active;
+  }
+};
+
+void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
+  index.WaitReady(Responder::kIndexWait);
+  absl::flat_hash_set<std::pair<std::string, std::string>> exports;
+  absl::flat_hash_map<std::string, FhUpcall> fhs;  // by type+fsid+domain
+  std::vector<std::string> unlock;
+  auto add_fh = [&](const MirrorEntry& e) {
+    std::string k(1, static_cast<char>(e.fsid_type));
+    k += e.fsid;
+    k.push_back('\0');
+    k += e.domain;
+    fhs.try_emplace(std::move(k), FhUpcall{e.domain, e.fsid_type, e.fsid});
+  };
+  for (const std::string& p : paths) {
+    const std::optional<FsIdentity> old_id = index.IdentityOf(p);
+    const bool was_share = tree.IsShare(p);
+    const bool active = Refresh(p);
+    const std::optional<FsIdentity> new_id = index.IdentityOf(p);
+    std::vector<std::string> where = ShareTree::Ancestors(p);
+    where.insert(where.begin(), p);
+    for (const std::string& q : where) {
+      for (const MirrorEntry& e : mirror->ExportsOf(q)) {
+        exports.emplace(e.domain, q);
+      }
+      for (const MirrorEntry& e : mirror->FhAnsweredWith(q)) add_fh(e);
+    }
+    for (const std::optional<FsIdentity>& id : {old_id, new_id}) {
+      if (!id.has_value()) continue;
+      for (const FsidKey& k : FsidKeys(*id)) {
+        for (const MirrorEntry& e : mirror->FhOf(k.type, k.bytes)) add_fh(e);
+      }
+    }
+    if (was_share && !active && old_id.has_value() &&
+        index.PathsOnDevice(old_id->major, old_id->minor) == 0) {
+      unlock.push_back(p);
+    }
+  }
+  // Each rewrite runs under its domain's key, behind that client's
+  // upcalls: a slow name lookup for one client holds only its rewrites.
+  // The last one releases the locks of file systems no share uses any
+  // more, after the kernel was told no.
+  auto left =
+      std::make_shared<std::atomic<size_t>>(exports.size() + fhs.size() + 1);
+  auto unlock_after = [this, left, unlock = std::move(unlock)] {
+    if (left->fetch_sub(1) != 1) return;
+    for (const std::string& p : unlock) {
+      if (!deps.files) break;
+      if (absl::Status s = deps.files->UnlockFilesystem(p); !s.ok()) {
+        Log(absl::StrCat("kernel mode: unlock_filesystem ", p, ": ",
+                         s.message()));
+      }
+    }
+  };
+  for (const auto& [domain, path] : exports) {
+    pool->Submit(domain, [this, domain = domain, path = path, unlock_after] {
+      Answer a = responder->Export(domain, path);
+      if (mirror->ExportDigest(domain, path) !=
+              Digest(a.line, kExportExpiryField) &&
+          TellExport(domain, path, a)) {
+        ++pushed;
+      }
+      unlock_after();
+    });
+  }
+  for (const auto& [k, u] : fhs) {
+    pool->Submit(u.domain, [this, u = u, unlock_after] {
+      Answer a = responder->Fh(u);
+      if (mirror->FhDigest(u.domain, u.fsid_type, u.fsid) !=
+              Digest(a.line, kFhExpiryField) &&
+          TellFh(u, a)) {
+        ++pushed;
+      }
+      unlock_after();
+    });
+  }
+  unlock_after();
+}
+
+KernelMode::KernelMode(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+KernelMode::~KernelMode() { Stop(); }
+
+absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::Start(
+    KernelConfig config, const libshare::Catalog* catalog,
+    const ShareAccess* access) {
+  absl::StatusOr<bool> nfsd = NfsdAvailable(config.proc_root);
+  if (!nfsd.ok()) return nfsd.status();
+  if (!*nfsd) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the nfsd file system is not mounted on ", config.proc_root,
+        "/fs/nfsd (mount -t nfsd nfsd ", config.proc_root, "/fs/nfsd)"));
+  }
+  if (absl::Status s = CheckNoOtherResponder(config.proc_root); !s.ok()) {
+    return s;
+  }
+  KernelDeps deps;
+  std::vector<std::string> caches = {kIpCache, kFhCache, kExportCache};
+  if (config.manage_gids) caches.push_back(kGidCache);
+  for (const std::string& c : caches) {
+    absl::StatusOr<std::unique_ptr<CacheChannel>> ch =
+        OpenProcChannel(config.proc_root, c);
+    if (!ch.ok()) return ch.status();
+    deps.channels.push_back(*std::move(ch));
+  }
+  deps.files = MakeProcNfsdFiles(config.proc_root);
+  deps.probe = MakeSystemFsProbe();
+  deps.groups = MakeSystemGroupSource();
+  deps.now = [] { return static_cast<int64_t>(time(nullptr)); };
+  return StartWith(std::move(config), catalog, access, std::move(deps));
+}
+
+absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::StartWith(
+    KernelConfig config, const libshare::Catalog* catalog,
+    const ShareAccess* access, KernelDeps deps) {
+  auto impl = std::make_unique<Impl>();
+  impl->config = std::move(config);
+  impl->catalog = catalog;
+  impl->access = access;
+  impl->deps = std::move(deps);
+  if (!impl->deps.now) {
+    impl->deps.now = [] { return static_cast<int64_t>(time(nullptr)); };
+  }
+  if (!impl->deps.probe) impl->deps.probe = MakeSystemFsProbe();
+  if (!impl->deps.groups) impl->deps.groups = MakeSystemGroupSource();
+  for (const std::unique_ptr<CacheChannel>& ch : impl->deps.channels) {
+    const int c = CacheIndex(ch->cache());
+    if (c < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel mode: unknown cache ", ch->cache()));
+    }
+    impl->channels[c] = ch.get();
+  }
+  if (impl->channels[kGid] != nullptr && !impl->config.manage_gids) {
+    impl->channels[kGid] = nullptr;
+  }
+
+  ResponderConfig rc;
+  rc.positive_ttl = impl->config.positive_ttl;
+  rc.negative_ttl = impl->config.negative_ttl;
+  rc.failure_ttl = impl->config.failure_ttl;
+  rc.insecure = impl->config.insecure;
+  if (impl->deps.files) {
+    absl::StatusOr<std::string> text = impl->deps.files->ExportFeatures();
+    if (text.ok()) {
+      absl::StatusOr<ExportFeatures> f = ParseExportFeatures(*text);
+      if (!f.ok()) return f.status();
+      rc.features = *f;
+    } else if (!absl::IsNotFound(text.status())) {
+      return text.status();
+    }
+    if (!(rc.features.all_flags & nfsexp::kV4Root)) {
+      impl->Log(
+          "kernel mode: this kernel has no NFSv4 pseudo-root (V4ROOT); NFSv4 "
+          "clients cannot mount");
+    }
+    // Once at start: drop what an earlier responder told the kernel.
+    for (int c = 0; c < kCaches; ++c) {
+      if (impl->channels[c] == nullptr) continue;
+      if (absl::Status s = impl->deps.files->Flush(CacheName(c)); !s.ok()) {
+        return s;
+      }
+      ++impl->flushes;
+    }
+  }
+  impl->mirror = std::make_unique<Mirror>(impl->config.mirror_max_entries);
+  impl->responder = std::make_unique<Responder>(
+      rc, catalog, access, &impl->index, &impl->tree, impl->deps.probe.get(),
+      impl->deps.now);
+
+  // The tree at once (memory only); the fsid index, which stats every
+  // share, in the background: nfsd.fh answers wait for it.
+  std::vector<std::string> paths;
+  catalog->ForEachActive(
+      [&](const libshare::ShareInfo& s, const libshare::ShareOptions&) {
+        paths.push_back(s.path);
+      });
+  std::vector<std::string> dirs;
+  for (const std::string& p : paths) {
+    for (std::string& up : impl->tree.Add(p)) dirs.push_back(std::move(up));
+  }
+  impl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (impl->wake_fd < 0) return absl::InternalError("eventfd failed");
+  Impl* raw = impl.get();
+  impl->indexer =
+      std::thread([raw, paths = std::move(paths), dirs = std::move(dirs)] {
+        for (const std::string& p : paths) {
+          if (raw->stopping) break;
+          raw->Learn(p, true);
+        }
+        for (const std::string& d : dirs) {
+          if (raw->stopping) break;
+          raw->Learn(d, true);
+        }
+        // Also when stopping: nobody may wait for an index never finished.
+        raw->index.MarkReady();
+      });
+
+  impl->pool = std::make_unique<KeyedWorkQueue>(impl->config.threads);
+  impl->poller = std::thread([raw] { raw->Poll(); });
+  return std::unique_ptr<KernelMode>(new KernelMode(std::move(impl)));
+}
+
+void KernelMode::Stop() {
+  Impl* d = impl_.get();
+  {
+    absl::MutexLock lock(&d->stop_mu);
+    if (d->stopped) return;
+    d->stopped = true;
+  }
+  d->stopping = true;
+  uint64_t one = 1;
+  (void)!write(d->wake_fd, &one, sizeof one);
+  if (d->poller.joinable()) d->poller.join();
+  d->pool->Stop();
+  if (d->indexer.joinable()) d->indexer.join();
+  close(d->wake_fd);
+}
+
+void KernelMode::SharesChanged(const std::vector<std::string>& share_paths) {
+  Impl* d = impl_.get();
+  if (d->stopping) return;
+  d->pool->Submit("changes", [d, share_paths] { d->Push(share_paths); });
+}
+
+absl::Status KernelMode::Flush() {
+  Impl* d = impl_.get();
+  if (!d->deps.files) return absl::OkStatus();
+  for (int c = 0; c < kCaches; ++c) {
+    if (d->channels[c] == nullptr) continue;
+    if (absl::Status s = d->deps.files->Flush(CacheName(c)); !s.ok()) return s;
+    ++d->flushes;
+  }
+  // The kernel forgot everything: nothing is left to rewrite.
+  d->mirror->Clear();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> KernelMode::FileHandle(
+    const libshare::IpAddress& client, const std::string& path, int max_size) {
+  Impl* d = impl_.get();
+  AccessRequest req;
+  req.client = client;
+  req.path = path;
+  req.resolve = true;
+  AccessResult r = d->access->Decide(req);
+  if (!r.share.has_value()) {
+    return absl::PermissionDeniedError(absl::StrCat(path, ": ", r.reason));
+  }
+  const std::string domain = Responder::DomainOf(client);
+  d->WriteIpEntry(client);
+  Answer a = d->responder->Export(domain, r.share->path);
+  d->TellExport(domain, r.share->path, a);
+  if (a.negative) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(client.ToString(), " may not use share ", r.share->path));
+  }
+  if (!d->deps.files) return absl::UnavailableError("no nfsd files");
+  return d->deps.files->FileHandle(domain, r.path, max_size);
+}
+
+std::vector<std::string> KernelMode::OptionsWithoutEffect(
+    const libshare::ShareOptions& options) {
+  return OptionsWithoutKernelEffect(options);
+}
+
+KernelStats KernelMode::stats() const {
+  const Impl* d = impl_.get();
+  KernelStats s;
+  s.upcalls = d->upcalls;
+  s.negative = d->negative;
+  s.pushed = d->pushed;
+  s.flushes = d->flushes;
+  s.answer_p99_us = d->latency.P99();
+  s.bad_upcalls = d->bad_upcalls;
+  s.write_errors = d->write_errors;
+  return s;
+}
+
+void KernelMode::WaitIdle() { impl_->pool->WaitIdle(); }
+
+}  // namespace sharemgrd::kernel

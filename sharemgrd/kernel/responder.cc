@@ -1,0 +1,201 @@
+#include "kernel/responder.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace sharemgrd::kernel {
+namespace {
+
+// Old kernels keep expiries in 32 bits.
+constexpr int64_t kMaxExpiry = 0x7fffffff;
+// unix_gid_parse refuses more.
+constexpr size_t kMaxGroups = 8192;
+
+class SystemGroupSource : public GroupSource {
+ public:
+  absl::StatusOr<std::vector<uint32_t>> GroupsOf(uint32_t uid) override {
+    struct passwd pw;
+    struct passwd* found = nullptr;
+    std::vector<char> buf(16384);
+    int rc;
+    while ((rc = getpwuid_r(uid, &pw, buf.data(), buf.size(), &found)) ==
+               ERANGE &&
+           buf.size() < (1u << 20)) {
+      buf.resize(buf.size() * 2);
+    }
+    if (rc != 0) {
+      return absl::UnavailableError(
+          absl::StrCat("getpwuid_r(", uid, "): error ", rc));
+    }
+    if (found == nullptr) {
+      return absl::NotFoundError(absl::StrCat("uid ", uid, ": no such user"));
+    }
+    int n = 64;
+    std::vector<gid_t> groups(n);
+    while (getgrouplist(pw.pw_name, pw.pw_gid, groups.data(), &n) < 0) {
+      if (static_cast<size_t>(n) <= groups.size()) n = groups.size() * 2;
+      if (static_cast<size_t>(n) > kMaxGroups * 4) break;
+      groups.resize(n);
+    }
+    groups.resize(std::min<size_t>(n, groups.size()));
+    return std::vector<uint32_t>(groups.begin(), groups.end());
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<GroupSource> MakeSystemGroupSource() {
+  return std::make_unique<SystemGroupSource>();
+}
+
+Responder::Responder(ResponderConfig config, const libshare::Catalog* catalog,
+                     const ShareAccess* access, FsidIndex* index,
+                     const ShareTree* tree, FsProbe* probe,
+                     std::function<int64_t()> now)
+    : config_(std::move(config)),
+      catalog_(catalog),
+      access_(access),
+      index_(index),
+      tree_(tree),
+      probe_(probe),
+      now_(std::move(now)) {}
+
+int64_t Responder::Expiry(absl::Duration ttl) const {
+  return std::min(kMaxExpiry, now_() + absl::ToInt64Seconds(ttl));
+}
+
+std::string Responder::DomainOf(const libshare::IpAddress& client) {
+  return absl::StrCat("$", client.ToString());
+}
+
+std::optional<libshare::IpAddress> Responder::ClientOf(
+    std::string_view domain) {
+  if (domain.empty() || domain[0] != '$') return std::nullopt;
+  return libshare::IpAddress::Parse(domain.substr(1));
+}
+
+std::optional<FsIdentity> Responder::IdentityOf(const std::string& path) const {
+  if (std::optional<FsIdentity> id = index_->IdentityOf(path)) return id;
+  absl::StatusOr<FsIdentity> id = probe_->Probe(path);
+  if (!id.ok()) return std::nullopt;
+  return *id;
+}
+
+Answer Responder::Ip(const IpUpcall& u) const {
+  if (u.cls != "nfsd") {
+    return {IpDowncall(u.cls, u.address_text, Expiry(config_.negative_ttl),
+                       std::nullopt),
+            true};
+  }
+  return {IpDowncall(u.cls, u.address_text, Expiry(config_.positive_ttl),
+                     DomainOf(u.address)),
+          false};
+}
+
+Answer Responder::Export(const std::string& domain,
+                         const std::string& path) const {
+  auto negative = [&](absl::Duration ttl) {
+    return Answer{ExportDowncall(domain, path, Expiry(ttl), std::nullopt),
+                  true};
+  };
+  const std::optional<libshare::IpAddress> client = ClientOf(domain);
+  if (!client.has_value()) return negative(config_.negative_ttl);
+
+  const std::optional<libshare::ShareMatch> share = catalog_->FindNearest(path);
+  if (share.has_value() && share->exact) {
+    ShareExportInput in;
+    in.options = share->options.get();
+    in.insecure = config_.insecure;
+    in.root_path = path == "/";
+    for (const libshare::SecScope& scope : share->options->scopes) {
+      for (libshare::SecFlavor f : scope.flavors) {
+        AccessRequest req;
+        req.client = *client;
+        req.path = path;
+        req.flavor = f;
+        req.uid = 0;
+        req.resolve = true;
+        AccessResult r = access_->Decide(req);
+        if (r.decision.lookup_failed) return negative(config_.failure_ttl);
+        if (r.granted() && r.share.has_value() && r.share->exact) {
+          in.grants.push_back({f, r.decision.access, r.decision.root});
+        }
+      }
+    }
+    std::optional<FsIdentity> id = IdentityOf(path);
+    if (!id.has_value()) return negative(config_.failure_ttl);
+    in.uuid = id->uuid;
+    std::optional<ExportEntry> e = ShareExport(in, config_.features);
+    if (e.has_value()) {
+      return {ExportDowncall(domain, path, Expiry(config_.positive_ttl), *e),
+              false};
+    }
+    // A share the client may not use that lies above one it may (a
+    // parent dataset) is still a way through for NFSv4: a pseudo dir.
+    if (!tree_->IsAbove(path)) return negative(config_.negative_ttl);
+  }
+
+  if (path == "/" || tree_->IsAbove(path)) {
+    bool failed = false;
+    const bool visible = tree_->AnyShareBelow(path, [&](const std::string& s) {
+      std::optional<libshare::ShareMatch> m = catalog_->FindNearest(s);
+      if (!m.has_value() || !m->exact) return false;
+      for (const libshare::SecScope& scope : m->options->scopes) {
+        for (libshare::SecFlavor f : scope.flavors) {
+          AccessRequest req;
+          req.client = *client;
+          req.path = s;
+          req.flavor = f;
+          AccessResult r = access_->Decide(req);
+          failed |= r.decision.lookup_failed;
+          if (r.granted()) return true;
+        }
+      }
+      return false;
+    });
+    if (!visible) {
+      return negative(failed ? config_.failure_ttl : config_.negative_ttl);
+    }
+    std::optional<FsIdentity> id = IdentityOf(path);
+    if (!id.has_value()) return negative(config_.failure_ttl);
+    return {
+        ExportDowncall(domain, path, Expiry(config_.positive_ttl),
+                       PseudoExport(path == "/", id->uuid, config_.features)),
+        false};
+  }
+  return negative(config_.negative_ttl);
+}
+
+Answer Responder::Fh(const FhUpcall& u) const {
+  std::optional<std::string> path;
+  if (u.fsid_type == kFsidNum) {
+    if (u.fsid == FsidNumBytes(0)) path = "/";
+  } else {
+    index_->WaitReady(kIndexWait);
+    path = index_->Find(u.fsid_type, u.fsid);
+  }
+  const int64_t expiry =
+      Expiry(path ? config_.positive_ttl : config_.negative_ttl);
+  return {FhDowncall(u.domain, u.fsid_type, u.fsid, expiry, path),
+          !path.has_value()};
+}
+
+Answer Responder::Gid(const GidUpcall& u, GroupSource* groups) const {
+  absl::StatusOr<std::vector<uint32_t>> g = groups->GroupsOf(u.uid);
+  if (!g.ok()) {
+    const absl::Duration ttl = absl::IsNotFound(g.status())
+                                   ? config_.negative_ttl
+                                   : config_.failure_ttl;
+    return {GidDowncall(u.uid, Expiry(ttl), {}), true};
+  }
+  if (g->size() > kMaxGroups) g->resize(kMaxGroups);
+  return {GidDowncall(u.uid, Expiry(config_.positive_ttl), *g), false};
+}
+
+}  // namespace sharemgrd::kernel

@@ -1,0 +1,470 @@
+#include "kernel/kernel_mode.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "fake_channel.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernel/share_tree.h"
+#include "kernel_fixture.h"
+
+namespace sharemgrd::kernel {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::FakeChannel;
+using testing::FakeNfsdFiles;
+using ::testing::HasSubstr;
+using testing::Ip;
+using ::testing::IsEmpty;
+using testing::kNow;
+using ::testing::UnorderedElementsAre;
+
+// Lets the kernel mode own a probe while the fixture keeps setting it.
+class ProbeRef : public FsProbe {
+ public:
+  explicit ProbeRef(FsProbe* p) : p_(p) {}
+  absl::StatusOr<FsIdentity> Probe(const std::string& path) override {
+    return p_->Probe(path);
+  }
+
+ private:
+  FsProbe* p_;
+};
+
+class FakeGroups : public GroupSource {
+ public:
+  absl::StatusOr<std::vector<uint32_t>> GroupsOf(uint32_t uid) override {
+    return std::vector<uint32_t>{uid, 100};
+  }
+};
+
+class KernelModeTest : public testing::KernelFixture {
+ protected:
+  void TearDown() override {
+    if (km_) km_->Stop();
+  }
+
+  void StartKernel(KernelConfig config = {}) {
+    KernelDeps deps;
+    auto add = [&](const char* cache) {
+      auto ch = std::make_unique<FakeChannel>(cache, &domains_);
+      FakeChannel* raw = ch.get();
+      deps.channels.push_back(std::move(ch));
+      return raw;
+    };
+    ip_ = add(kIpCache);
+    fh_ = add(kFhCache);
+    export_ = add(kExportCache);
+    gid_ = add(kGidCache);
+    auto files = std::make_unique<FakeNfsdFiles>();
+    files_ = files.get();
+    deps.files = std::move(files);
+    deps.probe = std::make_unique<ProbeRef>(&probe_);
+    deps.groups = std::make_unique<FakeGroups>();
+    deps.now = [] { return kNow; };
+    config.log = [this](const std::string& line) {
+      absl::MutexLock lock(&log_mu_);
+      log_.push_back(line);
+    };
+    auto km = KernelMode::StartWith(config, catalog_.get(), access_.get(),
+                                    std::move(deps));
+    ASSERT_TRUE(km.ok()) << km.status();
+    km_ = *std::move(km);
+  }
+
+  std::string Pos(const std::string& client, const std::string& path) {
+    return absl::StrCat("$", client, " ", path, " ", kNow + 1800,
+                        " 1060 65534 65534 0 secinfo 1 1 1060\n");
+  }
+
+  testing::FakeDomains domains_;
+  FakeChannel* ip_ = nullptr;
+  FakeChannel* fh_ = nullptr;
+  FakeChannel* export_ = nullptr;
+  FakeChannel* gid_ = nullptr;
+  FakeNfsdFiles* files_ = nullptr;
+  std::unique_ptr<KernelMode> km_;
+  absl::Mutex log_mu_;
+  std::vector<std::string> log_;
+};
+
+TEST_F(KernelModeTest, StartFlushesEachAnsweredCacheOnce) {
+  StartKernel();
+  EXPECT_THAT(files_->flushed(),
+              UnorderedElementsAre("auth.unix.ip", "nfsd.fh", "nfsd.export"));
+  EXPECT_EQ(km_->stats().flushes, 3u);
+}
+
+TEST_F(KernelModeTest, AnswersAnExportUpcall) {
+  const std::string p = Share("a");
+  StartKernel();
+  export_->Upcall(absl::StrCat("$10.0.0.1 ", p, "\n"));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  EXPECT_THAT(export_->written(), ElementsAre(Pos("10.0.0.1", p)));
+  km_->WaitIdle();
+  KernelStats s = km_->stats();
+  EXPECT_EQ(s.upcalls, 1u);
+  EXPECT_EQ(s.negative, 0u);
+}
+
+TEST_F(KernelModeTest, AnswersIpAndFhUpcalls) {
+  const std::string p = Share("a");
+  StartKernel();
+  ip_->Upcall("nfsd 10.0.0.1\n");
+  ASSERT_TRUE(ip_->WaitWritten(1));
+  EXPECT_THAT(
+      ip_->written(),
+      ElementsAre(absl::StrCat("nfsd 10.0.0.1 ", kNow + 1800, " $10.0.0.1\n")));
+  const FsIdentity id = *probe_.Probe(p);
+  const std::string fsid = *EncodeFsid(kFsidEncodeDev, id);
+  LineWriter w;
+  w.Text("$10.0.0.1");
+  w.Int(kFsidEncodeDev);
+  w.Hex(fsid);
+  fh_->Upcall(std::move(w).Finish());
+  ASSERT_TRUE(fh_->WaitWritten(1));
+  EXPECT_EQ(fh_->written()[0],
+            FhDowncall("$10.0.0.1", kFsidEncodeDev, fsid, kNow + 1800, p));
+}
+
+TEST_F(KernelModeTest, GidAnsweredOnlyWithManageGids) {
+  StartKernel();
+  gid_->Upcall("1000\n");
+  ip_->Upcall("nfsd 10.0.0.1\n");
+  ASSERT_TRUE(ip_->WaitWritten(1));
+  km_->WaitIdle();
+  EXPECT_THAT(gid_->written(), IsEmpty());
+  km_->Stop();
+  km_.reset();
+
+  KernelConfig c;
+  c.manage_gids = true;
+  StartKernel(c);
+  EXPECT_THAT(files_->flushed(), ::testing::Contains("auth.unix.gid"));
+  gid_->Upcall("1000\n");
+  ASSERT_TRUE(gid_->WaitWritten(1));
+  EXPECT_EQ(gid_->written()[0],
+            absl::StrCat("1000 ", kNow + 1800, " 2 1000 100\n"));
+}
+
+TEST_F(KernelModeTest, BadUpcallIsCountedAndLogged) {
+  StartKernel();
+  export_->Upcall("only-one-field\n");
+  // Counted by the reading thread, with no answer to wait for.
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (km_->stats().bad_upcalls == 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  km_->WaitIdle();
+  EXPECT_EQ(km_->stats().bad_upcalls, 1u);
+  EXPECT_EQ(km_->stats().upcalls, 0u);
+  EXPECT_THAT(export_->written(), IsEmpty());
+  absl::MutexLock lock(&log_mu_);
+  EXPECT_THAT(log_, ::testing::Contains(HasSubstr("nfsd.export")));
+}
+
+TEST_F(KernelModeTest, SlowResolverForOneClientDoesNotDelayAnother) {
+  auto resolver = std::make_shared<authcache::testing::FakeResolver>();
+  resolver->AddHost("10.0.0.1", "hosta");
+  resolver->AddHost("10.0.0.2", "hostb");
+  resolver->CloseGate("10.0.0.1", absl::Seconds(20));
+  Open(resolver);
+  const std::string p = Share("a", "rw=hosta:hostb");
+  StartKernel();
+  export_->Upcall(absl::StrCat("$10.0.0.1 ", p, "\n"));
+  resolver->WaitUntilGateEntered();
+  export_->Upcall(absl::StrCat("$10.0.0.2 ", p, "\n"));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  EXPECT_TRUE(resolver->GateHolding());
+  EXPECT_THAT(export_->written(), ElementsAre(Pos("10.0.0.2", p)));
+  resolver->OpenGate();
+  ASSERT_TRUE(export_->WaitWritten(2));
+  EXPECT_EQ(export_->written()[1], Pos("10.0.0.1", p));
+}
+
+TEST_F(KernelModeTest, UnknownDomainIsRecreatedThenAnswered) {
+  const std::string p = Share("a");
+  StartKernel();
+  domains_.SetStrict(true);  // as after `exportfs -f` by someone else
+  export_->Upcall(absl::StrCat("$10.0.0.1 ", p, "\n"));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  EXPECT_THAT(
+      ip_->written(),
+      ElementsAre(absl::StrCat("nfsd 10.0.0.1 ", kNow + 1800, " $10.0.0.1\n")));
+  EXPECT_THAT(export_->written(), ElementsAre(Pos("10.0.0.1", p)));
+  EXPECT_EQ(km_->stats().write_errors, 0u);
+}
+
+TEST_F(KernelModeTest, FileHandleWritesIpAndExportThenAsksTheKernel) {
+  const std::string p = Share("a");
+  dir_.Mkdir("a/sub");
+  StartKernel();
+  auto fh = km_->FileHandle(Ip("10.0.0.1"), p + "/sub", 64);
+  ASSERT_TRUE(fh.ok()) << fh.status();
+  EXPECT_EQ(fh->substr(0, 4), std::string("\x01\x00\x01\x00", 4));
+  EXPECT_EQ(ip_->written().size(), 1u);
+  EXPECT_THAT(export_->written(), ElementsAre(Pos("10.0.0.1", p)));
+  EXPECT_THAT(files_->handle_requests(),
+              ElementsAre(absl::StrCat("$10.0.0.1 ", p, "/sub 64")));
+}
+
+TEST_F(KernelModeTest, FileHandleForRefusedClientIsPermissionDenied) {
+  const std::string p = Share("a", "rw=10.0.0.1");
+  StartKernel();
+  auto fh = km_->FileHandle(Ip("10.0.0.9"), p, 32);
+  EXPECT_TRUE(absl::IsPermissionDenied(fh.status())) << fh.status();
+  EXPECT_THAT(files_->handle_requests(), IsEmpty());
+  // The kernel is told no, too, so NFS calls of that client fail as well.
+  ASSERT_EQ(export_->written().size(), 1u);
+  EXPECT_EQ(export_->written()[0],
+            absl::StrCat("$10.0.0.9 ", p, " ", kNow + 60, "\n"));
+}
+
+TEST_F(KernelModeTest, FlushWritesTheFlushFilesAgain) {
+  StartKernel();
+  ASSERT_TRUE(km_->Flush().ok());
+  EXPECT_EQ(files_->flushed().size(), 6u);
+  EXPECT_EQ(km_->stats().flushes, 6u);
+}
+
+TEST(NfsdAvailableTest, TrueOnlyWhenTheNfsdFileSystemIsThere) {
+  libshare::testing::TempDir proc;
+  proc.Mkdir("fs/nfsd");
+  auto before = NfsdAvailable(proc.path());
+  ASSERT_TRUE(before.ok());
+  EXPECT_FALSE(*before);
+  std::ofstream(proc.path() + "/fs/nfsd/export_features") << "0x3feff 0xf\n";
+  auto after = NfsdAvailable(proc.path());
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(*after);
+}
+
+TEST(CheckNoOtherResponderTest, NamesTheProcessHoldingAChannel) {
+  libshare::testing::TempDir proc;
+  proc.Mkdir("4242/fd");
+  proc.Mkdir("77/fd");
+  std::ofstream(proc.path() + "/4242/comm") << "rpc.mountd\n";
+  std::filesystem::create_symlink("/dev/null", proc.path() + "/77/fd/0");
+  EXPECT_TRUE(CheckNoOtherResponder(proc.path()).ok());
+  std::filesystem::create_symlink("/proc/4242/net/rpc/nfsd.export/channel",
+                                  proc.path() + "/4242/fd/5");
+  absl::Status s = CheckNoOtherResponder(proc.path());
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("process 4242 (rpc.mountd)"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("nfsd.export"));
+}
+
+TEST(CheckNoOtherResponderTest, IgnoresItself) {
+  libshare::testing::TempDir proc;
+  const std::string self = std::to_string(getpid());
+  proc.Mkdir(self + "/fd");
+  std::filesystem::create_symlink("/proc/self/net/rpc/nfsd.fh/channel",
+                                  proc.path() + "/" + self + "/fd/3");
+  EXPECT_TRUE(CheckNoOtherResponder(proc.path()).ok());
+}
+
+}  // namespace
+}  // namespace sharemgrd::kernel
+
+namespace sharemgrd::kernel {
+namespace {
+
+std::string ExportLine(const std::string& client, const std::string& path) {
+  return absl::StrCat("$", client, " ", path, "\n");
+}
+
+std::string FhLine(const std::string& client, const FsIdentity& id) {
+  LineWriter w;
+  w.Text("$" + client);
+  w.Int(kFsidEncodeDev);
+  w.Hex(*EncodeFsid(kFsidEncodeDev, id));
+  return std::move(w).Finish();
+}
+
+class PusherTest : public KernelModeTest {};
+
+TEST_F(PusherTest, OptionChangeRewritesExactlyItsEntries) {
+  const std::string a = Share("x/a");
+  const std::string b = Share("x/b");
+  const std::string x = ShareTree::Ancestors(a)[0];
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  export_->Upcall(ExportLine("10.0.0.2", a));
+  export_->Upcall(ExportLine("10.0.0.1", b));
+  export_->Upcall(ExportLine("10.0.0.1", "/"));
+  export_->Upcall(ExportLine("10.0.0.1", x));
+  ASSERT_TRUE(export_->WaitWritten(5));
+  km_->WaitIdle();
+  export_->ClearWritten();
+
+  SetOptions(a, "ro");
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  const std::string ro =
+      absl::StrCat(" ", kNow + 1800, " 1061 65534 65534 0 secinfo 1 1 1061\n");
+  EXPECT_THAT(export_->written(),
+              UnorderedElementsAre(absl::StrCat("$10.0.0.1 ", a, ro),
+                                   absl::StrCat("$10.0.0.2 ", a, ro)));
+  EXPECT_EQ(km_->stats().pushed, 2u);
+  EXPECT_EQ(files_->flushed().size(), 3u);  // only the start's
+  EXPECT_THAT(fh_->written(), IsEmpty());
+}
+
+TEST_F(PusherTest, UnchangedShareWritesNothing) {
+  const std::string a = Share("x/a");
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  km_->WaitIdle();
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written().size(), 1u);
+  EXPECT_EQ(km_->stats().pushed, 0u);
+}
+
+TEST_F(PusherTest, RemovalTellsNoAndReleasesTheFileSystemsLocks) {
+  const std::string a = Share("x/a");
+  const std::string b = Share("x/b");
+  FsIdentity other;
+  other.major = 9;
+  other.minor = 9;
+  other.inode = 2;
+  probe_.Set(b, other);
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", b));
+  fh_->Upcall(FhLine("10.0.0.1", other));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  ASSERT_TRUE(fh_->WaitWritten(1));
+  km_->WaitIdle();
+  EXPECT_THAT(fh_->written()[0], ::testing::EndsWith(" " + b + "\n"));
+  export_->ClearWritten();
+  fh_->ClearWritten();
+
+  Apply({libshare::testing::RemoveShare(b)});
+  km_->SharesChanged({b});
+  km_->WaitIdle();
+  EXPECT_THAT(export_->written(),
+              ElementsAre(absl::StrCat("$10.0.0.1 ", b, " ", kNow + 60, "\n")));
+  ASSERT_EQ(fh_->written().size(), 1u);
+  EXPECT_EQ(fh_->written()[0], FhDowncall("$10.0.0.1", kFsidEncodeDev,
+                                          *EncodeFsid(kFsidEncodeDev, other),
+                                          kNow + 60, std::nullopt));
+  EXPECT_THAT(files_->unlocked(), ElementsAre(b));
+  EXPECT_EQ(km_->stats().pushed, 2u);
+}
+
+TEST_F(PusherTest, RemovalKeepsLocksOfAFileSystemOtherSharesUse) {
+  const std::string a = Share("x/a");
+  const std::string b = Share("x/b");  // both on the fake device 8:1
+  StartKernel();
+  Apply({libshare::testing::RemoveShare(b)});
+  km_->SharesChanged({b});
+  km_->WaitIdle();
+  EXPECT_THAT(files_->unlocked(), IsEmpty());
+}
+
+TEST_F(PusherTest, AddTurnsEarlierNegativesPositive) {
+  const std::string a = Share("x/a");
+  const std::string c = dir_.Mkdir("x/c");
+  const FsIdentity cid = *probe_.Probe(c);
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", c));
+  fh_->Upcall(FhLine("10.0.0.1", cid));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  ASSERT_TRUE(fh_->WaitWritten(1));
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written()[0],
+            absl::StrCat("$10.0.0.1 ", c, " ", kNow + 60, "\n"));
+  export_->ClearWritten();
+  fh_->ClearWritten();
+
+  Apply({libshare::testing::AddShare(c, "g")});
+  km_->SharesChanged({c});
+  km_->WaitIdle();
+  EXPECT_THAT(export_->written(), ElementsAre(Pos("10.0.0.1", c)));
+  ASSERT_EQ(fh_->written().size(), 1u);
+  EXPECT_THAT(fh_->written()[0], ::testing::EndsWith(" " + c + "\n"));
+  EXPECT_EQ(km_->stats().pushed, 2u);
+}
+
+TEST_F(PusherTest, LastVisibleShareGoneTurnsItsPseudoDirsNegative) {
+  const std::string a = Share("x/a", "rw=10.0.0.1");
+  const std::string x = ShareTree::Ancestors(a)[0];
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", x));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  km_->WaitIdle();
+  export_->ClearWritten();
+  SetOptions(a, "rw=10.0.0.5");
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  EXPECT_THAT(export_->written(),
+              ElementsAre(absl::StrCat("$10.0.0.1 ", x, " ", kNow + 60, "\n")));
+}
+
+TEST_F(PusherTest, GroupDisabledThenEnabledTurnsItsSharesOffAndOn) {
+  const std::string a = Share("x/a");
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  km_->WaitIdle();
+  export_->ClearWritten();
+  Apply({libshare::testing::GroupOp(libshare::Operation::Type::kDisableGroup,
+                                    "g")});
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  EXPECT_THAT(export_->written(),
+              ElementsAre(absl::StrCat("$10.0.0.1 ", a, " ", kNow + 60, "\n")));
+  Apply({libshare::testing::GroupOp(libshare::Operation::Type::kEnableGroup,
+                                    "g")});
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written().size(), 2u);
+  EXPECT_EQ(export_->written()[1], Pos("10.0.0.1", a));
+  EXPECT_EQ(km_->stats().pushed, 2u);
+  // Disabled, no share was left on its file system: its locks went.
+  EXPECT_THAT(files_->unlocked(), ElementsAre(a));
+}
+
+TEST_F(PusherTest, BoundedMirrorTellsTheKernelToAskAgainForWhatItForgets) {
+  const std::string a = Share("x/a");
+  const std::string b = Share("x/b");
+  const std::string c = Share("x/c");
+  KernelConfig config;
+  config.mirror_max_entries = 2;
+  config.threads = 1;
+  StartKernel(config);
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  export_->Upcall(ExportLine("10.0.0.1", b));
+  ASSERT_TRUE(export_->WaitWritten(2));
+  export_->Upcall(ExportLine("10.0.0.1", c));
+  ASSERT_TRUE(export_->WaitWritten(4));
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written()[3], absl::StrCat("$10.0.0.1 ", a, " 1\n"));
+}
+
+TEST_F(PusherTest, FlushForgetsWhatWasAnswered) {
+  const std::string a = Share("x/a");
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  km_->WaitIdle();
+  ASSERT_TRUE(km_->Flush().ok());
+  SetOptions(a, "ro");
+  km_->SharesChanged({a});
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written().size(), 1u);
+}
+
+}  // namespace
+}  // namespace sharemgrd::kernel

@@ -19,8 +19,8 @@ inline constexpr char kDefaultSharetabPath[] = "/run/sharemgr/sharetab";
 inline constexpr char kDefaultPidFile[] = "/run/sharemgr/sharemgrd.pid";
 inline constexpr char kDefaultListen[] = "0.0.0.0";
 inline constexpr uint64_t kDefaultAuthCacheMax = 100000;
-inline constexpr int kDefaultMaxConnections = 4096;      // MOUNT TCP
-inline constexpr int kDefaultMaxMgmtConnections = 256;   // management
+inline constexpr int kDefaultMaxConnections = 4096;         // MOUNT TCP
+inline constexpr int kDefaultMaxMgmtConnections = 256;      // management
 inline constexpr int kDefaultIdleTimeoutSeconds = 120;      // MOUNT TCP
 inline constexpr int kDefaultMgmtIdleTimeoutSeconds = 600;  // management
 
@@ -30,7 +30,8 @@ enum class KernelModeSetting : uint8_t {
   kOn,    // on; a start-up error if nfsd is not there
   kOff,
 };
-inline constexpr KernelModeSetting kDefaultKernelMode = KernelModeSetting::kAuto;
+inline constexpr KernelModeSetting kDefaultKernelMode =
+    KernelModeSetting::kAuto;
 
 struct DaemonConfig {
   std::string db_path = kDefaultDbPath;

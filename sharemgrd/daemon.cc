@@ -357,6 +357,7 @@ absl::Status Daemon::Start() {
   if (absl::Status s = MakeParent(config_.sharetab_path); !s.ok()) {
     LogLine(s.message());
   }
+  if (absl::Status s = StartKernelMode(); !s.ok()) return s;
 
   server_ = std::make_unique<RpcServer>(
       threads_, static_cast<std::size_t>(config_.max_connections));
@@ -400,6 +401,74 @@ absl::Status Daemon::Start() {
   return absl::OkStatus();
 }
 
+absl::Status Daemon::StartKernelMode() {
+  static constexpr char kProc[] = "/proc";
+  std::string why;
+  bool on = false;
+  if (config_.kernel == KernelModeSetting::kOff) {
+    why = "--kernel=off";
+  } else {
+    absl::StatusOr<bool> nfsd = kernel::NfsdAvailable(kProc);
+    if (!nfsd.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("kernel mode: ", nfsd.status().message()));
+    }
+    if (*nfsd) {
+      on = true;
+      why = config_.kernel == KernelModeSetting::kOn
+                ? "--kernel=on"
+                : "--kernel=auto and nfsd is mounted at /proc/fs/nfsd";
+    } else if (config_.kernel == KernelModeSetting::kOn) {
+      return absl::FailedPreconditionError(
+          "--kernel=on: the nfsd file system is not mounted at /proc/fs/nfsd "
+          "(load and mount it with: modprobe nfsd && mount -t nfsd nfsd "
+          "/proc/fs/nfsd), or use --kernel=off");
+    } else {
+      why = "--kernel=auto and /proc/fs/nfsd is not mounted";
+    }
+  }
+  LogLine(absl::StrCat("kernel mode ", on ? "on" : "off", " (", why, ")"));
+  if (!on) return absl::OkStatus();
+
+  access_ = std::make_unique<ShareAccess>(catalog_.get(), cache_.get());
+  kernel::KernelConfig kc;
+  kc.manage_gids = config_.manage_gids;
+  kc.insecure = config_.insecure;
+  kc.log = [](const std::string& line) { LogLine("kernel: " + line); };
+  absl::StatusOr<std::unique_ptr<kernel::KernelMode>> k =
+      kernel::KernelMode::Start(kc, catalog_.get(), access_.get());
+  if (!k.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("kernel mode: ", k.status().message()));
+  }
+  kernel_ = *std::move(k);
+  kernel::KernelMode* km = kernel_.get();
+  MgmtService::KernelHooks hooks;
+  hooks.changed = [km](const std::vector<libshare::ShareChange>& changes) {
+    std::vector<std::string> paths;
+    paths.reserve(changes.size());
+    for (const libshare::ShareChange& c : changes) paths.push_back(c.path);
+    km->SharesChanged(paths);
+  };
+  hooks.flush = [km] { return km->Flush(); };
+  hooks.stats = [km] {
+    kernel::KernelStats k = km->stats();
+    libshare::KernelStats s;
+    s.mode = "on";
+    s.upcalls = k.upcalls;
+    s.negative = k.negative;
+    s.pushed = k.pushed;
+    s.flushes = k.flushes;
+    s.answer_p99_us = static_cast<double>(k.answer_p99_us);
+    return s;
+  };
+  mgmt_->SetKernelHooks(std::move(hooks));
+  mount_->SetHandleSource(
+      [km](const libshare::IpAddress& client, const std::string& path,
+           int max_size) { return km->FileHandle(client, path, max_size); });
+  return absl::OkStatus();
+}
+
 std::string Daemon::ServingLine() const {
   libshare::LoadStats ls = catalog_->load_stats();
   return absl::StrFormat(
@@ -422,6 +491,11 @@ void Daemon::Stop() {
   if (server_) server_->Stop();
   mgmt_server_.reset();
   server_.reset();
+  // What the kernel holds keeps serving; what it asks meanwhile stays
+  // queued for the next start.
+  if (kernel_) kernel_->Stop();
+  kernel_.reset();
+  access_.reset();
   if (registered_) UnregisterRpcbind();
   if (mgmt_) mgmt_->Stop();    // last sharetab view written
   if (mount_) mount_->Stop();  // last mount records reach the store

@@ -15,10 +15,12 @@
 #include "authcache/auth_cache.h"
 #include "authcache/resolver.h"
 #include "config.h"
+#include "kernel/kernel_mode.h"
 #include "libshare/catalog.h"
 #include "mgmt_service.h"
 #include "mount_service.h"
 #include "rpc_server.h"
+#include "share_access.h"
 
 namespace sharemgrd {
 
@@ -46,6 +48,9 @@ class Daemon {
                                       const std::string& lock_path, int* fd);
   [[nodiscard]] absl::Status BindMount();
   [[nodiscard]] absl::Status BindManagement();
+  // Turns the kernel mode on or off as --kernel says (and logs which and
+  // why); on, answers the nfsd caches and gives MOUNT the kernel's handles.
+  [[nodiscard]] absl::Status StartKernelMode();
   [[nodiscard]] absl::Status RegisterRpcbind();
   void UnregisterRpcbind();
 
@@ -62,6 +67,8 @@ class Daemon {
   std::unique_ptr<libshare::Catalog> catalog_;
   std::unique_ptr<authcache::AuthCache> cache_;
   std::unique_ptr<MountService> mount_;
+  std::unique_ptr<ShareAccess> access_;         // kernel mode
+  std::unique_ptr<kernel::KernelMode> kernel_;  // null when off
   std::unique_ptr<MgmtService> mgmt_;
   // MOUNT (TCP, UDP) and management each have their own threads and
   // connection limit: remote clients can neither starve nor evict the

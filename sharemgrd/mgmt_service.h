@@ -11,10 +11,10 @@
 
 #include <cstdint>
 #include <functional>
-#include <vector>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"

@@ -157,7 +157,8 @@ bool MountTable::Add(const MountRecord& r) {
     ++dropped_;
     dropped_log_.Log(absl::StrCat(
         "mount record of ", EscapeForLog(r.path), " for ", r.client,
-        " not kept: ", records_.size() >= max_total_ ? "the table" : "the client",
+        " not kept: ",
+        records_.size() >= max_total_ ? "the table" : "the client",
         " has reached its limit of ",
         records_.size() >= max_total_ ? max_total_ : max_per_client_,
         " records"));
@@ -317,7 +318,8 @@ std::shared_ptr<const std::string> MountService::ExportBody() {
 
 MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
                             const std::string& addr_text,
-                            const std::string& raw_path, std::string* handle,
+                            const std::string& raw_path, bool v1,
+                            std::string* handle,
                             std::vector<uint32_t>* flavors) {
   uint16_t port = 0;
   IpAddress ignored;
@@ -354,7 +356,21 @@ MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
     case AccessOutcome::kDenied:
       return refuse(kMnt3ErrAcces, a.reason);
   }
-  *handle = FileHandleFor(a.dev, a.ino);
+  if (handle_source_) {
+    absl::StatusOr<std::string> h =
+        handle_source_(client, a.path, v1 ? kFhSize : kFhSize3);
+    if (!h.ok()) {
+      return refuse(
+          absl::IsPermissionDenied(h.status()) ? kMnt3ErrAcces : kMnt3ErrIo,
+          h.status().message());
+    }
+    *handle = *std::move(h);
+    // A version 1 handle is a fixed 32 bytes; shorter ones are padded
+    // with zeros, as rpc.mountd does.
+    if (v1) handle->resize(kFhSize, '\0');
+  } else {
+    *handle = FileHandleFor(a.dev, a.ino);
+  }
   *flavors = a.share->options->RpcFlavors();
   mounts_.Add({addr_text, a.path});
   return kMnt3Ok;
@@ -385,7 +401,7 @@ accept_stat MountService::Call(const CallContext& ctx, XDR* args,
       }
       std::string handle;
       std::vector<uint32_t> flavors;
-      MountStat st = Mnt(ctx, client, addr_text, path, &handle, &flavors);
+      MountStat st = Mnt(ctx, client, addr_text, path, v1, &handle, &flavors);
       error = st != kMnt3Ok;
       w.U32(st);
       if (st == kMnt3Ok) {

@@ -8,6 +8,7 @@
 #define SHAREMGRD_MOUNT_SERVICE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -117,6 +118,19 @@ class MountService final : public RpcProgram {
                bool insecure);
   ~MountService() override;
 
+  // Where MNT takes its file handles from, when not its own stable ones
+  // (FileHandleFor): in kernel mode, the kernel's (sharemgrd/kernel).
+  // Called after the access decision with the client, the normalized path
+  // and the size the MOUNT version allows (64 for v3, 32 for v1). An
+  // error refuses the mount (PermissionDenied: ACCES, else IO).
+  using HandleSource = std::function<absl::StatusOr<std::string>(
+      const libshare::IpAddress& client, const std::string& path,
+      int max_size)>;
+  // Set before serving.
+  void SetHandleSource(HandleSource source) {
+    handle_source_ = std::move(source);
+  }
+
   // Loads the records kept in the store and starts the write-behind.
   [[nodiscard]] absl::Status Start();
   // Writes pending records and stops the write-behind.
@@ -140,7 +154,7 @@ class MountService final : public RpcProgram {
  private:
   MountStat Mnt(const CallContext& ctx, const libshare::IpAddress& client,
                 const std::string& addr_text, const std::string& raw_path,
-                std::string* handle, std::vector<uint32_t>* flavors);
+                bool v1, std::string* handle, std::vector<uint32_t>* flavors);
   std::shared_ptr<const std::string> ExportBody();
   void FlushLoop();
   void FlushOnce();
@@ -148,6 +162,7 @@ class MountService final : public RpcProgram {
   libshare::Catalog* const catalog_;
   authcache::AuthCache* const cache_;
   const bool insecure_;
+  HandleSource handle_source_;
   RequestStats stats_;
   MountTable mounts_;
   // A client repeating a refused MNT must not flood the log.

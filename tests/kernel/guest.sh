@@ -31,6 +31,7 @@
 #   SHAREMGRD, SHARECTL    programs the scenarios run (default build/bin/*)
 #   KT_SCENARIO_TIMEOUT    seconds one scenario may take (default 150)
 #   KT_BOOT_TIMEOUT        seconds the guest may take to boot (default 150)
+#   KT_TOTAL_TIMEOUT       at most this many seconds for QEMU in all
 set -euo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -249,7 +250,7 @@ resolve_scenario() {  # NAME or PATH -> absolute path
 
 # Top-level folders of the host the guest does not bind (its own tmpfs
 # ones instead).
-SKIP_DIRS="proc sys dev run tmp var etc host results boot lost+found mnt media srv"
+SKIP_DIRS="proc sys dev run tmp var etc root host results boot lost+found mnt media srv"
 
 # Folders that must be visible in the guest: what lies under a skipped one
 # gets its own bind mount.
@@ -298,6 +299,11 @@ boot() {  # MODE (run|shell) SCENARIO_PATH...
 
   local boot_timeout=${KT_BOOT_TIMEOUT:-150}
   local total=$((boot_timeout + ${#scenarios[@]} * ${KT_SCENARIO_TIMEOUT:-150} + 30))
+  # Under ctest, stop before ctest's own timeout so the report says which
+  # scenario hung.
+  if [[ -n ${KT_TOTAL_TIMEOUT:-} ]] && ((KT_TOTAL_TIMEOUT < total)); then
+    total=$KT_TOTAL_TIMEOUT
+  fi
   local qemu_args=(-accel tcg,tb-size=128 -smp 1 -m 512 -nic none
     -display none -no-reboot -serial stdio -monitor none
     -kernel "$CACHE/vmlinuz" -initrd "$CACHE/initrd.cpio"

@@ -356,8 +356,32 @@ kt_export_entry() {  # PATH
   grep -v '^#' /proc/net/rpc/nfsd.export/content | awk -v p="$1" '$1 == p' || true
 }
 
+# True when a scenario left something behind (its exit trap did not run
+# or did not finish): NFS or /srv mounts, recorded daemons or namespaces,
+# exports.
+kt_left_over() {
+  awk '$3 == "nfs" || $3 == "nfs4" || $2 ~ /^\/srv\// {found = 1} END {exit !found}' /proc/mounts && return 0
+  compgen -G "$KT_STATE/*.pid" >/dev/null && return 0
+  [[ -s $KT_STATE/netns || -s /etc/exports ]] && return 0
+  [[ -n $(ls /etc/exports.d 2>/dev/null) ]]
+}
+
+# Polls COMMAND every 0.1 s until it succeeds or SECONDS pass.
+kt_wait_until() {  # SECONDS WHAT COMMAND...
+  local limit=$1 what=$2 i
+  shift 2
+  for ((i = 0; i < limit * 10; i++)); do
+    "$@" && return 0
+    sleep 0.1
+  done
+  fail "$what: not true within $limit s ($*)"
+}
+
 if [[ ${BASH_SOURCE[0]} == "$0" && ${1:-} == reset ]]; then
   set +e
-  kt_reset
+  if kt_left_over; then
+    echo "--- the scenario left something behind; reset"
+    kt_reset
+  fi
   exit 0
 fi

@@ -259,7 +259,7 @@ extra_binds() {
   for d in "$@"; do
     top=${d#/}
     top=${top%%/*}
-    [[ " $SKIP_DIRS " == *" $top "* ]] && out+=("$d")
+    [[ " $SKIP_DIRS " == *" $top "* && " ${out[*]:-} " != *" $d "* ]] && out+=("$d")
   done
   echo "${out[*]:-}"
 }
@@ -267,10 +267,18 @@ extra_binds() {
 boot() {  # MODE (run|shell) SCENARIO_PATH...
   local mode=$1
   shift
-  command -v "$QEMU" >/dev/null ||
-    die "$QEMU not found: the kernel tests need QEMU (run scripts/deps: package qemu-system-x86)"
-  [[ -f $CACHE/vmlinuz && -f $CACHE/initrd.cpio ]] ||
-    die "no guest in $CACHE: run tests/kernel/guest.sh prepare"
+  local why=
+  if ! command -v "$QEMU" >/dev/null; then
+    why="$QEMU not found: the kernel tests need QEMU (run scripts/deps: package qemu-system-x86)"
+  elif [[ ! -f $CACHE/vmlinuz || ! -f $CACHE/initrd.cpio ]]; then
+    why="no guest in $CACHE: run tests/kernel/guest.sh prepare (or scripts/deps)"
+  fi
+  if [[ -n $why && $mode == run ]]; then
+    echo "guest.sh: cannot run the kernel scenarios: $why"
+    echo "0 passed, $# failed"
+    exit 1
+  fi
+  [[ -z $why ]] || die "$why"
   local sharemgrd=${SHAREMGRD:-$SRC/build/bin/sharemgrd}
   local sharectl=${SHARECTL:-$SRC/build/bin/sharectl}
   sharemgrd=$(realpath -m "$sharemgrd")
@@ -290,7 +298,9 @@ boot() {  # MODE (run|shell) SCENARIO_PATH...
     echo "KT_SRC='$SRC'"
     echo "KT_MODE='$mode'"
     echo "KT_SKIP_DIRS='$SKIP_DIRS'"
-    echo "KT_EXTRA_BINDS='$(extra_binds "$SRC" "$(dirname "$sharemgrd")" "$(dirname "$sharectl")" "${scenarios[@]}")'"
+    local dirs=("$SRC" "$(dirname "$sharemgrd")" "$(dirname "$sharectl")")
+    for s in "${scenarios[@]}"; do dirs+=("$(dirname "$s")"); done
+    echo "KT_EXTRA_BINDS='$(extra_binds "${dirs[@]}")'"
     echo "SHAREMGRD='$sharemgrd'"
     echo "SHARECTL='$sharectl'"
     echo "KT_SCENARIO_TIMEOUT='${KT_SCENARIO_TIMEOUT:-150}'"
@@ -392,7 +402,11 @@ run() {
       list+=("$(resolve_scenario "$s")")
     fi
   done
-  if ((want_prepare)); then prepare; fi
+  if ((want_prepare)) && ! (prepare); then
+    echo "guest.sh: cannot run the kernel scenarios: prepare failed"
+    echo "0 passed, ${#list[@]} failed"
+    exit 1
+  fi
   boot run "${list[@]}"
 }
 
@@ -435,6 +449,8 @@ guest_main() {
       t0=$(cut -d' ' -f1 /proc/uptime)
       timeout -k 5 "$KT_SCENARIO_TIMEOUT" setsid bash "$s" >"/results/$n.log" 2>&1 </dev/null
       rc=$?
+      # 137: killed after it ignored the TERM of the timeout.
+      [[ $rc == 137 ]] && rc=124
       t1=$(cut -d' ' -f1 /proc/uptime)
       awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f\n", b - a}' >"/results/$n.time"
       bash "$KT_SRC/tests/kernel/lib.sh" reset >>"/results/$n.log" 2>&1

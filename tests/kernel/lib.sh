@@ -314,16 +314,20 @@ kt_umount() {  # MOUNTPOINT
 }
 
 # Writes a new file through the client and reads it on the server's file
-# system, then the other way; both contents must match.
+# system, then the other way; both contents must match. File names are new
+# at each call: the client caches the absence of a name it removed.
+KT_RW_SEQ=0
 kt_assert_rw() {  # CLIENT_DIR SERVER_DIR
-  local c=$1 s=$2 tag
-  tag="$(basename "$0") $RANDOM $(date +%s.%N)"
-  echo "client $tag" >"$c/from-client.$$" || fail "write through $c failed"
-  sync "$c/from-client.$$" 2>/dev/null || sync
-  assert_eq "client $tag" "$(cat "$s/from-client.$$")" "client's write seen on the server ($s)"
-  echo "server $tag" >"$s/from-server.$$"
-  assert_eq "server $tag" "$(cat "$c/from-server.$$")" "server's file read through $c"
-  rm -f "$c/from-client.$$" "$c/from-server.$$" || fail "remove through $c failed"
+  local c=$1 s=$2 tag n
+  KT_RW_SEQ=$((KT_RW_SEQ + 1))
+  n=$$.$KT_RW_SEQ
+  tag="$(basename "$0") $n $(date +%s.%N)"
+  echo "client $tag" >"$c/from-client.$n" || fail "write through $c failed"
+  sync "$c/from-client.$n" 2>/dev/null || sync
+  assert_eq "client $tag" "$(cat "$s/from-client.$n")" "client's write seen on the server ($s)"
+  echo "server $tag" >"$s/from-server.$n"
+  assert_eq "server $tag" "$(cat "$c/from-server.$n")" "server's file read through $c"
+  rm -f "$c/from-client.$n" "$c/from-server.$n" || fail "remove through $c failed"
 }
 
 # A write through CLIENT_DIR must fail with NEEDLE in the error

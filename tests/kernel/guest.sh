@@ -328,11 +328,35 @@ boot() {  # MODE (run|shell) SCENARIO_PATH...
   fi
   echo "guest.sh: booting (results in $res)"
   # The console goes to a file; the guest's own progress lines to stdout.
+  # A guest not booted within boot_timeout, or still running after total
+  # seconds, is killed.
+  : >"$res/console.raw"
+  timeout -k 10 "$total" "$QEMU" "${qemu_args[@]}" </dev/null >"$res/console.raw" 2>&1 &
+  local qpid=$! booted_late=0
+  trap 'kill -TERM "$qpid" 2>/dev/null' EXIT INT TERM
+  tail -n +1 -f --pid="$qpid" "$res/console.raw" 2>/dev/null |
+    tr -d '\r' | grep --line-buffered '^kguest: ' &
+  local tpid=$!
+  while kill -0 "$qpid" 2>/dev/null; do
+    if [[ ! -f $res/booted ]] &&
+       (($(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {print int(b - a)}') > boot_timeout)); then
+      booted_late=1
+      kill -TERM "$qpid" 2>/dev/null
+    fi
+    sleep 0.5
+  done
   set +e
-  timeout -k 10 "$total" "$QEMU" "${qemu_args[@]}" </dev/null 2>&1 |
-    tr -d '\r' | tee "$res/console.log" | grep --line-buffered '^kguest: '
-  rc=${PIPESTATUS[0]}
+  wait "$qpid"
+  rc=$?
+  wait "$tpid"
   set -e
+  trap - EXIT INT TERM
+  tr -d '\r' <"$res/console.raw" >"$res/console.log"
+  rm -f "$res/console.raw"
+  if ((booted_late)); then
+    echo "guest.sh: the guest did not boot within $boot_timeout s (KT_BOOT_TIMEOUT): killed"
+    rc=124
+  fi
   local wall
   wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
   report "$res" "$rc" "$wall" "${scenarios[@]}"
@@ -345,7 +369,7 @@ report() {  # RESULTS QEMU_RC WALL SCENARIO...
   local passed=0 failed=0 skipped=0 s n r t
   local problem=
   if [[ $qrc == 124 || $qrc == 137 ]]; then
-    problem="the guest hung: killed after the overall timeout"
+    problem="the guest was killed by a timeout (KT_BOOT_TIMEOUT, or the overall one)"
   elif [[ $qrc != 0 ]]; then
     problem="$QEMU exited $qrc"
   fi
@@ -394,10 +418,10 @@ run() {
     shift
   fi
   (($#)) || die "usage: guest.sh run [--prepare] SCENARIO|all ..."
-  local list=() s
+  local list=() s f
   for s in "$@"; do
     if [[ $s == all ]]; then
-      for s in "$HERE"/scenarios/*.sh; do list+=("$s"); done
+      for f in "$HERE"/scenarios/*.sh; do list+=("$f"); done
     else
       list+=("$(resolve_scenario "$s")")
     fi

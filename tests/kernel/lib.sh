@@ -23,7 +23,6 @@ KT_STATE=/run/kt            # pids and mounts to clean, across scenarios
 KT_LOG=                     # the responder's log, shown on failure
 KT_MOUNTD_PID=
 KT_SHAREMGRD_PID=
-KT_SERVER=127.0.0.1
 KT_CLIENT2_SERVER=127.0.0.3 # mount this address to be the client 127.0.0.2
 KT_CLIENT2=127.0.0.2
 
@@ -286,7 +285,12 @@ kt_mount() {  # VERS SERVER:PATH MOUNTPOINT [EXTRA_OPTS]
   mkdir -p "$mnt"
   local ns=()
   [[ -n ${KT_NS:-} ]] && ns=(nsenter "--net=/run/netns/$KT_NS")
-  timeout -k 5 "${KT_MOUNT_TIMEOUT:-40}" "${ns[@]}" mount -t nfs -o "$opts" "$what" "$mnt"
+  local rc=0
+  timeout -k 5 "${KT_MOUNT_TIMEOUT:-40}" "${ns[@]}" mount -t nfs -o "$opts" "$what" "$mnt" || rc=$?
+  if [[ $rc == 124 || $rc == 137 ]]; then
+    echo "mount -o $opts $what: no answer within ${KT_MOUNT_TIMEOUT:-40} s (killed)" >&2
+  fi
+  return "$rc"
 }
 
 # Mounts or fails the scenario.

@@ -116,7 +116,7 @@ kernel_package() {
     return
   fi
   apt-cache depends linux-image-amd64 2>/dev/null |
-    awk '/Depends: linux-image-[0-9]/ {print $2; exit}'
+    awk '/Depends: linux-image-[0-9]/ && !done {print $2; done = 1}'
 }
 
 # Makes sure CACHE/debs holds the kernel package's current version; prints
@@ -126,19 +126,19 @@ fetch_kernel() {
   mkdir -p "$CACHE/debs"
   pkg=$(kernel_package)
   if [[ -z $pkg ]]; then
-    deb=$(ls -t "$CACHE"/debs/linux-image-*.deb 2>/dev/null | head -n1 || true)
+    deb=$(ls -t "$CACHE"/debs/linux-image-*.deb 2>/dev/null | sed -n 1p || true)
     [[ -n $deb ]] || die "cannot tell which kernel to use: apt-cache knows no linux-image-amd64 (run apt-get update)"
     echo "$deb"
     return
   fi
   ver=$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}')
-  deb=$(ls "$CACHE/debs/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
+  deb=$(ls "$CACHE/debs/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | sed -n 1p || true)
   if [[ -z $deb ]]; then
     echo "guest.sh: downloading $pkg $ver (Debian archive)" >&2
     (cd "$CACHE/debs" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
       (cd "$CACHE/debs" && apt-get update -qq >&2 && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
       die "apt-get download $pkg failed"
-    deb=$(ls -t "$CACHE/debs/${pkg}_"*.deb | head -n1)
+    deb=$(ls -t "$CACHE/debs/${pkg}_"*.deb | sed -n 1p)
     # Older kernels are of no further use.
     find "$CACHE/debs" -name 'linux-image-*.deb' ! -path "$deb" -delete
   fi
@@ -180,7 +180,9 @@ module_order() {  # MODDIR
 prepare() {
   command -v dpkg-deb >/dev/null || die "dpkg-deb not found"
   local busybox=/bin/busybox
-  [[ -x $busybox ]] && "$busybox" --list | grep -qx cpio ||
+  # Whole outputs, not "| grep -q": under pipefail an early grep exit
+  # fails the writer with SIGPIPE.
+  [[ -x $busybox && $'\n'$("$busybox" --list)$'\n' == *$'\ncpio\n'* ]] ||
     die "busybox (static, with cpio) not found: run scripts/deps (package busybox-static)"
   [[ $(ldd "$busybox" 2>&1 || true) == *"not a dynamic"* ]] ||
     die "$busybox is not statically linked: install busybox-static"
@@ -206,7 +208,7 @@ prepare() {
   trap 'rm -rf "$tmp"' EXIT
   dpkg-deb -x "$deb" "$tmp/k"
   local ver
-  ver=$(ls "$tmp/k/lib/modules" | head -n1)
+  ver=$(ls "$tmp/k/lib/modules" | sed -n 1p)
   [[ -n $ver && -f $tmp/k/boot/vmlinuz-$ver ]] || die "no kernel in $deb"
   busybox depmod -b "$tmp/k" "$ver" || die "busybox depmod failed"
   local moddir=$tmp/k/lib/modules/$ver
@@ -459,7 +461,7 @@ guest_main() {
   } >>"$log" 2>&1
   local up
   up=$(cut -d' ' -f1 /proc/uptime)
-  if ! rpcinfo -p 127.0.0.1 2>>"$log" | grep -q nfs; then
+  if [[ $(rpcinfo -p 127.0.0.1 2>>"$log") != *nfs* ]]; then
     echo "kguest: nfsd is not registered with rpcbind; see services.log"
   fi
   echo "$up" >/results/booted

@@ -218,7 +218,7 @@ kt_mountd_stop() {
 kt_wait_mount_registered() {  # WHO PID
   local i
   for ((i = 0; i < 300; i++)); do
-    rpcinfo -p 127.0.0.1 2>/dev/null | grep -q ' mountd$' && return 0
+    [[ $(rpcinfo -p 127.0.0.1 2>/dev/null) == *" mountd"* ]] && return 0
     kill -0 "$2" 2>/dev/null || fail "$1 exited before it registered MOUNT"
     sleep 0.1
   done
@@ -227,7 +227,7 @@ kt_wait_mount_registered() {  # WHO PID
 
 # True when the sharemgrd under test has the kernel mode.
 kt_sharemgrd_has_kernel() {
-  [[ -x $SHAREMGRD ]] && "$SHAREMGRD" --help 2>&1 | grep -q -- '--kernel'
+  [[ -x $SHAREMGRD && $("$SHAREMGRD" --help 2>&1) == *--kernel* ]]
 }
 
 # Starts sharemgrd --kernel=on in the foreground on this scenario's db,
@@ -247,7 +247,7 @@ kt_sharemgrd_start() {  # [ARGS]
   local i from
   from=$(grep -n '^=== start' "$KT_LOG" | tail -n1 | cut -d: -f1)
   for ((i = 0; i < 600; i++)); do
-    tail -n +"$from" "$KT_LOG" | grep -q '^sharemgrd: serving' && break
+    [[ $'\n'$(tail -n +"$from" "$KT_LOG") == *$'\nsharemgrd: serving'* ]] && break
     kill -0 "$KT_SHAREMGRD_PID" 2>/dev/null || fail "sharemgrd exited before serving"
     sleep 0.1
   done

@@ -8,6 +8,8 @@
 
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "kernel/line_format.h"
 
@@ -132,6 +134,21 @@ class ProcNfsdFiles : public NfsdFiles {
     // newer kernels always use "now" whatever the number.
     return WriteWhole(absl::StrCat(root_, "/net/rpc/", cache, "/flush"),
                       absl::StrCat(time(nullptr), "\n"));
+  }
+
+  absl::StatusOr<int64_t> FlushTime(const std::string& cache) override {
+    const std::string file = absl::StrCat(root_, "/net/rpc/", cache, "/flush");
+    Fd fd(open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) return ErrnoStatus(errno, absl::StrCat("open ", file));
+    char buf[32];
+    ssize_t n = read(fd.get(), buf, sizeof buf - 1);
+    if (n < 0) return ErrnoStatus(errno, absl::StrCat("read ", file));
+    int64_t t = 0;
+    if (!absl::SimpleAtoi(
+            absl::StripAsciiWhitespace(absl::string_view(buf, n)), &t)) {
+      return absl::DataLossError(absl::StrCat(file, ": not a time"));
+    }
+    return t;
   }
 
   absl::Status UnlockFilesystem(const std::string& path) override {

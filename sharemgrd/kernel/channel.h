@@ -61,6 +61,12 @@ class NfsdFiles {
       const std::string& domain, const std::string& path, int max_size) = 0;
   // Drops every entry of one cache (writes the flush file).
   [[nodiscard]] virtual absl::Status Flush(const std::string& cache) = 0;
+  // When the cache was last flushed (wall-clock seconds, as the flush file
+  // shows it). The kernel treats every entry refreshed at or before that
+  // second as flushed, and a flush within the same second as the previous
+  // one moves it a second into the future.
+  [[nodiscard]] virtual absl::StatusOr<int64_t> FlushTime(
+      const std::string& cache) = 0;
   // Drops the NLM locks (and NFSv4 state) on the file system of PATH.
   [[nodiscard]] virtual absl::Status UnlockFilesystem(
       const std::string& path) = 0;

@@ -87,44 +87,4 @@ ExportEntry PseudoExport(bool root_path, const std::optional<Uuid>& uuid,
   return e;
 }
 
-std::vector<std::string> OptionsWithoutKernelEffect(
-    const libshare::ShareOptions& o) {
-  std::vector<std::string> out;
-  for (const libshare::SecScope& s : o.scopes) {
-    for (libshare::SecFlavor f : s.flavors) {
-      if (!KernelFlavor(f).has_value()) {
-        out.push_back(
-            absl::StrCat("sec=", std::string(libshare::SecFlavorName(f)),
-                         ": nfsd does not offer this flavor"));
-      }
-    }
-    if (s.root_mapping.has_value()) {
-      out.push_back(absl::StrCat(
-          "root_mapping=", *s.root_mapping,
-          ": nfsd cannot map root to another user; root is squashed to the "
-          "anonymous user unless root= lists the client"));
-    }
-  }
-  if (o.anon.has_value() && *o.anon < 0) {
-    out.push_back(
-        "anon=-1: nfsd cannot refuse unmapped users; they act as 65534");
-  }
-  if (o.nosuid) {
-    out.push_back(
-        "nosuid: nfsd has no per-export nosuid; clients must mount with "
-        "nosuid");
-  }
-  if (o.nosub) {
-    out.push_back(
-        "nosub: applies to MOUNT only; NFSv4 clients can still reach "
-        "subdirectories");
-  }
-  if (o.public_fh) out.push_back("public: nfsd has no WebNFS public handle");
-  if (o.aclok) out.push_back("aclok: nfsd applies the file system's ACLs");
-  if (o.index.has_value()) out.push_back("index=: no effect on nfsd");
-  if (o.log) out.push_back("log: nfsd does not log accesses");
-  if (o.window.has_value()) out.push_back("window=: applies to AUTH_DH only");
-  return out;
-}
-
 }  // namespace sharemgrd::kernel

@@ -85,11 +85,9 @@ std::optional<ExportEntry> ShareExport(const ShareExportInput& in,
 ExportEntry PseudoExport(bool root_path, const std::optional<Uuid>& uuid,
                          const ExportFeatures& features);
 
-// The share's options that the kernel mode cannot apply, each as
-// "OPTION: what happens instead", in option order; empty if none. For
-// `sharectl check` and `show -v`.
-std::vector<std::string> OptionsWithoutKernelEffect(
-    const libshare::ShareOptions& options);
+// The share's options that the kernel mode cannot apply: libshare's
+// OptionsWithoutKernelEffect (options.h), shared with sharectl.
+using libshare::OptionsWithoutKernelEffect;
 
 }  // namespace sharemgrd::kernel
 

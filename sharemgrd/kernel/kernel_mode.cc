@@ -99,6 +99,8 @@ constexpr int64_t kExpired = 1;
 
 }  // namespace
 
+constexpr absl::Duration kFlushSettle = absl::Seconds(4);
+
 struct KernelMode::Impl {
   KernelConfig config;
   const libshare::Catalog* catalog;
@@ -126,6 +128,36 @@ struct KernelMode::Impl {
   }
 
   int64_t Now() const { return deps.now(); }
+
+  // Waits (at most kFlushSettle) until an answer written now is newer
+  // than the caches' last flush. The kernel counts an entry refreshed in
+  // the flush's second (or before) as flushed, and a second flush within
+  // one second moves the flush time a second ahead: answers written
+  // meanwhile would be dropped at once, and a client's request waiting on
+  // them would time out (seen with the real nfsd right after `exportfs`
+  // and our start-up flush). Two seconds past the flush time leaves room
+  // for the kernel's rounding between boot-relative and wall-clock time.
+  void WaitOutFlush() {
+    if (!deps.files) return;
+    int64_t latest = 0;
+    for (int c = 0; c < kCaches; ++c) {
+      if (channels[c] == nullptr) continue;
+      absl::StatusOr<int64_t> t = deps.files->FlushTime(CacheName(c));
+      if (t.ok()) latest = std::max(latest, *t);
+    }
+    if (latest > 0) fresh_after = latest + 2;
+    WaitUntilFresh();
+  }
+
+  // See WaitOutFlush; MNT's handle writes wait here too.
+  void WaitUntilFresh() const {
+    const absl::Time give_up = absl::Now() + kFlushSettle;
+    while (time(nullptr) < fresh_after && !stopping && absl::Now() < give_up) {
+      absl::SleepFor(absl::Milliseconds(50));
+    }
+  }
+  // Wall-clock second from which answers outlive the last flush we made.
+  std::atomic<int64_t> fresh_after{0};
 
   // Writes a reply; an export or fh line for a domain the kernel does not
   // know (someone ran `exportfs -f`, or the ip entry expired) is retried
@@ -272,6 +304,8 @@ struct KernelMode::Impl {
   }
 
   void Poll() {
+    // Upcalls queue in the kernel meanwhile.
+    WaitOutFlush();
     std::vector<pollfd> fds;
     std::vector<int> caches;
     fds.push_back({wake_fd, POLLIN, 0});
@@ -577,6 +611,7 @@ absl::Status KernelMode::Flush() {
   }
   // The kernel forgot everything: nothing is left to rewrite.
   d->mirror->Clear();
+  d->WaitOutFlush();
   return absl::OkStatus();
 }
 
@@ -592,6 +627,7 @@ absl::StatusOr<std::string> KernelMode::FileHandle(
     return absl::PermissionDeniedError(absl::StrCat(path, ": ", r.reason));
   }
   const std::string domain = Responder::DomainOf(client);
+  d->WaitUntilFresh();
   d->WriteIpEntry(client);
   Answer a = d->responder->Export(domain, r.share->path);
   d->TellExport(domain, r.share->path, a);

@@ -296,8 +296,20 @@ kt_mount() {  # VERS SERVER:PATH MOUNTPOINT [EXTRA_OPTS]
 # Mounts or fails the scenario.
 kt_must_mount() {  # VERS SERVER:PATH MOUNTPOINT [EXTRA_OPTS]
   local err
-  err=$(kt_mount "$@" 2>&1) || fail "mount v$1 of $2 on $3 failed: $err"
+  if ! err=$(kt_mount "$@" 2>&1); then
+    kt_dump_caches
+    fail "mount v$1 of $2 on $3 failed: $err"
+  fi
   kt_is_nfs_mount "$3" || fail "mount v$1 of $2 succeeded but $3 is no NFS mount"
+}
+
+# What the kernel holds, for a failure's log.
+kt_dump_caches() {
+  local c
+  for c in auth.unix.ip nfsd.fh nfsd.export; do
+    echo "--- /proc/net/rpc/$c/content:"
+    cat "/proc/net/rpc/$c/content" 2>&1 | tail -n 20
+  done
 }
 
 kt_is_nfs_mount() {  # MOUNTPOINT

@@ -146,6 +146,12 @@ struct ShareOptions {
 // only. A "sec=" naming a flavor an earlier scope has is an error.
 [[nodiscard]] absl::StatusOr<ShareOptions> ParseOptions(std::string_view text);
 
+// The options the Linux kernel NFS server (sharemgrd's kernel mode) cannot
+// apply, each as "OPTION: what happens instead", in option order; empty if
+// none. `sharectl check` and `show -v` print them: an option is never
+// dropped silently.
+std::vector<std::string> OptionsWithoutKernelEffect(const ShareOptions& options);
+
 }  // namespace libshare
 
 #endif  // LIBSHARE_OPTIONS_H_

@@ -131,6 +131,7 @@ class FakeNfsdFiles : public NfsdFiles {
     flushed_.push_back(cache);
     return absl::OkStatus();
   }
+  absl::StatusOr<int64_t> FlushTime(const std::string&) override { return 0; }
   absl::Status UnlockFilesystem(const std::string& path) override {
     absl::MutexLock lock(&mu_);
     unlocked_.push_back(path);

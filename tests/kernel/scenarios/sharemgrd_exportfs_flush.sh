@@ -22,7 +22,7 @@ kt_assert_rw /mnt/a3 /srv/a
 kt_assert_rw /mnt/a4 /srv/a
 [[ -n $(kt_export_entry /srv/a) ]] || fail "no kernel entry for the mounted /srv/a"
 before=$(kt_flush_time nfsd.export)
-upcalls_before=$(kt_sc --json stats | jq -r .kernel.upcalls)
+upcalls_before=$(kt_kernel_stat upcalls)
 sleep 1.1
 
 step "exportfs -f"
@@ -37,7 +37,7 @@ step "the mounted clients go on, the daemon answers again"
 kt_assert_rw /mnt/a3 /srv/a
 kt_assert_rw /mnt/a4 /srv/a
 [[ -n $(kt_export_entry /srv/a) ]] || fail "no kernel entry for /srv/a after the clients' access"
-upcalls_after=$(kt_sc --json stats | jq -r .kernel.upcalls)
+upcalls_after=$(kt_kernel_stat upcalls)
 echo "kernel.upcalls: $upcalls_before -> $upcalls_after"
 ((upcalls_after > upcalls_before)) || fail "the daemon answered no upcall after the flush"
 kt_must_mount 3 127.0.0.1:/srv/b /mnt/b3

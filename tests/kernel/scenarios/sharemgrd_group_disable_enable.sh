@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # sharemgrd --kernel=on: `sharectl disable g1` makes the shares of g1,
 # mounted by a v3 and a v4.2 client, refuse those clients' next access
-# ("Stale file handle"; nothing reaches the server) while g2's mounted share goes on serving
-# with its kernel entry untouched; `sharectl enable g1` lets the same
+# ("Stale file handle"; nothing reaches the server) while g2's mounted
+# share goes on serving with its kernel entry untouched; `sharectl enable g1` lets the same
 # mounts work again without a remount. No cache is flushed.
 source "$(dirname "$0")/../lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"

@@ -3,8 +3,8 @@
 # read and write on mounted shares: they go on without an error (the
 # kernel keeps the entries it was given). While the daemon is down, a
 # v3 mount of a share not mounted before fails (MOUNT has no server) and
-# a v4.2 one waits (its upcall stays queued); after the restart the
-# waiting v4.2 mount completes, new v3 and v4.2 mounts work, and the
+# a v4.2 one waits (the kernel holds its request: its export upcall finds
+# no answer); after the restart the waiting v4.2 mount completes, new v3 and v4.2 mounts work, and the
 # daemon's stats count the upcalls it answered.
 source "$(dirname "$0")/../lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
@@ -71,7 +71,7 @@ wait "$mount_c4" || fail "the waiting v4.2 mount of /srv/c failed after the rest
 echo "the waiting v4.2 mount completed $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s after the restart began"
 kt_is_nfs_mount /mnt/c4 || fail "/mnt/c4 is no NFS mount"
 kt_assert_rw /mnt/c4 /srv/c
-upcalls=$(kt_sc --json stats | jq -r .kernel.upcalls)
+upcalls=$(kt_kernel_stat upcalls)
 echo "kernel.upcalls after the restart: $upcalls"
 ((upcalls > 0)) || fail "the restarted daemon answered no upcall ($upcalls)"
 kt_must_mount 3 127.0.0.1:/srv/b /mnt/b3

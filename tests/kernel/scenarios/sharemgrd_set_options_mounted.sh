@@ -47,7 +47,7 @@ assert_eq 0:0 "$(kt_owner /srv/data/by-root)" "root= still applies after the cha
 
 flush_after=$(for c in auth.unix.ip nfsd.fh nfsd.export; do kt_flush_time $c; done)
 assert_eq "$flush_before" "$flush_after" "flush times (ip, fh, export) after two sets"
-pushed=$(kt_sc --json stats | jq -r .kernel.pushed)
+pushed=$(kt_kernel_stat pushed)
 echo "kernel.pushed: $pushed"
 ((pushed >= 2)) || fail "kernel.pushed is $pushed after two changes of a mounted share"
 kt_sharemgrd_stop || fail "sharemgrd exited $? on SIGTERM"

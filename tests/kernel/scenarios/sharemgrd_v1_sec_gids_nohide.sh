@@ -52,8 +52,8 @@ cat >"$KT_WORK/batch" <<B
 create g
 add-share -o rw=127.0.0.1,root=127.0.0.1 -s /srv/sys g
 add-share -o sec=krb5,rw=127.0.0.1 -s /srv/krb g
-add-share -o nosub,rw=127.0.0.1 -s /srv/ns g
-add-share -o rw=127.0.0.1 -s /srv/plain g
+add-share -o nosub,rw=127.0.0.1,root=127.0.0.1 -s /srv/ns g
+add-share -o rw=127.0.0.1,root=127.0.0.1 -s /srv/plain g
 add-share -o rw=127.0.0.1,root=127.0.0.1 -s /srv/top g
 add-share -o nohide,rw=127.0.0.1,root=127.0.0.1 -s /srv/top/sub g
 add-share -o rw=127.0.0.1,root=127.0.0.1 -s /srv/top/hid g

@@ -34,6 +34,18 @@ for d in "$mid" "$r1" "$r2"; do
   done
 done
 kt_mount_refused "access denied by server" 3 127.0.0.1:/srv/many/unshared /mnt/unshared3
+
+# The folder above them is no share: NFSv4 reaches it as a pseudo-root
+# directory, whose listing shows the shares (one export upcall each) and
+# hides the rest.
+t0=$(date +%s.%N)
+kt_must_mount 4.2 127.0.0.1:/srv/many /mnt/pseudo
+names=$(ls -f /mnt/pseudo)
+echo "TIMING v4.2 listing of the pseudo folder /srv/many: $(kt_since "$t0") s"
+assert_eq "$N" "$(grep -c '^d[0-9]' <<<"$names")" "shares listed in the pseudo folder"
+assert_not_contains "$names" "unshared" "listing of the pseudo folder"
+echo "marker $mid" >"/srv/many/$mid/marker"
+assert_eq "marker $mid" "$(cat "/mnt/pseudo/$mid/marker")" "a share's file reached through the pseudo folder"
 echo "kernel: $(kt_sc --json stats | jq -c .kernel)"
 t0=$(date +%s.%N)
 kt_sharemgrd_stop || fail "sharemgrd exited $? on SIGTERM"

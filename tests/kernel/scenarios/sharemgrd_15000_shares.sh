@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# sharemgrd --kernel=on with 15,000 shares (directories on one ext4 file
+# system, one `sharectl batch`): a v3 and a v4.2 client mount the middle
+# one and two random others, and read and write there. Logs the batch
+# time and each mount's time; a share outside the table stays refused.
+source "$(dirname "$0")/../lib.sh"
+kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
+kt_setup
+N=15000
+t0=$(date +%s.%N)
+kt_fs_many many 16384 40
+# One process makes them all (brace list, one mkdir).
+mkdir /srv/many/d{00000..14999} /srv/many/unshared
+echo "made $N directories in $(kt_since "$t0") s"
+kt_sharemgrd_start
+{
+  echo "create -o rw=127.0.0.1,root=127.0.0.1 g"
+  printf 'add-share -s /srv/many/d%05d g\n' $(seq 0 $((N - 1)))
+} >"$KT_WORK/batch"
+t0=$(date +%s.%N)
+kt_sc batch "$KT_WORK/batch" || fail "sharectl batch of $N shares refused"
+echo "TIMING batch of $N add-share: $(kt_since "$t0") s"
+assert_eq "$N" "$(kt_sc --json stats | jq -r .shares)" "shares the daemon serves after the batch"
+
+mid=$(printf 'd%05d' $((N / 2)))
+r1=$(printf 'd%05d' $((RANDOM % N)))
+r2=$(printf 'd%05d' $(((RANDOM * 32768 + RANDOM) % N)))
+for d in "$mid" "$r1" "$r2"; do
+  for v in 3 4.2; do
+    t0=$(date +%s.%N)
+    kt_must_mount "$v" "127.0.0.1:/srv/many/$d" "/mnt/$d-$v"
+    echo "TIMING mount v$v of /srv/many/$d: $(kt_since "$t0") s"
+    kt_assert_rw "/mnt/$d-$v" "/srv/many/$d"
+  done
+done
+kt_mount_refused "access denied by server" 3 127.0.0.1:/srv/many/unshared /mnt/unshared3
+
+# The folder above them is no share: NFSv4 reaches it as a pseudo-root
+# directory, whose listing shows the shares (one export upcall each) and
+# hides the rest.
+t0=$(date +%s.%N)
+kt_must_mount 4.2 127.0.0.1:/srv/many /mnt/pseudo
+names=$(ls -f /mnt/pseudo)
+echo "TIMING v4.2 listing of the pseudo folder /srv/many: $(kt_since "$t0") s"
+assert_eq "$N" "$(grep -c '^d[0-9]' <<<"$names")" "shares listed in the pseudo folder"
+assert_not_contains "$names" "unshared" "listing of the pseudo folder"
+echo "marker $mid" >"/srv/many/$mid/marker"
+assert_eq "marker $mid" "$(cat "/mnt/pseudo/$mid/marker")" "a share's file reached through the pseudo folder"
+echo "kernel: $(kt_sc --json stats | jq -c .kernel)"
+t0=$(date +%s.%N)
+kt_sharemgrd_stop || fail "sharemgrd exited $? on SIGTERM"
+echo "TIMING stop: $(kt_since "$t0") s"
+echo ok

@@ -101,6 +101,7 @@ constexpr int64_t kExpired = 1;
 
 constexpr absl::Duration kFlushSettle = absl::Seconds(4);
 
+
 struct KernelMode::Impl {
   KernelConfig config;
   const libshare::Catalog* catalog;
@@ -148,6 +149,31 @@ struct KernelMode::Impl {
     if (latest > 0) fresh_after = latest + 2;
     WaitUntilFresh();
   }
+
+  // Without manage-gids nobody answers auth.unix.gid, but for
+  // gid_listener_grace after a previous responder (rpc.mountd with
+  // manage-gids, Debian's default) closed that channel the kernel still
+  // queues its upcalls, and a uid whose upcall is never answered has its
+  // requests dropped until the pending entry expires (120 s). Flushing the
+  // gid cache now drops the group lists that responder left (they must not
+  // override the clients' groups any more), and flushing it again once the
+  // grace is over drops the entries left pending meanwhile, so such a
+  // stall lasts at most the grace.
+  void StartGidSweep() {
+    (void)deps.files->Flush(kGidCache);
+    gid_sweeper = std::thread([this] {
+      absl::MutexLock lock(&stop_mu);
+      auto is_stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stop_mu) {
+        return stopped;
+      };
+      if (stop_mu.AwaitWithTimeout(absl::Condition(&is_stopped),
+                                   config.gid_listener_grace)) {
+        return;
+      }
+      (void)deps.files->Flush(kGidCache);
+    });
+  }
+  std::thread gid_sweeper;
 
   // See WaitOutFlush; MNT's handle writes wait here too.
   void WaitUntilFresh() const {
@@ -576,6 +602,7 @@ absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::StartWith(
 
   impl->pool = std::make_unique<KeyedWorkQueue>(impl->config.threads);
   impl->poller = std::thread([raw] { raw->Poll(); });
+  if (impl->deps.files && !impl->config.manage_gids) impl->StartGidSweep();
   return std::unique_ptr<KernelMode>(new KernelMode(std::move(impl)));
 }
 
@@ -592,6 +619,7 @@ void KernelMode::Stop() {
   if (d->poller.joinable()) d->poller.join();
   d->pool->Stop();
   if (d->indexer.joinable()) d->indexer.join();
+  if (d->gid_sweeper.joinable()) d->gid_sweeper.join();
   close(d->wake_fd);
 }
 

@@ -45,6 +45,11 @@ struct KernelConfig {
   // Bound on the remembered answers (the mirror); past it the oldest are
   // forgotten after telling the kernel to ask again.
   std::size_t mirror_max_entries = 200000;
+  // How long the kernel goes on queueing upcalls after a cache's last
+  // listener closed its channel (net/sunrpc/cache.c,
+  // cache_listeners_exist: 30 s), with a margin. Without manage_gids the
+  // gid cache is flushed at start and again after this (kernel_mode.cc).
+  absl::Duration gid_listener_grace = absl::Seconds(32);
   // One line per event worth a log line (errors, refusals of the kernel).
   std::function<void(const std::string&)> log;
 };

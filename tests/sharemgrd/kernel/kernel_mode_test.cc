@@ -1,5 +1,6 @@
 #include "kernel/kernel_mode.h"
 
+#include <algorithm>
 #include <unistd.h>
 
 #include <filesystem>
@@ -98,9 +99,27 @@ class KernelModeTest : public testing::KernelFixture {
 };
 
 TEST_F(KernelModeTest, StartFlushesEachAnsweredCacheOnce) {
-  StartKernel();
+  KernelConfig c;
+  c.manage_gids = true;
+  StartKernel(c);
+  EXPECT_THAT(files_->flushed(), UnorderedElementsAre("auth.unix.ip",
+                                                      "auth.unix.gid",
+                                                      "nfsd.fh", "nfsd.export"));
+  EXPECT_EQ(km_->stats().flushes, 4u);
+}
+
+TEST_F(KernelModeTest, WithoutManageGidsGidCacheIsFlushedAtStartAndAfterGrace) {
+  KernelConfig c;
+  c.gid_listener_grace = absl::Milliseconds(100);
+  StartKernel(c);
+  // Not answered, so not counted as a flush of ours; at start and once
+  // the kernel stopped waiting for the previous gid responder.
   EXPECT_THAT(files_->flushed(),
-              UnorderedElementsAre("auth.unix.ip", "nfsd.fh", "nfsd.export"));
+              UnorderedElementsAre("auth.unix.ip", "nfsd.fh", "nfsd.export",
+                                   "auth.unix.gid"));
+  absl::SleepFor(absl::Milliseconds(400));
+  std::vector<std::string> f = files_->flushed();
+  EXPECT_EQ(std::count(f.begin(), f.end(), "auth.unix.gid"), 2);
   EXPECT_EQ(km_->stats().flushes, 3u);
 }
 
@@ -232,7 +251,7 @@ TEST_F(KernelModeTest, FileHandleForRefusedClientIsPermissionDenied) {
 TEST_F(KernelModeTest, FlushWritesTheFlushFilesAgain) {
   StartKernel();
   ASSERT_TRUE(km_->Flush().ok());
-  EXPECT_EQ(files_->flushed().size(), 6u);
+  EXPECT_EQ(files_->flushed().size(), 7u);  // and auth.unix.gid at start
   EXPECT_EQ(km_->stats().flushes, 6u);
 }
 
@@ -315,7 +334,7 @@ TEST_F(PusherTest, OptionChangeRewritesExactlyItsEntries) {
               UnorderedElementsAre(absl::StrCat("$10.0.0.1 ", a, ro),
                                    absl::StrCat("$10.0.0.2 ", a, ro)));
   EXPECT_EQ(km_->stats().pushed, 2u);
-  EXPECT_EQ(files_->flushed().size(), 3u);  // only the start's
+  EXPECT_EQ(files_->flushed().size(), 4u);  // only the start's
   EXPECT_THAT(fh_->written(), IsEmpty());
 }
 

@@ -14,10 +14,13 @@
 //  - a flavor the entry does not list gets no access, even if a later
 //    entry lists it.
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "authcache/evaluate.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -243,6 +246,154 @@ TEST(ImportAccessTest, LinesThatWouldGrantMoreAreRefused) {
     EXPECT_TRUE(stops) << all;
     EXPECT_THAT(all, HasSubstr(r.message));
   }
+}
+
+// Random exports lines over the test network, each compared with a model
+// of rpc.mountd written from the rules above (type order, file order,
+// first match, the entry's own flags and ids). Lines the import refuses
+// are skipped, but most must be accepted.
+struct Spec {
+  const char* text;
+  int type;  // rpc.mountd's order: 0 host, 1 network, 2 wildcard, 3
+             // netgroup, 4 anyone
+  bool (*matches)(const char* host);
+};
+
+bool In(const char* host, std::initializer_list<const char*> hosts) {
+  for (const char* h : hosts) {
+    if (std::string_view(h) == host) return true;
+  }
+  return false;
+}
+
+const Spec kSpecs[] = {
+    {"10.1.2.3", 0, [](const char* h) { return In(h, {"ws3"}); }},
+    {"build1.example.com", 0, [](const char* h) { return In(h, {"build1"}); }},
+    {"10.1.0.0/16", 1,
+     [](const char* h) { return In(h, {"ws3", "build1"}); }},
+    {"10.0.0.0/8", 1,
+     [](const char* h) {
+       return In(h, {"ws3", "build1", "net2", "net3", "net5"});
+     }},
+    {"10.2.0.0/255.255.0.0", 1, [](const char* h) { return In(h, {"net2"}); }},
+    {"192.168.0.0/16", 1, [](const char* h) { return In(h, {"ws1"}); }},
+    {"*.lab.example.com", 2,
+     [](const char* h) { return In(h, {"ws3", "ws1"}); }},
+    {"@engineers", 3, [](const char* h) { return In(h, {"ws3", "build1"}); }},
+    {"*", 4, [](const char*) { return true; }},
+};
+
+const char* const kHosts[] = {"ws3",  "build1", "net2",    "net3",
+                              "net5", "ws1",    "stranger"};
+
+struct ModelFlavor {
+  SecFlavor flavor;
+  bool rw;
+  bool root;  // no_root_squash (sys only)
+};
+
+struct ModelClient {
+  const Spec* spec;
+  std::vector<ModelFlavor> flavors;
+  int64_t anon;  // anonuid = anongid
+};
+
+TEST(ImportAccessTest, RandomLinesGiveWhatTheRpcMountdModelGives) {
+  std::mt19937 rng(20261201);
+  const auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  int accepted = 0, decisions = 0;
+  constexpr int kLines = 3000;
+  for (int round = 0; round < kLines; ++round) {
+    std::vector<ModelClient> clients;
+    std::string line = "/x";
+    const int n = 1 + pick(4);
+    for (int i = 0; i < n; ++i) {
+      ModelClient c;
+      c.spec = &kSpecs[pick(std::size(kSpecs))];
+      const int64_t anons[] = {65534, 65534, 1000, 0};
+      c.anon = anons[pick(4)];
+      std::vector<std::string> opts;
+      const int which = pick(3);  // sys, krb5, both
+      if (which != 1) c.flavors.push_back({kSys, pick(2) == 1, pick(3) == 0});
+      if (which != 0) c.flavors.push_back({kKrb5, pick(2) == 1, false});
+      if (which == 0 && pick(2) == 0) {
+        opts.push_back(c.flavors[0].rw ? "rw" : "ro");
+        if (c.flavors[0].root) opts.push_back("no_root_squash");
+      } else {
+        for (const ModelFlavor& f : c.flavors) {
+          opts.push_back(absl::StrCat("sec=", f.flavor == kSys ? "sys" : "krb5"));
+          opts.push_back(f.rw ? "rw" : "ro");
+          opts.push_back(f.root ? "no_root_squash" : "root_squash");
+        }
+      }
+      if (c.anon != 65534) {
+        opts.push_back(absl::StrCat("anonuid=", c.anon, ",anongid=", c.anon));
+      }
+      absl::StrAppend(&line, " ", c.spec->text, "(", absl::StrJoin(opts, ","),
+                      ")");
+      clients.push_back(std::move(c));
+    }
+    ImportPlan plan = ImportExports({{"exports", line}}, "g");
+    bool stops = false;
+    for (const ImportProblem& p : plan.problems) stops |= !p.unsupported;
+    if (stops) continue;
+    ASSERT_TRUE(plan.problems.empty()) << line;
+    ASSERT_EQ(plan.ops.size(), 1u) << line;
+    absl::StatusOr<libshare::ShareOptions> opts =
+        libshare::ParseOptions(plan.ops[0].options);
+    ASSERT_TRUE(opts.ok()) << line << " -> " << plan.ops[0].options;
+    ++accepted;
+    // rpc.mountd's order; a client named twice keeps its first entry.
+    std::vector<const ModelClient*> order;
+    for (int type = 0; type <= 4; ++type) {
+      for (const ModelClient& c : clients) {
+        if (c.spec->type != type) continue;
+        bool dup = false;
+        for (const ModelClient* o : order) dup |= o->spec == c.spec;
+        if (!dup) order.push_back(&c);
+      }
+    }
+    for (const char* h : kHosts) {
+      const ModelClient* d = nullptr;
+      for (const ModelClient* c : order) {
+        if (c->spec->matches(h)) {
+          d = c;
+          break;
+        }
+      }
+      for (SecFlavor f : {kSys, kKrb5}) {
+        const ModelFlavor* mf = nullptr;
+        if (d != nullptr) {
+          for (const ModelFlavor& x : d->flavors) {
+            if (x.flavor == f) mf = &x;
+          }
+        }
+        Host host = MakeHost(h);
+        authcache::Decision got = authcache::Evaluate(*opts, host, f, 0);
+        SCOPED_TRACE(absl::StrCat(line, " -> \"", plan.ops[0].options,
+                                  "\", client ", h, ", sec=",
+                                  std::string(SecFlavorName(f))));
+        ++decisions;
+        if (mf == nullptr) {
+          ASSERT_EQ(got.access, Access::kNone) << got.reason;
+          continue;
+        }
+        ASSERT_EQ(got.access, mf->rw ? Access::kRw : Access::kRo)
+            << got.reason;
+        const bool root = f == kSys && mf->root;
+        if (f == kSys) {
+          ASSERT_EQ(got.root, root) << got.reason;
+        }
+        if (!root) {
+          ASSERT_EQ(opts->anon.value_or(65534), d->anon);
+        }
+      }
+    }
+  }
+  EXPECT_GT(accepted, kLines / 3);
+  EXPECT_GT(decisions, 10000);
 }
 
 }  // namespace

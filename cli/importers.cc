@@ -320,10 +320,11 @@ bool KindFits(LinuxType type, libshare::AccessEntry::Kind kind) {
 // the Linux server, or repeat its default).
 bool IsHarmlessOption(absl::string_view name) {
   static constexpr absl::string_view kHarmless[] = {
-      "sync",         "async",    "wdelay",           "no_wdelay",
-      "subtree_check", "no_subtree_check", "secure", "secure_locks",
-      "auth_nlm",     "fsid",     "uuid",             "acl",
-      "no_acl",       "nocrossmnt"};
+      "sync",      "async",         "wdelay",
+      "no_wdelay", "subtree_check", "no_subtree_check",
+      "secure",    "secure_locks",  "auth_nlm",
+      "fsid",      "uuid",          "acl",
+      "no_acl",    "nocrossmnt"};
   return std::find(std::begin(kHarmless), std::end(kHarmless), name) !=
          std::end(kHarmless);
 }
@@ -357,8 +358,7 @@ std::optional<absl::string_view> WideningReason(absl::string_view name) {
        "sharemgr shares the directory whether or not a file system is "
        "mounted there"},
       {"refer", "sharemgr would serve the local directory, not a referral"},
-      {"replicas",
-       "sharemgr would serve the local directory, not a referral"},
+      {"replicas", "sharemgr would serve the local directory, not a referral"},
   };
   auto it = kWidening.find(name);
   if (it == kWidening.end()) return std::nullopt;
@@ -465,10 +465,9 @@ void ApplyClientOptions(absl::string_view opts, ClientOptions* c,
         allows_plain |= m == "none";
       }
       p->Add(absl::StrCat("option \"", o, "\" has no share_nfs equivalent",
-                          allows_plain
-                              ? ""
-                              : " and dropping it would admit clients "
-                                "without TLS: refusing"),
+                          allows_plain ? ""
+                                       : " and dropping it would admit clients "
+                                         "without TLS: refusing"),
              allows_plain);
     } else if (IsHarmlessOption(name)) {
       // Nothing to carry over.
@@ -574,9 +573,9 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
   // rpc.mountd's order: by type, then file order.
   std::vector<const Client*> all;
   for (const Client& c : e.clients) all.push_back(&c);
-  std::stable_sort(all.begin(), all.end(), [](const Client* a, const Client* b) {
-    return a->type < b->type;
-  });
+  std::stable_sort(
+      all.begin(), all.end(),
+      [](const Client* a, const Client* b) { return a->type < b->type; });
   // A client without an equivalent can be dropped only if no client after
   // it could catch its hosts: they then get no access, which is less.
   std::vector<const Client*> order;
@@ -646,13 +645,12 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
         anon_from->anonuid == 65534 && anon_from->anongid == 65534;
     const Client& odd = from_default ? *c : *anon_from;
     const Client& other = from_default ? *anon_from : *c;
-    std::string what =
-        odd.anonuid != other.anonuid
-            ? absl::StrCat("anonuid=", odd.anonuid)
-            : absl::StrCat("anongid=", odd.anongid);
+    std::string what = odd.anonuid != other.anonuid
+                           ? absl::StrCat("anonuid=", odd.anonuid)
+                           : absl::StrCat("anongid=", odd.anongid);
     problem(odd.where,
-            absl::StrCat(what, " applies to ", odd.spec, " only (",
-                         other.spec, " has ", AnonText(other),
+            absl::StrCat(what, " applies to ", odd.spec, " only (", other.spec,
+                         " has ", AnonText(other),
                          "); sharemgr's anon= is per share: refusing (split "
                          "the share or use one anonuid)"),
             false);
@@ -684,9 +682,8 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
       }
     }
   }
-  const Client* star = order.back()->type == LinuxType::kAnyone
-                           ? order.back()
-                           : nullptr;
+  const Client* star =
+      order.back()->type == LinuxType::kAnyone ? order.back() : nullptr;
   std::vector<const Client*> listed = order;
   if (star != nullptr) listed.pop_back();
   std::vector<const Client*> netgroups;
@@ -755,7 +752,8 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
           if (GrantFor(*g, f) != Grant::kNone && !keeps_root(*g)) {
             problem(g->where,
                     absl::StrCat("\"", g->spec, "\" squashes root but \"*\" (",
-                                 star->where, ") keeps it, and share_nfs "
+                                 star->where,
+                                 ") keeps it, and share_nfs "
                                  "tries netgroups after \"*\" in root=: "
                                  "refusing (list the netgroup's hosts, or give "
                                  "\"*\" root_squash)"),
@@ -782,8 +780,8 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
         names.emplace_back(libshare::SecFlavorName(scopes[j].first));
         ++j;
       }
-      text.push_back(
-          absl::StrCat("sec=", absl::StrJoin(names, ":"), ",", scopes[i].second));
+      text.push_back(absl::StrCat("sec=", absl::StrJoin(names, ":"), ",",
+                                  scopes[i].second));
       i = j;
     }
   }
@@ -866,9 +864,9 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
             c.entry = *entry;
             c.parsed = one->scopes[0].rw->entries[0];
           } else {
-            c.no_entry_why = absl::StrCat(
-                "client \"", spec,
-                "\" cannot be written as a share_nfs list entry");
+            c.no_entry_why =
+                absl::StrCat("client \"", spec,
+                             "\" cannot be written as a share_nfs list entry");
           }
         } else {
           c.no_entry_why = std::string(entry.status().message());

@@ -79,8 +79,8 @@ Host MakeHost(std::string_view which) {
 
 struct Linux {
   Access access;
-  bool root = false;         // uid 0 keeps root
-  int64_t anon = 65534;      // the uid squashed users act as
+  bool root = false;     // uid 0 keeps root
+  int64_t anon = 65534;  // the uid squashed users act as
 };
 
 struct Case {
@@ -101,35 +101,48 @@ const Case kCases[] = {
     {"/x 10.1.0.0/16(rw) 10.1.2.3(ro)", "net2", kSys, {Access::kNone}},
     // A host by name, too; its root_squash holds though the network keeps
     // root.
-    {"/x 10.1.0.0/16(rw,no_root_squash) ws3.lab.example.com(ro)", "ws3", kSys,
+    {"/x 10.1.0.0/16(rw,no_root_squash) ws3.lab.example.com(ro)",
+     "ws3",
+     kSys,
      {Access::kRo, false}},
-    {"/x 10.1.0.0/16(rw,no_root_squash) ws3.lab.example.com(ro)", "build1",
-     kSys, {Access::kRw, true}},
+    {"/x 10.1.0.0/16(rw,no_root_squash) ws3.lab.example.com(ro)",
+     "build1",
+     kSys,
+     {Access::kRw, true}},
     // Overlapping networks: the first listed wins, not the longest prefix.
     {"/x 10.0.0.0/8(ro) 10.1.0.0/16(rw)", "ws3", kSys, {Access::kRo}},
     {"/x 10.0.0.0/8(ro) 10.1.0.0/16(rw)", "net5", kSys, {Access::kRo}},
     {"/x 10.1.0.0/16(rw) 10.0.0.0/8(ro)", "ws3", kSys, {Access::kRw}},
     {"/x 10.1.0.0/16(rw) 10.0.0.0/8(ro)", "net5", kSys, {Access::kRo}},
-    {"/x 10.0.0.0/255.0.0.0(ro) 10.1.0.0/16(rw,no_root_squash)", "build1",
-     kSys, {Access::kRo, false}},
+    {"/x 10.0.0.0/255.0.0.0(ro) 10.1.0.0/16(rw,no_root_squash)",
+     "build1",
+     kSys,
+     {Access::kRo, false}},
     // A network is tried before a wildcard, wherever each is written.
     {"/x *.lab.example.com(rw) 10.1.0.0/16(ro)", "ws3", kSys, {Access::kRo}},
     {"/x *.lab.example.com(rw) 10.1.0.0/16(ro)", "ws1", kSys, {Access::kRw}},
     // Wildcard, then netgroup, then "*".
-    {"/x *(ro) @engineers(rw) *.lab.example.com(ro,no_root_squash)", "ws3",
-     kSys, {Access::kRo, true}},
-    {"/x *(ro) @engineers(rw) *.lab.example.com(ro,no_root_squash)", "build1",
-     kSys, {Access::kRw, false}},
-    {"/x *(ro) @engineers(rw) *.lab.example.com(ro,no_root_squash)", "ws1",
-     kSys, {Access::kRo, true}},
     {"/x *(ro) @engineers(rw) *.lab.example.com(ro,no_root_squash)",
-     "stranger", kSys, {Access::kRo, false}},
+     "ws3",
+     kSys,
+     {Access::kRo, true}},
+    {"/x *(ro) @engineers(rw) *.lab.example.com(ro,no_root_squash)",
+     "build1",
+     kSys,
+     {Access::kRw, false}},
+    {"/x *(ro) @engineers(rw) *.lab.example.com(ro,no_root_squash)",
+     "ws1",
+     kSys,
+     {Access::kRo, true}},
+    {"/x *(ro) @engineers(rw) *.lab.example.com(ro,no_root_squash)",
+     "stranger",
+     kSys,
+     {Access::kRo, false}},
     // A netgroup narrows "*": bare rw with ro= for the netgroup.
     {"/x @engineers(ro) *(rw)", "build1", kSys, {Access::kRo}},
     {"/x @engineers(ro) *(rw)", "stranger", kSys, {Access::kRw}},
     // A host narrows its netgroup.
-    {"/x @engineers(rw) build1.example.com(ro)", "build1", kSys,
-     {Access::kRo}},
+    {"/x @engineers(rw) build1.example.com(ro)", "build1", kSys, {Access::kRo}},
     {"/x @engineers(rw) build1.example.com(ro)", "ws3", kSys, {Access::kRw}},
     // A later line for the same path: the host still comes first.
     {"/x 10.0.0.0/8(ro)\n/x 10.1.2.3(rw)", "ws3", kSys, {Access::kRw}},
@@ -139,40 +152,57 @@ const Case kCases[] = {
     // No client: "*" with the defaults (ro, root_squash).
     {"/x", "stranger", kSys, {Access::kRo, false}},
     // Default options ("-OPTS") apply to the clients after them.
-    {"/x -rw,no_root_squash 10.1.0.0/16 10.1.2.3(ro)", "ws3", kSys,
+    {"/x -rw,no_root_squash 10.1.0.0/16 10.1.2.3(ro)",
+     "ws3",
+     kSys,
      {Access::kRo, true}},
-    {"/x -rw,no_root_squash 10.1.0.0/16 10.1.2.3(ro)", "build1", kSys,
+    {"/x -rw,no_root_squash 10.1.0.0/16 10.1.2.3(ro)",
+     "build1",
+     kSys,
      {Access::kRw, true}},
     // One anonuid for every squashing client: anon=.
     {"/x 10.2.0.0/16(rw,anonuid=1000,anongid=1000) "
      "10.3.0.0/16(ro,anonuid=1000,anongid=1000)",
-     "net3", kSys, {Access::kRo, false, 1000}},
+     "net3",
+     kSys,
+     {Access::kRo, false, 1000}},
     // The anonuid of a client that keeps root does not matter.
     {"/x 10.2.0.0/16(rw,anonuid=1000,anongid=1000) 10.3.0.0/16(rw,"
      "no_root_squash)",
-     "net2", kSys, {Access::kRw, false, 1000}},
+     "net2",
+     kSys,
+     {Access::kRw, false, 1000}},
     {"/x 10.2.0.0/16(rw,anonuid=1000,anongid=1000) 10.3.0.0/16(rw,"
      "no_root_squash)",
-     "net3", kSys, {Access::kRw, true}},
-    {"/x *(ro,anonuid=0,anongid=0) 10.1.0.0/16(rw,no_root_squash)", "ws3",
-     kSys, {Access::kRw, true}},
+     "net3",
+     kSys,
+     {Access::kRw, true}},
     {"/x *(ro,anonuid=0,anongid=0) 10.1.0.0/16(rw,no_root_squash)",
-     "stranger", kSys, {Access::kRo, false, 0}},
+     "ws3",
+     kSys,
+     {Access::kRw, true}},
+    {"/x *(ro,anonuid=0,anongid=0) 10.1.0.0/16(rw,no_root_squash)",
+     "stranger",
+     kSys,
+     {Access::kRo, false, 0}},
     // sec=: the deciding entry's flavors only.
     {"/x 10.1.0.0/16(sec=krb5p,rw) *(ro)", "ws3", kSys, {Access::kNone}},
     {"/x 10.1.0.0/16(sec=krb5p,rw) *(ro)", "ws3", kKrb5p, {Access::kRw}},
     {"/x 10.1.0.0/16(sec=krb5p,rw) *(ro)", "stranger", kSys, {Access::kRo}},
-    {"/x 10.1.0.0/16(sec=krb5p,rw) *(ro)", "stranger", kKrb5p,
-     {Access::kNone}},
+    {"/x 10.1.0.0/16(sec=krb5p,rw) *(ro)", "stranger", kKrb5p, {Access::kNone}},
     // Flags after a sec= apply to its flavors; a flavor starts from the
     // flags of the moment it is named.
     {"/x *(sec=krb5p,rw,sec=sys,ro)", "stranger", kKrb5p, {Access::kRw}},
     {"/x *(sec=krb5p,rw,sec=sys,ro)", "stranger", kSys, {Access::kRo}},
     {"/x *(sec=sys,rw,sec=krb5)", "stranger", kKrb5, {Access::kRw}},
-    {"/x *(sec=sys,no_root_squash,rw,sec=krb5,ro,root_squash)", "stranger",
-     kSys, {Access::kRw, true}},
-    {"/x *(sec=sys,no_root_squash,rw,sec=krb5,ro,root_squash)", "stranger",
-     kKrb5, {Access::kRo}},
+    {"/x *(sec=sys,no_root_squash,rw,sec=krb5,ro,root_squash)",
+     "stranger",
+     kSys,
+     {Access::kRw, true}},
+    {"/x *(sec=sys,no_root_squash,rw,sec=krb5,ro,root_squash)",
+     "stranger",
+     kKrb5,
+     {Access::kRo}},
     // IPv6: the host before the network.
     {"/x fe80::/10(rw) fe80::1(ro)", "v6host", kSys, {Access::kRo}},
     {"/x fe80::/10(rw) fe80::1(ro)", "v6other", kSys, {Access::kRw}},
@@ -183,8 +213,8 @@ TEST(ImportAccessTest, ImportedOptionsGiveEveryClientWhatLinuxGivesIt) {
     SCOPED_TRACE(absl::StrCat("exports \"", c.exports, "\", client ", c.client,
                               ", sec=", std::string(SecFlavorName(c.flavor))));
     ImportPlan plan = ImportExports({{"exports", c.exports}}, "g");
-    ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].where << ": "
-                                       << plan.problems[0].message;
+    ASSERT_TRUE(plan.problems.empty())
+        << plan.problems[0].where << ": " << plan.problems[0].message;
     ASSERT_EQ(plan.ops.size(), 1u);
     absl::StatusOr<libshare::ShareOptions> opts =
         libshare::ParseOptions(plan.ops[0].options);
@@ -270,7 +300,9 @@ const Spec kSpecs[] = {
     {"10.1.2.3", 0, [](const char* h) { return In(h, {"ws3"}); }},
     {"build1.example.com", 0, [](const char* h) { return In(h, {"build1"}); }},
     {"10.1.0.0/16", 1,
-     [](const char* h) { return In(h, {"ws3", "build1"}); }},
+     [](const char* h) {
+       return In(h, {"ws3", "build1"});
+     }},
     {"10.0.0.0/8", 1,
      [](const char* h) {
        return In(h, {"ws3", "build1", "net2", "net3", "net5"});
@@ -278,8 +310,13 @@ const Spec kSpecs[] = {
     {"10.2.0.0/255.255.0.0", 1, [](const char* h) { return In(h, {"net2"}); }},
     {"192.168.0.0/16", 1, [](const char* h) { return In(h, {"ws1"}); }},
     {"*.lab.example.com", 2,
-     [](const char* h) { return In(h, {"ws3", "ws1"}); }},
-    {"@engineers", 3, [](const char* h) { return In(h, {"ws3", "build1"}); }},
+     [](const char* h) {
+       return In(h, {"ws3", "ws1"});
+     }},
+    {"@engineers", 3,
+     [](const char* h) {
+       return In(h, {"ws3", "build1"});
+     }},
     {"*", 4, [](const char*) { return true; }},
 };
 
@@ -323,7 +360,8 @@ TEST(ImportAccessTest, RandomLinesGiveWhatTheRpcMountdModelGives) {
         if (c.flavors[0].root) opts.push_back("no_root_squash");
       } else {
         for (const ModelFlavor& f : c.flavors) {
-          opts.push_back(absl::StrCat("sec=", f.flavor == kSys ? "sys" : "krb5"));
+          opts.push_back(
+              absl::StrCat("sec=", f.flavor == kSys ? "sys" : "krb5"));
           opts.push_back(f.rw ? "rw" : "ro");
           opts.push_back(f.root ? "no_root_squash" : "root_squash");
         }
@@ -373,15 +411,14 @@ TEST(ImportAccessTest, RandomLinesGiveWhatTheRpcMountdModelGives) {
         Host host = MakeHost(h);
         authcache::Decision got = authcache::Evaluate(*opts, host, f, 0);
         SCOPED_TRACE(absl::StrCat(line, " -> \"", plan.ops[0].options,
-                                  "\", client ", h, ", sec=",
-                                  std::string(SecFlavorName(f))));
+                                  "\", client ", h,
+                                  ", sec=", std::string(SecFlavorName(f))));
         ++decisions;
         if (mf == nullptr) {
           ASSERT_EQ(got.access, Access::kNone) << got.reason;
           continue;
         }
-        ASSERT_EQ(got.access, mf->rw ? Access::kRw : Access::kRo)
-            << got.reason;
+        ASSERT_EQ(got.access, mf->rw ? Access::kRw : Access::kRo) << got.reason;
         const bool root = f == kSys && mf->root;
         if (f == kSys) {
           ASSERT_EQ(got.root, root) << got.reason;

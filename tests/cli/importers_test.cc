@@ -170,10 +170,11 @@ TEST(ImportExportsTest, BadPathsAndNetworksAreHardErrors) {
 }
 
 TEST(ImportExportsTest, PerClientAnonuidIsRefusedNamingLineAndClient) {
-  ImportPlan plan = ImportExports(
-      {{"exports", "# two networks\n\n"
-                   "/a 10.2.0.0/16(rw,anonuid=1000) 10.3.0.0/16(rw)\n"}},
-      "g");
+  ImportPlan plan =
+      ImportExports({{"exports",
+                      "# two networks\n\n"
+                      "/a 10.2.0.0/16(rw,anonuid=1000) 10.3.0.0/16(rw)\n"}},
+                    "g");
   ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
   EXPECT_FALSE(plan.problems[0].unsupported);
   EXPECT_EQ(plan.problems[0].where, "exports:3");
@@ -192,8 +193,7 @@ TEST(ImportExportsTest, HostWildcardOtherThanDomainIsUnsupported) {
 
 TEST(ImportExportsTest, DroppingAWildcardThatOthersWouldCatchIsRefused) {
   // Without the wildcard its hosts would get "*"'s rw.
-  ImportPlan plan =
-      ImportExports({{"f", "/a node?.lab(ro) *(rw)\n"}}, "g");
+  ImportPlan plan = ImportExports({{"f", "/a node?.lab(ro) *(rw)\n"}}, "g");
   ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
   EXPECT_FALSE(plan.problems[0].unsupported);
   EXPECT_THAT(plan.problems[0].message, HasSubstr("fall through to \"*\""));

@@ -21,9 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const libshare::Operation& op : plan.ops) {
     absl::StatusOr<libshare::ShareOptions> parsed =
         libshare::ParseOptions(op.options);
-    FUZZ_CHECK(parsed.ok(), "imported options do not parse: " +
-                                fuzz::ShowOperation(op) + ": " +
-                                std::string(parsed.status().message()));
+    FUZZ_CHECK(parsed.ok(),
+               "imported options do not parse: " + fuzz::ShowOperation(op) +
+                   ": " + std::string(parsed.status().message()));
   }
   return 0;
 }

@@ -5,16 +5,19 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "libshare/options.h"
 #include "libshare/path.h"
 #include "shell_words.h"
 
@@ -136,13 +139,78 @@ std::vector<ExportsLine> SplitExports(const std::string& text) {
   return out;
 }
 
-struct Client {
-  std::string entry;  // share_nfs list entry, or "*"
-  bool rw = false;    // exports(5) default: ro
-  bool root = false;  // exports(5) default: root_squash
-  std::optional<int64_t> anon;
-  std::string sec = "sys";
+// The kinds of client specification, in the order rpc.mountd tries them
+// (nfs-utils: the MCL_* types of support/include/exportfs.h, which
+// lookup_export() and auth_authenticate_newcache() walk type by type, each
+// type's entries in file order, the first match deciding). client_gettype()
+// classifies: "" or "*" anyone, "gss/..." gss, "@..." netgroup, a '*', '?'
+// or '[' a wildcard, a '/' a network, anything else (a host name or a
+// single address) a host.
+enum class LinuxType : uint8_t {
+  kHost = 0,
+  kNetwork = 1,
+  kWildcard = 2,
+  kNetgroup = 3,
+  kAnyone = 4,
+  kGss = 5,
+};
+
+LinuxType ClassifySpec(std::string_view spec) {
+  if (spec.empty() || spec == "*") return LinuxType::kAnyone;
+  if (spec.rfind("gss/", 0) == 0) return LinuxType::kGss;
+  if (spec[0] == '@') return LinuxType::kNetgroup;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    char c = spec[i];
+    if (c == '*' || c == '?' || c == '[') return LinuxType::kWildcard;
+    if (c == '/') return LinuxType::kNetwork;
+    if (c == '\\' && i + 1 < spec.size()) ++i;
+  }
+  return LinuxType::kHost;
+}
+
+// The per-flavor flags of exports(5) (NFSEXP_READONLY, _ROOTSQUASH,
+// _ALLSQUASH), with their defaults (ro, root_squash, no_all_squash).
+struct FlavorFlags {
+  bool ro = true;
+  bool root_squash = true;
+  bool all_squash = false;
+};
+
+struct ExportsFlavor {
+  libshare::SecFlavor flavor;
+  FlavorFlags flags;
+};
+
+// What nfs-utils' parseopts() builds for one client: export-wide flags,
+// the sec= flavors each with its own flags (a flavor takes the export
+// flags of the moment it is named; later flag options change the flavors
+// of the latest sec= only, and the export flags), and the anonymous ids.
+struct ClientOptions {
+  FlavorFlags flags;
+  std::vector<ExportsFlavor> secinfo;
+  int64_t anonuid = 65534;
+  int64_t anongid = 65534;
   bool nohide = false;
+};
+
+struct Client {
+  std::string spec;   // as written ("10.1.0.0/16", "@eng", "*")
+  std::string where;  // "FILE:LINE"
+  LinuxType type = LinuxType::kHost;
+  std::string entry;  // share_nfs list entry; empty if none exists
+  std::optional<libshare::AccessEntry> parsed;  // entry, parsed
+  std::string no_entry_why;                     // when entry is empty
+  std::vector<ExportsFlavor> flavors;           // never empty
+  int64_t anonuid = 65534;
+  int64_t anongid = 65534;
+  bool nohide = false;
+
+  const FlavorFlags* FlagsFor(libshare::SecFlavor f) const {
+    for (const ExportsFlavor& x : flavors) {
+      if (x.flavor == f) return &x.flags;
+    }
+    return nullptr;
+  }
 };
 
 struct ExportedPath {
@@ -173,6 +241,17 @@ absl::StatusOr<std::string> ClientEntry(const std::string& spec,
         absl::StrCat("client \"", spec,
                      "\" (gss/ pseudo-client) has no share_nfs "
                      "equivalent; use sec="));
+  }
+  if (HasWildcard(spec)) {
+    if (spec.rfind("*.", 0) == 0 && !HasWildcard(spec.substr(2)) &&
+        spec.size() > 2) {
+      return absl::AsciiStrToLower(spec.substr(1));
+    }
+    *unsupported = true;
+    return absl::InvalidArgumentError(
+        absl::StrCat("client \"", spec,
+                     "\": wildcard has no share_nfs equivalent (only *.DOMAIN "
+                     "and * have one)"));
   }
   if (size_t slash = spec.find('/'); slash != std::string::npos) {
     std::string addr = spec.substr(0, slash);
@@ -205,17 +284,6 @@ absl::StatusOr<std::string> ClientEntry(const std::string& spec,
     return absl::InvalidArgumentError(
         absl::StrCat("network \"", spec, "\": bad address \"", addr, "\""));
   }
-  if (HasWildcard(spec)) {
-    if (spec.rfind("*.", 0) == 0 && !HasWildcard(spec.substr(2)) &&
-        spec.size() > 2) {
-      return absl::AsciiStrToLower(spec.substr(1));
-    }
-    *unsupported = true;
-    return absl::InvalidArgumentError(
-        absl::StrCat("client \"", spec,
-                     "\": wildcard has no share_nfs equivalent (only *.DOMAIN "
-                     "and * have one)"));
-  }
   in6_addr a6{};
   if (spec.find(':') != std::string::npos &&
       inet_pton(AF_INET6, spec.c_str(), &a6) == 1) {
@@ -225,41 +293,75 @@ absl::StatusOr<std::string> ClientEntry(const std::string& spec,
   return spec;
 }
 
+// The share_nfs kinds that say what an exports(5) client type says: an
+// entry that parsed as another kind (a netgroup named like an address) would
+// match other clients.
+bool KindFits(LinuxType type, libshare::AccessEntry::Kind kind) {
+  using Kind = libshare::AccessEntry::Kind;
+  switch (type) {
+    case LinuxType::kHost:
+      return kind == Kind::kName || kind == Kind::kAddress ||
+             kind == Kind::kNetwork;  // an IPv6 host, as a /128
+    case LinuxType::kNetwork:
+      return kind == Kind::kNetwork;
+    case LinuxType::kWildcard:
+      return kind == Kind::kDomainSuffix;
+    case LinuxType::kNetgroup:
+      return kind == Kind::kName;
+    case LinuxType::kAnyone:
+      return kind == Kind::kAny;
+    case LinuxType::kGss:
+      return false;
+  }
+  return false;
+}
+
 // Options of exports(5) that change nothing in share_nfs terms (they tune
 // the Linux server, or repeat its default).
 bool IsHarmlessOption(absl::string_view name) {
   static constexpr absl::string_view kHarmless[] = {
-      "sync",          "async",         "wdelay",
-      "no_wdelay",     "subtree_check", "no_subtree_check",
-      "secure",        "hide",          "root_squash",
-      "no_all_squash", "secure_locks",  "auth_nlm",
-      "fsid",          "uuid",          "acl",
-      "no_acl"};
+      "sync",      "async",         "wdelay",
+      "no_wdelay", "subtree_check", "no_subtree_check",
+      "secure",    "secure_locks",  "auth_nlm",
+      "fsid",      "uuid",          "acl",
+      "no_acl",    "nocrossmnt"};
   return std::find(std::begin(kHarmless), std::end(kHarmless), name) !=
          std::end(kHarmless);
 }
 
-// Why an exports(5) option has no equivalent.
+// Options without an equivalent whose loss only narrows access: with
+// --skip-unsupported they are dropped. Why each has no equivalent.
 std::optional<absl::string_view> UnsupportedReason(absl::string_view name) {
   static const std::map<absl::string_view, absl::string_view> kUnsupported = {
       {"insecure", " (sharemgrd --insecure is server-wide)"},
       {"crossmnt", ""},
-      {"all_squash", ""},
-      {"anongid", " (anon= maps the user id only)"},
       {"insecure_locks", ""},
       {"no_auth_nlm", ""},
-      {"mountpoint", ""},
-      {"mp", ""},
-      {"refer", ""},
-      {"replicas", ""},
       {"pnfs", ""},
       {"no_pnfs", ""},
       {"security_label", ""},
-      {"xprtsec", ""},
       {"nordirplus", ""},
   };
   auto it = kUnsupported.find(name);
   if (it == kUnsupported.end()) return std::nullopt;
+  return it->second;
+}
+
+// Options without an equivalent whose loss would widen access: always
+// refused. Why.
+std::optional<absl::string_view> WideningReason(absl::string_view name) {
+  static const std::map<absl::string_view, absl::string_view> kWidening = {
+      {"mountpoint",
+       "sharemgr shares the directory whether or not a file system is "
+       "mounted there"},
+      {"mp",
+       "sharemgr shares the directory whether or not a file system is "
+       "mounted there"},
+      {"refer", "sharemgr would serve the local directory, not a referral"},
+      {"replicas", "sharemgr would serve the local directory, not a referral"},
+  };
+  auto it = kWidening.find(name);
+  if (it == kWidening.end()) return std::nullopt;
   return it->second;
 }
 
@@ -275,7 +377,35 @@ struct LineProblems {
   }
 };
 
-void ApplyClientOptions(absl::string_view opts, Client* c, LineProblems* p) {
+// exports(5) anonuid=/anongid=: a C int, as the kernel reads it (-2 is
+// 4294967294). 4294967295 (-1) is no id.
+std::optional<int64_t> ParseAnonId(absl::string_view v) {
+  int64_t id;
+  if (!absl::SimpleAtoi(v, &id)) return std::nullopt;
+  if (id < 0 && id >= -2147483648LL) id += 4294967296LL;
+  if (id < 0 || id > 4294967294LL) return std::nullopt;
+  return id;
+}
+
+std::optional<libshare::SecFlavor> LinuxFlavor(absl::string_view name) {
+  using libshare::SecFlavor;
+  // nfs-utils' flav_map: "unix" is sys, "null" is none.
+  if (name == "sys" || name == "unix") return SecFlavor::kSys;
+  if (name == "none" || name == "null") return SecFlavor::kNone;
+  if (name == "krb5") return SecFlavor::kKrb5;
+  if (name == "krb5i") return SecFlavor::kKrb5i;
+  if (name == "krb5p") return SecFlavor::kKrb5p;
+  return std::nullopt;
+}
+
+// nfs-utils' parseopts() over one option list, onto *c.
+void ApplyClientOptions(absl::string_view opts, ClientOptions* c,
+                        LineProblems* p) {
+  std::vector<size_t> active;  // secinfo indexes of the latest sec=
+  const auto set = [&](bool FlavorFlags::*flag, bool value) {
+    c->flags.*flag = value;
+    for (size_t i : active) c->secinfo[i].flags.*flag = value;
+  };
   for (absl::string_view o : absl::StrSplit(opts, ',', absl::SkipEmpty())) {
     absl::string_view name = o;
     absl::string_view value;
@@ -286,96 +416,390 @@ void ApplyClientOptions(absl::string_view opts, Client* c, LineProblems* p) {
       has_value = true;
     }
     if (name == "rw" && !has_value) {
-      c->rw = true;
+      set(&FlavorFlags::ro, false);
     } else if (name == "ro" && !has_value) {
-      c->rw = false;
+      set(&FlavorFlags::ro, true);
     } else if (name == "no_root_squash" && !has_value) {
-      c->root = true;
+      set(&FlavorFlags::root_squash, false);
     } else if (name == "root_squash" && !has_value) {
-      c->root = false;
-    } else if (name == "anonuid") {
-      int64_t uid;
-      if (!absl::SimpleAtoi(value, &uid) || uid < -1 || uid > 0xFFFFFFFFLL) {
-        p->Add(absl::StrCat("option \"", o, "\": bad user id"), false);
+      set(&FlavorFlags::root_squash, true);
+    } else if (name == "all_squash" && !has_value) {
+      set(&FlavorFlags::all_squash, true);
+    } else if (name == "no_all_squash" && !has_value) {
+      set(&FlavorFlags::all_squash, false);
+    } else if (name == "anonuid" || name == "anongid") {
+      std::optional<int64_t> id = ParseAnonId(value);
+      if (!id) {
+        p->Add(absl::StrCat("option \"", o, "\": bad ",
+                            name == "anonuid" ? "user" : "group", " id"),
+               false);
       } else {
-        c->anon = uid;
+        (name == "anonuid" ? c->anonuid : c->anongid) = *id;
       }
     } else if (name == "sec") {
-      std::vector<std::string> modes;
+      std::vector<size_t> now;
       bool ok = !value.empty();
       for (absl::string_view m : absl::StrSplit(value, ':')) {
-        if (m == "sys" || m == "none" || m == "krb5" || m == "krb5i" ||
-            m == "krb5p") {
-          modes.emplace_back(m);
-        } else {
-          p->Add(absl::StrCat("option \"", o, "\": security flavor \"", m,
-                              "\" has no share_nfs equivalent"),
-                 true);
+        std::optional<libshare::SecFlavor> f = LinuxFlavor(m);
+        if (!f) {
+          // rpc.mountd refuses the entry too.
+          p->Add(absl::StrCat("option \"", o, "\": unknown security flavor \"",
+                              m, "\""),
+                 false);
           ok = false;
+          continue;
         }
+        size_t i = 0;
+        while (i < c->secinfo.size() && c->secinfo[i].flavor != *f) ++i;
+        if (i == c->secinfo.size()) c->secinfo.push_back({*f, c->flags});
+        now.push_back(i);
       }
-      if (ok) c->sec = absl::StrJoin(modes, ":");
+      if (ok) active = std::move(now);
     } else if (name == "nohide" && !has_value) {
       c->nohide = true;
+    } else if (name == "hide" && !has_value) {
+      c->nohide = false;
+    } else if (name == "xprtsec") {
+      bool allows_plain = false;
+      for (absl::string_view m : absl::StrSplit(value, ':')) {
+        allows_plain |= m == "none";
+      }
+      p->Add(absl::StrCat("option \"", o, "\" has no share_nfs equivalent",
+                          allows_plain ? ""
+                                       : " and dropping it would admit clients "
+                                         "without TLS: refusing"),
+             allows_plain);
     } else if (IsHarmlessOption(name)) {
       // Nothing to carry over.
     } else if (auto why = UnsupportedReason(name)) {
       p->Add(
           absl::StrCat("option \"", o, "\" has no share_nfs equivalent", *why),
           true);
+    } else if (auto widening = WideningReason(name)) {
+      p->Add(absl::StrCat("option \"", o, "\": ", *widening, ": refusing"),
+             false);
     } else {
       p->Add(absl::StrCat("option \"", o, "\": unknown exports option"), false);
     }
   }
 }
 
-std::string BuildShareOptions(const ExportedPath& e, LineProblems* p) {
-  std::vector<std::string> out;
-  const std::string& sec = e.clients.front().sec;
-  std::optional<int64_t> anon;
-  bool nohide = false, rw_all = false, ro_all = false;
-  std::vector<std::string> rw, ro, root;
-  for (const Client& c : e.clients) {
-    if (c.sec != sec) {
-      p->Add(
-          absl::StrCat(e.path, ": clients use different sec= lists (\"", sec,
-                       "\" and \"", c.sec, "\"); share_nfs sets one per share"),
-          true);
+// ---- translation of one path's clients into share_nfs options
+
+enum class Grant : uint8_t { kNone, kRo, kRw };
+
+Grant GrantFor(const Client& c, libshare::SecFlavor f) {
+  const FlavorFlags* fl = c.FlagsFor(f);
+  if (fl == nullptr) return Grant::kNone;
+  return fl->ro ? Grant::kRo : Grant::kRw;
+}
+
+// True if some client could match both entries. Only addresses and
+// networks are known not to overlap; names, domains, netgroups could be
+// anyone.
+bool MayOverlap(const libshare::AccessEntry& a,
+                const libshare::AccessEntry& b) {
+  using Kind = libshare::AccessEntry::Kind;
+  const auto as_net = [](const libshare::AccessEntry& e, libshare::IpAddress* n,
+                         int* len) {
+    if (e.kind == Kind::kAddress) {
+      *n = e.address;
+      *len = 128;
+      return true;
     }
-    if (c.anon) {
-      if (anon && *anon != *c.anon) {
-        p->Add(absl::StrCat(e.path, ": clients use different anonuid= values (",
-                            *anon, " and ", *c.anon,
-                            "); share_nfs sets one per share"),
-               true);
-      } else {
-        anon = c.anon;
+    if (e.kind == Kind::kNetwork && e.prefix_len >= 0) {
+      *n = e.address;
+      *len = e.address.is_v4() ? 96 + e.prefix_len : e.prefix_len;
+      return true;
+    }
+    return false;
+  };
+  libshare::IpAddress na, nb;
+  int la = 0, lb = 0;
+  if (!as_net(a, &na, &la) || !as_net(b, &nb, &lb)) return true;
+  if (na.is_v4() != nb.is_v4()) return false;
+  return na.InNetwork(nb, std::min(la, lb));
+}
+
+// One share_nfs list in rpc.mountd's order: `verdict` says for each client
+// whether it is listed (allow), denied (so that the clients it decides
+// stop here, as they stop at it in rpc.mountd) or left out (its clients
+// never consult this list). A deny that no later allowed entry could
+// overlap changes nothing and is left out.
+enum class Verdict : uint8_t { kAllow, kDeny, kOmit };
+
+std::string BuildList(const std::vector<const Client*>& order,
+                      const std::function<Verdict(const Client&)>& verdict) {
+  std::vector<std::pair<const Client*, bool>> items;  // client, allowed
+  for (const Client* c : order) {
+    Verdict v = verdict(*c);
+    if (v != Verdict::kOmit) items.emplace_back(c, v == Verdict::kAllow);
+  }
+  std::vector<std::string> out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].second) {
+      out.push_back(items[i].first->entry);
+      continue;
+    }
+    bool needed = false;
+    for (size_t j = i + 1; j < items.size() && !needed; ++j) {
+      needed = items[j].second &&
+               MayOverlap(*items[i].first->parsed, *items[j].first->parsed);
+    }
+    if (needed) out.push_back(absl::StrCat("-", items[i].first->entry));
+  }
+  return absl::StrJoin(out, ":");
+}
+
+std::string Show(const Client& c) {
+  return absl::StrCat("\"", c.spec, "\" (", c.where, ")");
+}
+
+std::string AnonText(const Client& c) {
+  return absl::StrCat("anonuid=", c.anonuid, ",anongid=", c.anongid);
+}
+
+// The share_nfs options that give every client what rpc.mountd would give
+// it, or nothing (with a problem naming why) when sharemgr cannot say it.
+std::optional<std::string> BuildShareOptions(const ExportedPath& e,
+                                             std::vector<ImportProblem>* out) {
+  using libshare::SecFlavor;
+  bool refused = false;
+  const auto problem = [&](const std::string& where, std::string message,
+                           bool unsupported) {
+    out->push_back({where, std::move(message), unsupported});
+    refused |= !unsupported;
+  };
+  // rpc.mountd's order: by type, then file order.
+  std::vector<const Client*> all;
+  for (const Client& c : e.clients) all.push_back(&c);
+  std::stable_sort(
+      all.begin(), all.end(),
+      [](const Client* a, const Client* b) { return a->type < b->type; });
+  // A client without an equivalent can be dropped only if no client after
+  // it could catch its hosts: they then get no access, which is less.
+  std::vector<const Client*> order;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Client& c = *all[i];
+    if (!c.entry.empty()) {
+      order.push_back(&c);
+      continue;
+    }
+    const Client* next = nullptr;
+    for (size_t j = i + 1; j < all.size() && next == nullptr; ++j) {
+      if (all[j]->type != LinuxType::kGss) next = all[j];
+    }
+    if (next == nullptr) {
+      problem(c.where, c.no_entry_why, true);
+    } else {
+      problem(c.where,
+              absl::StrCat(c.no_entry_why, ", and without it its hosts would ",
+                           "fall through to ", Show(*next), ": refusing"),
+              false);
+    }
+  }
+  if (order.empty()) return std::nullopt;
+
+  for (const Client* c : order) {
+    for (const ExportsFlavor& f : c->flavors) {
+      if (f.flags.all_squash) {
+        problem(c->where,
+                absl::StrCat("all_squash for \"", c->spec,
+                             "\" has no sharemgr equivalent (its users would "
+                             "keep their own ids): refusing"),
+                false);
+        break;
       }
     }
-    nohide |= c.nohide;
-    if (c.entry == "*") {
-      (c.rw ? rw_all : ro_all) = true;
+    for (const ExportsFlavor& f : c->flavors) {
+      if (f.flavor != SecFlavor::kSys && f.flavor != SecFlavor::kNone &&
+          !f.flags.root_squash) {
+        problem(c->where,
+                absl::StrCat("no_root_squash for \"", c->spec, "\" under sec=",
+                             std::string(libshare::SecFlavorName(f.flavor)),
+                             ": sharemgr keeps root for sec=sys only; root "
+                             "would be squashed"),
+                true);
+      }
     }
-    if (c.root) root.push_back(c.entry);
   }
-  for (const Client& c : e.clients) {
-    if (c.entry == "*") continue;
-    // A list entry that repeats the bare option adds nothing.
-    if (c.rw && !rw_all) rw.push_back(c.entry);
-    if (!c.rw && !ro_all && !rw_all) ro.push_back(c.entry);
-    if (!c.rw && rw_all) ro.push_back(c.entry);
+
+  // anon= is one pair of ids for the whole share (the kernel mode sets
+  // anonuid and anongid both to it); every client whose users can be
+  // squashed must map them to that pair.
+  const Client* anon_from = nullptr;
+  for (const Client* c : order) {
+    bool squashes = false;
+    for (const ExportsFlavor& f : c->flavors) {
+      squashes |= f.flavor == SecFlavor::kNone || f.flags.root_squash;
+    }
+    if (!squashes) continue;
+    if (anon_from == nullptr) {
+      anon_from = c;
+      continue;
+    }
+    if (c->anonuid == anon_from->anonuid && c->anongid == anon_from->anongid) {
+      continue;
+    }
+    const bool from_default =
+        anon_from->anonuid == 65534 && anon_from->anongid == 65534;
+    const Client& odd = from_default ? *c : *anon_from;
+    const Client& other = from_default ? *anon_from : *c;
+    std::string what = odd.anonuid != other.anonuid
+                           ? absl::StrCat("anonuid=", odd.anonuid)
+                           : absl::StrCat("anongid=", odd.anongid);
+    problem(odd.where,
+            absl::StrCat(what, " applies to ", odd.spec, " only (", other.spec,
+                         " has ", AnonText(other),
+                         "); sharemgr's anon= is per share: refusing (split "
+                         "the share or use one anonuid)"),
+            false);
+    anon_from = nullptr;
+    break;
   }
-  if (sec != "sys") out.push_back(absl::StrCat("sec=", sec));
-  if (rw_all) out.push_back("rw");
-  if (ro_all && !rw_all) out.push_back("ro");
-  if (!rw.empty()) out.push_back(absl::StrCat("rw=", absl::StrJoin(rw, ":")));
-  if (!ro.empty()) out.push_back(absl::StrCat("ro=", absl::StrJoin(ro, ":")));
-  if (!root.empty()) {
-    out.push_back(absl::StrCat("root=", absl::StrJoin(root, ":")));
+  std::optional<int64_t> anon;
+  if (anon_from != nullptr &&
+      (anon_from->anonuid != 65534 || anon_from->anongid != 65534)) {
+    if (anon_from->anonuid != anon_from->anongid) {
+      problem(anon_from->where,
+              absl::StrCat(AnonText(*anon_from), " for ", anon_from->spec,
+                           ": sharemgr's anon= maps squashed users to one id "
+                           "as user and group: refusing (give anonuid and "
+                           "anongid the same value)"),
+              false);
+    } else {
+      anon = anon_from->anonuid;
+    }
   }
-  if (anon) out.push_back(absl::StrCat("anon=", *anon));
-  if (nohide) out.push_back("nohide");
-  return absl::StrJoin(out, ",");
+
+  // The flavors in the order clients name them.
+  std::vector<SecFlavor> flavors;
+  for (const Client* c : order) {
+    for (const ExportsFlavor& f : c->flavors) {
+      if (std::find(flavors.begin(), flavors.end(), f.flavor) ==
+          flavors.end()) {
+        flavors.push_back(f.flavor);
+      }
+    }
+  }
+  const Client* star =
+      order.back()->type == LinuxType::kAnyone ? order.back() : nullptr;
+  std::vector<const Client*> listed = order;
+  if (star != nullptr) listed.pop_back();
+  std::vector<const Client*> netgroups;
+  for (const Client* c : listed) {
+    if (c->type == LinuxType::kNetgroup) netgroups.push_back(c);
+  }
+
+  // One scope's access options per flavor (see DESIGN.md, "Option
+  // grammar": none= first, then rw=, then bare rw with ro=, or ro=, then
+  // bare ro). Netgroup entries are tried after every other entry, as
+  // rpc.mountd tries netgroups after hosts, networks and wildcards; "*"
+  // is never put in a list before them.
+  std::vector<std::pair<SecFlavor, std::string>> scopes;
+  for (SecFlavor f : flavors) {
+    const Grant star_grant = star ? GrantFor(*star, f) : Grant::kNone;
+    std::vector<std::string> parts;
+    if (star_grant != Grant::kNone) {
+      std::string none = BuildList(listed, [&](const Client& c) {
+        return GrantFor(c, f) == Grant::kNone ? Verdict::kAllow
+                                              : Verdict::kDeny;
+      });
+      if (!none.empty()) parts.push_back(absl::StrCat("none=", none));
+    }
+    if (star_grant == Grant::kRw) {
+      parts.push_back("rw");
+      std::string ro = BuildList(listed, [&](const Client& c) {
+        Grant g = GrantFor(c, f);
+        return g == Grant::kRo   ? Verdict::kAllow
+               : g == Grant::kRw ? Verdict::kDeny
+                                 : Verdict::kOmit;
+      });
+      if (!ro.empty()) parts.push_back(absl::StrCat("ro=", ro));
+    } else if (star_grant == Grant::kRo) {
+      parts.push_back("ro");
+      std::string rw = BuildList(listed, [&](const Client& c) {
+        Grant g = GrantFor(c, f);
+        return g == Grant::kRw   ? Verdict::kAllow
+               : g == Grant::kRo ? Verdict::kDeny
+                                 : Verdict::kOmit;
+      });
+      if (!rw.empty()) parts.push_back(absl::StrCat("rw=", rw));
+    } else {
+      std::string rw = BuildList(listed, [&](const Client& c) {
+        return GrantFor(c, f) == Grant::kRw ? Verdict::kAllow : Verdict::kDeny;
+      });
+      std::string ro = BuildList(listed, [&](const Client& c) {
+        Grant g = GrantFor(c, f);
+        return g == Grant::kRo     ? Verdict::kAllow
+               : g == Grant::kNone ? Verdict::kDeny
+                                   : Verdict::kOmit;
+      });
+      if (!rw.empty()) parts.push_back(absl::StrCat("rw=", rw));
+      if (!ro.empty()) parts.push_back(absl::StrCat("ro=", ro));
+    }
+    if (parts.empty()) continue;  // no client gets this flavor
+    if (f == SecFlavor::kSys) {
+      const auto keeps_root = [&](const Client& c) {
+        const FlavorFlags* fl = c.FlagsFor(f);
+        return fl != nullptr && !fl->root_squash;
+      };
+      std::string root = BuildList(order, [&](const Client& c) {
+        return keeps_root(c) ? Verdict::kAllow : Verdict::kDeny;
+      });
+      if (star != nullptr && keeps_root(*star)) {
+        for (const Client* g : netgroups) {
+          if (GrantFor(*g, f) != Grant::kNone && !keeps_root(*g)) {
+            problem(g->where,
+                    absl::StrCat("\"", g->spec, "\" squashes root but \"*\" (",
+                                 star->where,
+                                 ") keeps it, and share_nfs "
+                                 "tries netgroups after \"*\" in root=: "
+                                 "refusing (list the netgroup's hosts, or give "
+                                 "\"*\" root_squash)"),
+                    false);
+            break;
+          }
+        }
+      }
+      if (!root.empty()) parts.push_back(absl::StrCat("root=", root));
+    }
+    scopes.emplace_back(f, absl::StrJoin(parts, ","));
+  }
+  if (refused) return std::nullopt;
+
+  std::vector<std::string> text;
+  if (scopes.size() == 1 && scopes[0].first == SecFlavor::kSys) {
+    text.push_back(scopes[0].second);
+  } else {
+    // Neighbouring flavors with the same options share one sec=.
+    for (size_t i = 0; i < scopes.size();) {
+      size_t j = i;
+      std::vector<std::string> names;
+      while (j < scopes.size() && scopes[j].second == scopes[i].second) {
+        names.emplace_back(libshare::SecFlavorName(scopes[j].first));
+        ++j;
+      }
+      text.push_back(absl::StrCat("sec=", absl::StrJoin(names, ":"), ",",
+                                  scopes[i].second));
+      i = j;
+    }
+  }
+  if (anon) text.push_back(absl::StrCat("anon=", *anon));
+  bool nohide = false;
+  for (const Client* c : order) nohide |= c->nohide;
+  if (nohide) text.push_back("nohide");
+  std::string options = absl::StrJoin(text, ",");
+  if (absl::StatusOr<libshare::ShareOptions> parsed =
+          libshare::ParseOptions(options);
+      !parsed.ok()) {
+    problem(e.where,
+            absl::StrCat(e.path, ": the translated options \"", options,
+                         "\" do not parse: ", parsed.status().message()),
+            false);
+    return std::nullopt;
+  }
+  return options;
 }
 
 }  // namespace
@@ -404,19 +828,68 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
       auto [it, added] = index.emplace(*path, paths.size());
       if (added) paths.push_back({*path, p.where, {}});
       ExportedPath& e = paths[it->second];
-      std::string defaults;
-      std::vector<std::pair<std::string, std::string>> specs;
+      // "-OPTS" sets the defaults of the clients after it on its line, on
+      // top of any earlier "-OPTS" (as getexportent() parses them into one
+      // default entry).
+      ClientOptions defaults;
       bool any_client = false;
+      const auto add_client = [&](const std::string& spec,
+                                  absl::string_view opts) {
+        ClientOptions o = defaults;
+        ApplyClientOptions(opts, &o, &p);
+        Client c;
+        c.spec = spec;
+        c.where = p.where;
+        c.type = ClassifySpec(spec);
+        c.flavors = o.secinfo.empty()
+                        ? std::vector<ExportsFlavor>{{libshare::SecFlavor::kSys,
+                                                      o.flags}}
+                        : o.secinfo;
+        c.anonuid = o.anonuid;
+        c.anongid = o.anongid;
+        c.nohide = o.nohide;
+        bool unsupported = false;
+        absl::StatusOr<std::string> entry = ClientEntry(spec, &unsupported);
+        if (!entry.ok() && !unsupported) {
+          p.Add(std::string(entry.status().message()), false);
+          return;
+        }
+        if (entry.ok()) {
+          absl::StatusOr<libshare::ShareOptions> one =
+              libshare::ParseOptions(absl::StrCat("rw=", *entry));
+          if (one.ok() && one->scopes.size() == 1 &&
+              one->scopes[0].rw.has_value() &&
+              one->scopes[0].rw->entries.size() == 1 &&
+              KindFits(c.type, one->scopes[0].rw->entries[0].kind)) {
+            c.entry = *entry;
+            c.parsed = one->scopes[0].rw->entries[0];
+          } else {
+            c.no_entry_why =
+                absl::StrCat("client \"", spec,
+                             "\" cannot be written as a share_nfs list entry");
+          }
+        } else {
+          c.no_entry_why = std::string(entry.status().message());
+        }
+        // rpc.mountd keeps the first entry for a client named twice.
+        for (const Client& old : e.clients) {
+          if (absl::EqualsIgnoreCase(old.spec, c.spec) ||
+              (!c.entry.empty() && old.entry == c.entry)) {
+            return;
+          }
+        }
+        e.clients.push_back(std::move(c));
+      };
       for (size_t i = 1; i < l.tokens.size(); ++i) {
         const std::string& t = l.tokens[i];
         if (t[0] == '-') {
-          defaults = t.substr(1);
+          ApplyClientOptions(t.substr(1), &defaults, &p);
           continue;
         }
         any_client = true;
         size_t open = t.find('(');
         if (open == std::string::npos) {
-          specs.emplace_back(t, "");
+          add_client(t, "");
           continue;
         }
         if (t.back() != ')') {
@@ -424,35 +897,21 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
           continue;
         }
         std::string spec = t.substr(0, open);
-        specs.emplace_back(spec.empty() ? "*" : spec,
-                           t.substr(open + 1, t.size() - open - 2));
+        add_client(spec.empty() ? "*" : spec,
+                   absl::string_view(t).substr(open + 1, t.size() - open - 2));
       }
-      if (!any_client) specs.emplace_back("*", "");
-      for (auto& [spec, opts] : specs) {
-        Client c;
-        ApplyClientOptions(defaults, &c, &p);
-        ApplyClientOptions(opts, &c, &p);
-        bool unsupported = false;
-        absl::StatusOr<std::string> entry = ClientEntry(spec, &unsupported);
-        if (!entry.ok()) {
-          p.Add(std::string(entry.status().message()), unsupported);
-          continue;
-        }
-        c.entry = *entry;
-        bool dup = false;
-        for (const Client& old : e.clients) dup |= old.entry == c.entry;
-        if (!dup) e.clients.push_back(std::move(c));
-      }
+      if (!any_client) add_client("*", "");
     }
   }
   for (const ExportedPath& e : paths) {
     if (e.clients.empty()) continue;  // every client was refused
-    LineProblems p{e.where, &plan.problems, {}};
+    std::optional<std::string> options = BuildShareOptions(e, &plan.problems);
+    if (!options.has_value()) continue;
     Operation op;
     op.type = Operation::Type::kAddShare;
     op.path = e.path;
     op.group = group;
-    op.options = BuildShareOptions(e, &p);
+    op.options = *std::move(options);
     plan.ops.push_back(std::move(op));
     plan.origins.push_back(e.where);
   }

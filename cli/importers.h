@@ -35,13 +35,18 @@ struct ImportPlan {
 };
 
 // Each exported path becomes one add-share into `group`; several lines for
-// one path are merged (their clients are added up, the first line's
-// options win for a client named twice). Client specs map to share_nfs
-// lists: rw/ro clients to rw=/ro=, no_root_squash clients to root=, "*" to
-// bare rw/ro, networks to @NET/LEN, "*.dom" to .dom, @netgroup to the
-// netgroup's name; anonuid=N to anon=N, sec= to sec=, nohide to nohide.
-// Options that change nothing in share_nfs (sync, no_subtree_check, ...)
-// are dropped silently; others are reported as unsupported.
+// one path are merged. The options give every client what rpc.mountd
+// would: its deciding entry is the first match in rpc.mountd's order
+// (hosts, networks, wildcards, netgroups, "*"; file order within each),
+// so rw=/ro=/root= (and none= where a flavor is missing) list the entries
+// in that order with "-" entries where needed, "*" becomes bare rw or ro,
+// and each sec= flavor gets its own scope. Networks map to @NET/LEN,
+// "*.dom" to .dom, @netgroup to the netgroup's name, one anonuid=anongid
+// pair to anon=. What sharemgr cannot say exactly is a problem: one whose
+// loss only narrows access is `unsupported` (--skip-unsupported drops it);
+// one that would widen access (per-client anon ids, all_squash, ...)
+// stops the import. Options that change nothing in share_nfs (sync,
+// no_subtree_check, ...) are dropped silently.
 ImportPlan ImportExports(const std::vector<SourceFile>& files,
                          const std::string& group);
 

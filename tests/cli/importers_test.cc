@@ -45,13 +45,18 @@ TEST(ImportExportsTest, RealisticFileMapsEveryPathToShareNfsOptions) {
   ImportPlan plan = ImportExports({{"/etc/exports", kExports}}, "imported");
   EXPECT_THAT(plan.problems, IsEmpty()) << Problems(plan);
   auto opts = Options(plan);
-  EXPECT_EQ(opts["/export/home"], "rw=@10.0.0.0/8,ro=.lab.example.com:backup");
+  // backup is a host: rpc.mountd tries it before the network, so a backup
+  // host inside 10/8 stays ro.
+  EXPECT_EQ(opts["/export/home"],
+            "rw=-backup:@10.0.0.0/8,ro=backup:.lab.example.com");
   EXPECT_EQ(opts["/export/scratch"], "rw,root=*");
   EXPECT_EQ(opts["/export/proj"],
-            "rw=engineers:admin.example.com,ro=@192.168.1.0/24,"
-            "root=@192.168.1.0/24:admin.example.com");
+            "rw=admin.example.com:-@192.168.1.0/24:engineers,"
+            "ro=@192.168.1.0/24,root=admin.example.com:@192.168.1.0/24");
   EXPECT_EQ(opts["/export/with space"], "rw=host1");
-  EXPECT_EQ(opts["/export/anon"], "rw=host3,ro=host2,anon=65534");
+  // anonuid=65534 is the default both sides; host2 and host3 may be one
+  // address under two names, so host2 is denied in rw=.
+  EXPECT_EQ(opts["/export/anon"], "rw=-host2:host3,ro=host2");
   EXPECT_EQ(opts["/export/world"], "ro");
   EXPECT_EQ(opts["/export/sec"], "sec=krb5:krb5i,rw");
   EXPECT_EQ(opts["/export/v6"], "rw=@[fe80::]/10,ro=@[2001:db8::1]/128");
@@ -92,19 +97,58 @@ TEST(ImportExportsTest, OptionWithoutEquivalentIsReportedPerLine) {
   ImportPlan plan =
       ImportExports({{"/etc/exports",
                       "/a host(rw)\n\n/b h1(rw,crossmnt) h2(crossmnt)\n"
-                      "/c *(insecure,all_squash,anongid=7)\n"}},
+                      "/c *(insecure)\n"}},
                     "g");
-  ASSERT_EQ(plan.problems.size(), 4u) << Problems(plan);
+  ASSERT_EQ(plan.problems.size(), 2u) << Problems(plan);
   EXPECT_EQ(plan.problems[0].where, "/etc/exports:3");
   EXPECT_EQ(plan.problems[0].message,
             "option \"crossmnt\" has no share_nfs equivalent");
   EXPECT_TRUE(plan.problems[0].unsupported);
   EXPECT_EQ(plan.problems[1].where, "/etc/exports:4");
   EXPECT_THAT(plan.problems[1].message, HasSubstr("\"insecure\""));
-  EXPECT_THAT(plan.problems[2].message, HasSubstr("\"all_squash\""));
-  EXPECT_THAT(plan.problems[3].message, HasSubstr("\"anongid=7\""));
+  EXPECT_TRUE(plan.problems[1].unsupported);
   // The shares are still planned, for --skip-unsupported.
   EXPECT_EQ(Options(plan)["/b"], "rw=h1,ro=h2");
+}
+
+TEST(ImportExportsTest, AllSquashIsRefusedNotSkippable) {
+  ImportPlan plan = ImportExports({{"f", "/c *(ro,all_squash)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
+  EXPECT_FALSE(plan.problems[0].unsupported);
+  EXPECT_EQ(plan.problems[0].where, "f:1");
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("all_squash"));
+  EXPECT_TRUE(plan.ops.empty());
+}
+
+TEST(ImportExportsTest, AnonuidWithoutTheSameAnongidIsRefused) {
+  // sharemgr's anon= sets both ids; Linux keeps anongid=65534.
+  ImportPlan plan = ImportExports({{"f", "/c *(ro,anonuid=0)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
+  EXPECT_FALSE(plan.problems[0].unsupported);
+  EXPECT_THAT(plan.problems[0].message,
+              HasSubstr("anonuid=0,anongid=65534 for *"));
+}
+
+TEST(ImportExportsTest, AnonuidWithTheSameAnongidBecomesAnon) {
+  ImportPlan plan =
+      ImportExports({{"f", "/c *(ro,anonuid=0,anongid=0)\n"}}, "g");
+  EXPECT_THAT(plan.problems, IsEmpty()) << Problems(plan);
+  EXPECT_EQ(Options(plan)["/c"], "ro,anon=0");
+}
+
+TEST(ImportExportsTest, AnonOfClientsThatKeepRootDoesNotMatter) {
+  ImportPlan plan = ImportExports(
+      {{"f", "/c 10.1.0.0/16(rw,no_root_squash) *(ro,anonuid=7,anongid=7)\n"}},
+      "g");
+  EXPECT_THAT(plan.problems, IsEmpty()) << Problems(plan);
+  EXPECT_EQ(Options(plan)["/c"], "ro,rw=@10.1.0.0/16,root=@10.1.0.0/16,anon=7");
+}
+
+TEST(ImportExportsTest, SingleHostInsideARwNetworkStaysReadOnly) {
+  ImportPlan plan =
+      ImportExports({{"exports", "/a 10.1.0.0/16(rw) 10.1.2.3(ro)\n"}}, "g");
+  EXPECT_THAT(plan.problems, IsEmpty()) << Problems(plan);
+  EXPECT_EQ(Options(plan)["/a"], "rw=-10.1.2.3:@10.1.0.0/16,ro=10.1.2.3");
 }
 
 TEST(ImportExportsTest, UnknownOptionIsAHardError) {
@@ -125,18 +169,34 @@ TEST(ImportExportsTest, BadPathsAndNetworksAreHardErrors) {
   for (const auto& p : plan.problems) EXPECT_FALSE(p.unsupported);
 }
 
-TEST(ImportExportsTest, DifferingAnonuidIsUnsupported) {
+TEST(ImportExportsTest, PerClientAnonuidIsRefusedNamingLineAndClient) {
   ImportPlan plan =
-      ImportExports({{"f", "/a h1(rw,anonuid=1) h2(rw,anonuid=2)\n"}}, "g");
-  ASSERT_EQ(plan.problems.size(), 1u);
-  EXPECT_TRUE(plan.problems[0].unsupported);
-  EXPECT_THAT(plan.problems[0].message, HasSubstr("anonuid"));
+      ImportExports({{"exports",
+                      "# two networks\n\n"
+                      "/a 10.2.0.0/16(rw,anonuid=1000) 10.3.0.0/16(rw)\n"}},
+                    "g");
+  ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
+  EXPECT_FALSE(plan.problems[0].unsupported);
+  EXPECT_EQ(plan.problems[0].where, "exports:3");
+  EXPECT_THAT(plan.problems[0].message,
+              HasSubstr("anonuid=1000 applies to 10.2.0.0/16 only"));
+  EXPECT_THAT(plan.problems[0].message,
+              HasSubstr("sharemgr's anon= is per share: refusing"));
+  EXPECT_TRUE(plan.ops.empty());
 }
 
 TEST(ImportExportsTest, HostWildcardOtherThanDomainIsUnsupported) {
-  ImportPlan plan = ImportExports({{"f", "/a node?.lab(rw)\n"}}, "g");
+  ImportPlan plan = ImportExports({{"f", "/a node?.lab(rw) h(ro)\n"}}, "g");
   ASSERT_EQ(plan.problems.size(), 1u);
   EXPECT_TRUE(plan.problems[0].unsupported);
+}
+
+TEST(ImportExportsTest, DroppingAWildcardThatOthersWouldCatchIsRefused) {
+  // Without the wildcard its hosts would get "*"'s rw.
+  ImportPlan plan = ImportExports({{"f", "/a node?.lab(ro) *(rw)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
+  EXPECT_FALSE(plan.problems[0].unsupported);
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("fall through to \"*\""));
 }
 
 TEST(ImportExportsTest, SeveralFilesKeepTheirOwnNames) {

@@ -57,6 +57,41 @@ ok "proj: others get none" '[[ $(access 203.0.113.9 "$X/proj") == "none root=fal
 ok "quoted path with a space is shared" '[[ $(access 172.20.0.5 "$X/with space") == "rw root=false share=$X/with space" ]]'
 ok "pub: everyone gets ro" '[[ $(access 203.0.113.9 "$X/pub") == "ro root=false share=$X/pub" ]]'
 
+# --- rpc.mountd's precedence survives the import: hosts before networks,
+# netgroups before "*" (issue 13, finding 9)
+mkdir -p "$X/prec" "$X/ng"
+cat >"$T/precedence.exports" <<EXPORTS
+$X/prec  10.0.0.0/8(rw,no_root_squash) 10.9.9.9(ro)
+$X/ng    @engineers(ro) *(rw)
+EXPORTS
+run sc import --exports "$T/precedence.exports" -g prec
+ok "precedence import: exit 0" '[[ $RC == 0 && -z $ERR ]]'
+ok "prec: the single host inside the rw network stays ro, root squashed" \
+  '[[ $(access 10.9.9.9 "$X/prec") == "ro root=false share=$X/prec" ]]'
+ok "prec: the rest of the network gets rw and root" \
+  '[[ $(access 10.1.2.3 "$X/prec") == "rw root=true share=$X/prec" ]]'
+ok "ng: the netgroup member gets ro" \
+  '[[ $(access build1.example.com "$X/ng") == "ro root=false share=$X/ng" ]]'
+ok "ng: everyone else gets rw" \
+  '[[ $(access 203.0.113.9 "$X/ng") == "rw root=false share=$X/ng" ]]'
+
+# --- per-client anonuid cannot become share-wide
+mkdir -p "$X/anon1"
+cat >"$T/anon.exports" <<EXPORTS
+# squashed users of 10.2 act as uid 1000, those of 10.3 as 65534
+$X/anon1  10.2.0.0/16(rw,anonuid=1000) 10.3.0.0/16(rw)
+EXPORTS
+run sc import --exports "$T/anon.exports" -g anon --skip-unsupported
+ok "per-client anonuid: exit 1 even with --skip-unsupported, naming file, line and client" \
+  '[[ $RC == 1 && $ERR == *"$T/anon.exports:2: anonuid=1000 applies to 10.2.0.0/16 only"*"refusing"* ]]'
+run sc --json list
+ok "per-client anonuid: nothing applied" \
+  '[[ $(jqv "[.groups[] | select(.name==\"anon\")] | length") == 0 ]]'
+echo "$X/anon1  *(ro,anonuid=0) 10.1.0.0/16(rw)" >"$T/anon0.exports"
+run sc import --exports "$T/anon0.exports" -g anon
+ok "anonuid=0 for * only: refused" \
+  '[[ $RC == 1 && $ERR == *"$T/anon0.exports:1: anonuid=0 applies to * only"* ]]'
+
 # --- refused imports apply nothing
 mkdir -p "$X/new1" "$X/new2"
 cat >"$T/unsupported.exports" <<EXPORTS

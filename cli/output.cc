@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "json_writer.h"
+#include "libshare/options.h"
 
 namespace sharectl {
 
@@ -115,6 +116,20 @@ std::string FormatListJson(const std::vector<GroupInfo>& groups) {
   return w.str() + "\n";
 }
 
+namespace {
+
+// What the kernel mode cannot apply of a share's effective options
+// (libshare::OptionsWithoutKernelEffect); empty when the text does not
+// parse (the daemon accepted it, so only a newer grammar does that).
+std::vector<std::string> KernelNotes(const ShareInfo& s) {
+  absl::StatusOr<libshare::ShareOptions> o =
+      libshare::ParseOptions(s.effective_options);
+  if (!o.ok()) return {};
+  return libshare::OptionsWithoutKernelEffect(*o);
+}
+
+}  // namespace
+
 std::string FormatShow(const std::vector<GroupInfo>& groups,
                        const std::vector<ShareInfo>& shares, bool verbose) {
   std::string out;
@@ -124,6 +139,7 @@ std::string FormatShow(const std::vector<GroupInfo>& groups,
     if (!g.enabled) absl::StrAppend(&head, " (disabled)");
     absl::StrAppend(&out, head, "\n");
     std::vector<std::vector<std::string>> rows;
+    std::string notes;
     for (const auto& s : shares) {
       if (s.group != g.name) continue;
       if (!verbose) {
@@ -134,8 +150,13 @@ std::string FormatShow(const std::vector<GroupInfo>& groups,
                       s.resource.empty() ? "-" : Shown(s.resource),
                       s.options.empty() ? "-" : NfsOptions(s.options),
                       s.description.empty() ? "" : Quoted(s.description)});
+      for (const std::string& n : KernelNotes(s)) {
+        absl::StrAppend(&notes, "    ", Shown(s.path),
+                        ": no effect in kernel mode: ", n, "\n");
+      }
     }
     out += FormatColumns(rows, "    ");
+    out += notes;
   }
   return out;
 }
@@ -166,6 +187,10 @@ std::string FormatShowJson(const std::vector<GroupInfo>& groups,
       w.String(s.options);
       w.Key("effective_options");
       w.String(s.effective_options);
+      w.Key("kernel_no_effect");
+      w.BeginArray();
+      for (const std::string& n : KernelNotes(s)) w.String(n);
+      w.EndArray();
       w.Key("active");
       w.Bool(s.active);
       w.Key("id");

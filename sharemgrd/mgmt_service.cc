@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "libshare/path.h"
@@ -509,6 +510,18 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
     case AccessOutcome::kNotShared:
     case AccessOutcome::kBadPath:
       break;
+  }
+  // In kernel mode an option the kernel cannot apply is never dropped in
+  // silence: say so with the decision.
+  if (kernel_.stats && m.has_value()) {
+    std::vector<std::string> notes =
+        libshare::OptionsWithoutKernelEffect(*m->options);
+    if (!notes.empty()) {
+      absl::StrAppend(&reason,
+                      "; in kernel mode these options have no "
+                      "effect: ",
+                      absl::StrJoin(notes, "; "));
+    }
   }
   mgmt_check_res res{};
   res.status = MGMT_OK;

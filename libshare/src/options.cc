@@ -843,15 +843,13 @@ absl::StatusOr<ShareOptions> ParseOptions(std::string_view text) {
   return OptionParser().Parse(text);
 }
 
-std::vector<std::string> OptionsWithoutKernelEffect(
-    const ShareOptions& o) {
+std::vector<std::string> OptionsWithoutKernelEffect(const ShareOptions& o) {
   std::vector<std::string> out;
   for (const SecScope& s : o.scopes) {
     for (SecFlavor f : s.flavors) {
       if (f == SecFlavor::kDh) {
-        out.push_back(
-            absl::StrCat("sec=", std::string(SecFlavorName(f)),
-                         ": nfsd does not offer this flavor"));
+        out.push_back(absl::StrCat("sec=", std::string(SecFlavorName(f)),
+                                   ": nfsd does not offer this flavor"));
       }
     }
     if (s.root_mapping.has_value()) {
@@ -882,6 +880,5 @@ std::vector<std::string> OptionsWithoutKernelEffect(
   if (o.window.has_value()) out.push_back("window=: applies to AUTH_DH only");
   return out;
 }
-
 
 }  // namespace libshare

@@ -144,8 +144,8 @@ class ProcNfsdFiles : public NfsdFiles {
     ssize_t n = read(fd.get(), buf, sizeof buf - 1);
     if (n < 0) return ErrnoStatus(errno, absl::StrCat("read ", file));
     int64_t t = 0;
-    if (!absl::SimpleAtoi(
-            absl::StripAsciiWhitespace(absl::string_view(buf, n)), &t)) {
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(absl::string_view(buf, n)),
+                          &t)) {
       return absl::DataLossError(absl::StrCat(file, ": not a time"));
     }
     return t;

@@ -101,7 +101,6 @@ constexpr int64_t kExpired = 1;
 
 constexpr absl::Duration kFlushSettle = absl::Seconds(4);
 
-
 struct KernelMode::Impl {
   KernelConfig config;
   const libshare::Catalog* catalog;

@@ -63,5 +63,45 @@ TEST(OutputEscapingTest, PlainTextUnchanged) {
               HasSubstr("/srv/plain  -  -  \"say \\\"hi\\\"\""));
 }
 
+libshare::ShareInfo WithOptions(std::string path, std::string options) {
+  libshare::ShareInfo s;
+  s.path = std::move(path);
+  s.group = "g";
+  s.options = options;
+  s.effective_options = std::move(options);
+  return s;
+}
+
+TEST(KernelNotesTest, ShowVerboseNamesOptionsTheKernelCannotApply) {
+  libshare::GroupInfo g;
+  g.name = "g";
+  std::string out = FormatShow(
+      {g},
+      {WithOptions("/srv/a", "rw,log,nosuid"), WithOptions("/srv/b", "ro")},
+      /*verbose=*/true);
+  EXPECT_THAT(out, HasSubstr("/srv/a: no effect in kernel mode: log: nfsd "
+                             "does not log accesses\n"));
+  EXPECT_THAT(out, HasSubstr("/srv/a: no effect in kernel mode: nosuid: "));
+  EXPECT_THAT(out, Not(HasSubstr("/srv/b: no effect")));
+}
+
+TEST(KernelNotesTest, ShowWithoutVerboseHasNoNotes) {
+  libshare::GroupInfo g;
+  g.name = "g";
+  EXPECT_THAT(FormatShow({g}, {WithOptions("/srv/a", "rw,log")},
+                         /*verbose=*/false),
+              Not(HasSubstr("no effect")));
+}
+
+TEST(KernelNotesTest, ShowJsonListsThemPerShare) {
+  libshare::GroupInfo g;
+  g.name = "g";
+  std::string out = FormatShowJson({g}, {WithOptions("/srv/a", "rw,window=60"),
+                                         WithOptions("/srv/b", "ro")});
+  EXPECT_THAT(out, HasSubstr("\"kernel_no_effect\": [\"window=: applies to "
+                             "AUTH_DH only\"]"));
+  EXPECT_THAT(out, HasSubstr("\"kernel_no_effect\": []"));
+}
+
 }  // namespace
 }  // namespace sharectl

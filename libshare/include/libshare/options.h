@@ -55,24 +55,24 @@ uint32_t SecFlavorRpcNumber(SecFlavor f);
 // One entry of an access list.
 struct AccessEntry {
   enum class Kind : uint8_t {
-    kAny,            // "*"
-    kNetwork,        // "@10.1.0.0/16", "@fe80::/10", "@[fe80::]/10"
-    kNetworkName,    // "@engnet" or "@engnet/24": a networks(5) name
-    kDomainSuffix,   // ".example.com" (name holds "example.com", lower case)
-    kDotless,        // "." alone: host names without a dot
-    kAddress,        // "10.1.2.3", "fe80::1"
-    kName,           // a host name, or failing that a netgroup name
+    kAny,           // "*"
+    kNetwork,       // "@10.1.0.0/16", "@fe80::/10", "@[fe80::]/10"
+    kNetworkName,   // "@engnet" or "@engnet/24": a networks(5) name
+    kDomainSuffix,  // ".example.com" (name holds "example.com", lower case)
+    kDotless,       // "." alone: host names without a dot
+    kAddress,       // "10.1.2.3", "fe80::1"
+    kName,          // a host name, or failing that a netgroup name
   };
   Kind kind = Kind::kAny;
-  bool deny = false;       // "-" prefix
-  std::string name;        // kDomainSuffix, kNetworkName, kName (as written)
-  IpAddress address;       // kNetwork, kAddress
-  int prefix_len = -1;     // kNetwork/kNetworkName: bits as written
-                           // (IPv4 0-32, IPv6 0-128); -1 if none given.
-                           // IPv4 lengths count on the IPv4 address: pass
-                           // 96 + prefix_len to IpAddress::InNetwork. The
-                           // share_nfs shorthand "@10.1" is stored as
-                           // "@10.1.0.0/16".
+  bool deny = false;    // "-" prefix
+  std::string name;     // kDomainSuffix, kNetworkName, kName (as written)
+  IpAddress address;    // kNetwork, kAddress
+  int prefix_len = -1;  // kNetwork/kNetworkName: bits as written
+                        // (IPv4 0-32, IPv6 0-128); -1 if none given.
+                        // IPv4 lengths count on the IPv4 address: pass
+                        // 96 + prefix_len to IpAddress::InNetwork. The
+                        // share_nfs shorthand "@10.1" is stored as
+                        // "@10.1.0.0/16".
   std::string Canonical() const;
   bool operator==(const AccessEntry& o) const;
 };
@@ -89,19 +89,17 @@ struct AccessList {
 
 // The access options that apply to one set of security flavors.
 struct SecScope {
-  std::vector<SecFlavor> flavors;  // never empty
-  bool rw_all = false;             // bare "rw"
-  bool ro_all = false;             // bare "ro"
-  std::optional<AccessList> rw;    // "rw=LIST"
-  std::optional<AccessList> ro;    // "ro=LIST"
-  std::optional<AccessList> root;  // "root=LIST"
-  std::optional<AccessList> none;  // "none=LIST"
+  std::vector<SecFlavor> flavors;       // never empty
+  bool rw_all = false;                  // bare "rw"
+  bool ro_all = false;                  // bare "ro"
+  std::optional<AccessList> rw;         // "rw=LIST"
+  std::optional<AccessList> ro;         // "ro=LIST"
+  std::optional<AccessList> root;       // "root=LIST"
+  std::optional<AccessList> none;       // "none=LIST"
   std::optional<int64_t> root_mapping;  // "root_mapping=UID"
 
   // True if no rw/ro option at all was given (then access is rw).
-  bool HasNoAccessOption() const {
-    return !rw_all && !ro_all && !rw && !ro;
-  }
+  bool HasNoAccessOption() const { return !rw_all && !ro_all && !rw && !ro; }
   bool operator==(const SecScope& o) const;
 };
 
@@ -111,9 +109,9 @@ struct ShareOptions {
   bool nosuid = false;
   bool nosub = false;
   bool nohide = false;
-  bool public_fh = false;        // "public"
+  bool public_fh = false;  // "public"
   bool aclok = false;
-  std::optional<std::string> index;    // "index=FILE"
+  std::optional<std::string> index;  // "index=FILE"
   bool log = false;
   std::optional<std::string> log_tag;  // "log=TAG"
   std::optional<uint32_t> window;      // "window=SECONDS"
@@ -150,7 +148,8 @@ struct ShareOptions {
 // apply, each as "OPTION: what happens instead", in option order; empty if
 // none. `sharectl check` and `show -v` print them: an option is never
 // dropped silently.
-std::vector<std::string> OptionsWithoutKernelEffect(const ShareOptions& options);
+std::vector<std::string> OptionsWithoutKernelEffect(
+    const ShareOptions& options);
 
 }  // namespace libshare
 

@@ -1,8 +1,8 @@
 #include "kernel/kernel_mode.h"
 
-#include <algorithm>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -102,9 +102,9 @@ TEST_F(KernelModeTest, StartFlushesEachAnsweredCacheOnce) {
   KernelConfig c;
   c.manage_gids = true;
   StartKernel(c);
-  EXPECT_THAT(files_->flushed(), UnorderedElementsAre("auth.unix.ip",
-                                                      "auth.unix.gid",
-                                                      "nfsd.fh", "nfsd.export"));
+  EXPECT_THAT(files_->flushed(),
+              UnorderedElementsAre("auth.unix.ip", "auth.unix.gid", "nfsd.fh",
+                                   "nfsd.export"));
   EXPECT_EQ(km_->stats().flushes, 4u);
 }
 

@@ -98,9 +98,9 @@ TEST(KernelNotesTest, ShowJsonListsThemPerShare) {
   g.name = "g";
   std::string out = FormatShowJson({g}, {WithOptions("/srv/a", "rw,window=60"),
                                          WithOptions("/srv/b", "ro")});
-  EXPECT_THAT(out, HasSubstr("\"kernel_no_effect\": [\"window=: applies to "
+  EXPECT_THAT(out, HasSubstr("\"kernel_no_effect\":[\"window=: applies to "
                              "AUTH_DH only\"]"));
-  EXPECT_THAT(out, HasSubstr("\"kernel_no_effect\": []"));
+  EXPECT_THAT(out, HasSubstr("\"kernel_no_effect\":[]"));
 }
 
 }  // namespace

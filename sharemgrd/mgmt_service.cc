@@ -407,7 +407,19 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
         }
       }
       cache_->InvalidateShares(removed);
-      if (kernel_.changed) kernel_.changed(r.changes);
+      if (!r.changes_complete) {
+        // Without the list, what the kernel holds cannot be rewritten
+        // entry by entry: drop it all rather than serve stale grants.
+        LogLine("batch: out of memory listing its changes; flushing the "
+                "kernel's export caches");
+        if (kernel_.flush) {
+          if (absl::Status s = kernel_.flush(); !s.ok()) {
+            LogLine(absl::StrCat("kernel caches: ", s.message()));
+          }
+        }
+      } else if (kernel_.changed) {
+        kernel_.changed(r.changes);
+      }
       RequestSharetab(r.generation,
                       /*wait=*/catalog_->share_count() <= kSyncSharetabShares);
       auto ms = std::chrono::duration<double, std::milli>(

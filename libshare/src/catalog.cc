@@ -229,6 +229,21 @@ class Overlay {
   ViewMap<std::pmr::unordered_map<uint64_t, int64_t>> below_{&arena_};
 };
 
+// The shares Link added or changed (with repeats), recorded within the
+// capacity reserved before the commit: linking must not allocate. Past it
+// (a reservation that missed a case) the list is marked incomplete.
+struct TouchedShares {
+  std::vector<const Share*> shares;
+  bool overflow = false;
+  void Note(const Share* s) {
+    if (shares.size() < shares.capacity()) {
+      shares.push_back(s);
+    } else {
+      overflow = true;
+    }
+  }
+};
+
 // One validated operation with everything it needs prepared, so that
 // linking it into the table allocates (almost) nothing.
 struct Step {
@@ -430,7 +445,7 @@ class CatalogImpl : public Catalog {
   bool Link(std::vector<Step>& steps, uint64_t generation,
             std::vector<std::unique_ptr<Share>>* dead_shares,
             std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
-            std::vector<const Share*>* touched)
+            TouchedShares* touched)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Order: apply_mu_ before mu_.
@@ -692,7 +707,7 @@ absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
 bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
                        std::vector<std::unique_ptr<Share>>* dead_shares,
                        std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
-                       std::vector<const Share*>* touched) {
+                       TouchedShares* touched) {
   bool changed = false;
   for (Step& step : steps) {
     if (step.noop) continue;
@@ -716,14 +731,14 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
         g->enabled = op.type == Op::kEnableGroup;
         for (Share& s : g->shares) {
           s.generation = gen;
-          touched->push_back(&s);
+          touched->Note(&s);
         }
         break;
       }
       case Op::kAddShare:
         step.share->group = table_.FindGroup(op.group);
         step.share->generation = gen;
-        touched->push_back(step.share.get());
+        touched->Note(step.share.get());
         table_.Insert(std::move(step.share));
         break;
       case Op::kRemoveShare:
@@ -733,7 +748,7 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
         Share* s = table_.FindMutable(op.path);
         table_.MoveToGroup(s, table_.FindGroup(op.group));
         s->generation = gen;
-        touched->push_back(s);
+        touched->Note(s);
         break;
       }
       case Op::kSetOptions: {
@@ -745,14 +760,14 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
           for (Share& s : g->shares) {
             if (!s.options.empty()) continue;
             s.generation = gen;
-            touched->push_back(&s);
+            touched->Note(&s);
           }
         } else {
           Share* s = table_.FindMutable(op.path);
           s->options.swap(step.text);
           s->compiled.swap(step.compiled);
           s->generation = gen;
-          touched->push_back(s);
+          touched->Note(s);
         }
         break;
       }
@@ -833,7 +848,7 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
   ShareTable::Buckets buckets;
   std::vector<std::unique_ptr<Share>> dead_shares;
   std::vector<std::unique_ptr<ShareGroup>> dead_groups;
-  std::vector<const Share*> touched;
+  TouchedShares touched;
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
     // the annotations and costs readers nothing.
@@ -859,6 +874,12 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     if (removed_groups > 0) removed_shares += adds;
     // Shares Link reports as added or changed: a group operation reports
     // the group's shares, at most those it has now plus this batch's adds.
+    // A group also holds the shares this batch moves into it before the
+    // group operation.
+    std::size_t moves = 0;
+    for (const Step& s : steps) {
+      moves += !s.noop && s.op->type == Op::kMoveShare;
+    }
     std::size_t touches = adds;
     for (const Step& s : steps) {
       if (s.noop) continue;
@@ -872,16 +893,16 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
           if (!s.op->path.empty()) {
             ++touches;
           } else if (const ShareGroup* g = table_.FindGroup(s.op->group)) {
-            touches += g->shares.size() + adds;
+            touches += g->shares.size() + adds + moves;
           } else {
-            touches += adds;
+            touches += adds + moves;
           }
           break;
         default:
           break;
       }
     }
-    touched.reserve(touches);
+    touched.shares.reserve(touches);
     buckets = table_.PrepareCapacity(table_.size() + adds);
     // Room for what Link removes, so that linking after the commit does
     // not allocate for it.
@@ -922,9 +943,11 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
   // here, and removed ones live in dead_shares until the function ends.
   // Out of memory now costs the report, not the committed change.
   try {
-    result.changes = ChangesOf(touched, dead_shares, first_new_id);
+    if (touched.overflow) throw std::bad_alloc();  // see TouchedShares
+    result.changes = ChangesOf(touched.shares, dead_shares, first_new_id);
   } catch (const std::bad_alloc&) {
     result.changes.clear();
+    result.changes_complete = false;
   }
   return result;
 }

@@ -651,6 +651,25 @@ TEST_F(CatalogTest, ChangesReportEachPathOnce) {
                                      IsChange(Kind::kAdded, b, false)));
 }
 
+TEST_F(CatalogTest, ChangesIncludeSharesMovedIntoAGroupBeforeItsOperation) {
+  std::string a = dir_.Mkdir("a"), b = dir_.Mkdir("b"), c = dir_.Mkdir("c");
+  MustApply({CreateGroup("g"), CreateGroup("h"), AddShare(a, "g"),
+             AddShare(b, "g"), AddShare(c, "h")});
+  Operation mv_a;
+  mv_a.type = Type::kMoveShare;
+  mv_a.path = a;
+  mv_a.group = "h";
+  Operation mv_b = mv_a;
+  mv_b.path = b;
+  // No adds: the reservation must count the moves for h's disable.
+  BatchResult r = Apply({mv_a, mv_b, GroupOp(Type::kDisableGroup, "h")});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r.changes_complete);
+  EXPECT_THAT(r.changes, ElementsAre(IsChange(Kind::kChanged, a, false),
+                                     IsChange(Kind::kChanged, b, false),
+                                     IsChange(Kind::kChanged, c, false)));
+}
+
 TEST_F(CatalogTest, RefusedBatchReportsNoChanges) {
   std::string a = dir_.Mkdir("a");
   BatchResult r = Apply({CreateGroup("g"), AddShare(a, "nope")});

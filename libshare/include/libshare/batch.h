@@ -84,6 +84,10 @@ struct BatchResult {
   // The shares the batch touched, each once, in path order (empty unless
   // committed). A share removed and added again in one batch is kChanged.
   std::vector<ShareChange> changes;
+  // False when the batch committed but its change list could not be built
+  // (out of memory): readers of `changes` must then assume every share
+  // may have changed.
+  bool changes_complete = true;
 
   bool ok() const { return errors.empty() && commit_error.empty(); }
 };

@@ -323,10 +323,30 @@ bool IsHarmlessOption(absl::string_view name) {
       "sync",      "async",         "wdelay",
       "no_wdelay", "subtree_check", "no_subtree_check",
       "secure",    "secure_locks",  "auth_nlm",
-      "fsid",      "uuid",          "acl",
-      "no_acl",    "nocrossmnt"};
+      "acl",       "no_acl",        "nocrossmnt"};
   return std::find(std::begin(kHarmless), std::end(kHarmless), name) !=
          std::end(kHarmless);
+}
+
+// fsid= and uuid= decide the file handles the kernel gives out (sharemgr's
+// kernel mode takes the file system's uuid, as rpc.mountd does without
+// them): dropping them breaks the handles mounted clients hold, and
+// fsid=0 (or root) also moves the NFSv4 root. Narrows access only, so
+// skippable, with what the switch costs.
+std::string FileHandleOptionMessage(absl::string_view option,
+                                    absl::string_view name,
+                                    absl::string_view value) {
+  std::string m = absl::StrCat(
+      "option \"", option,
+      "\" has no share_nfs equivalent: it decides the kernel's file handles "
+      "for the share, so clients that have it mounted get stale handles "
+      "(ESTALE) after the switch and must remount");
+  if (name == "fsid" && (value == "0" || value == "root")) {
+    absl::StrAppend(&m,
+                    "; it also makes the share the NFSv4 root, so NFSv4 "
+                    "clients' paths change");
+  }
+  return m;
 }
 
 // Options without an equivalent whose loss only narrows access: with
@@ -469,6 +489,8 @@ void ApplyClientOptions(absl::string_view opts, ClientOptions* c,
                                        : " and dropping it would admit clients "
                                          "without TLS: refusing"),
              allows_plain);
+    } else if ((name == "fsid" || name == "uuid") && has_value) {
+      p->Add(FileHandleOptionMessage(o, name, value), true);
     } else if (IsHarmlessOption(name)) {
       // Nothing to carry over.
     } else if (auto why = UnsupportedReason(name)) {

@@ -45,8 +45,9 @@ struct ImportPlan {
 // pair to anon=. What sharemgr cannot say exactly is a problem: one whose
 // loss only narrows access is `unsupported` (--skip-unsupported drops it);
 // one that would widen access (per-client anon ids, all_squash, ...)
-// stops the import. Options that change nothing in share_nfs (sync,
-// no_subtree_check, ...) are dropped silently.
+// stops the import (fsid= and uuid=, whose loss changes the file handles
+// mounted clients hold, are unsupported). Options that change nothing in
+// share_nfs (sync, no_subtree_check, ...) are dropped silently.
 ImportPlan ImportExports(const std::vector<SourceFile>& files,
                          const std::string& group);
 

@@ -73,6 +73,18 @@ absl::Status Check(const std::string& path, Kind kind, uid_t owner) {
     return Refuse(path, absl::StrFormat("is writable by others (mode %04o)",
                                         st.st_mode & 07777));
   }
+  // SQLite opens shares.db-wal, -shm and -journal by name, following
+  // links, and truncates -shm: whoever may add names here could make the
+  // daemon's user truncate or write any file, so not even a group may.
+  if (kind == Kind::kStoreFolder && (st.st_mode & S_IWGRP) != 0) {
+    return Refuse(
+        path,
+        absl::StrFormat(
+            "is writable by its group (gid %u, mode %04o); the store's "
+            "folder must be writable only by its owner, since SQLite opens "
+            "the store's -wal, -shm and -journal files there by name",
+            st.st_gid, st.st_mode & 07777));
+  }
   return absl::OkStatus();
 }
 

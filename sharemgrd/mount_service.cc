@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "absl/types/span.h"
 #include "libshare/path.h"
 #include "log.h"
 #include "share_access.h"
@@ -336,13 +337,16 @@ MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
   }
   // Every refusal that is not about a name inside what the client reaches
   // is ACCES, as for an unshared path: the answer reveals nothing outside.
-  AccessResult a = ShareAccess(catalog_, cache_)
-                       .Decide({.client = client,
-                                .path = raw_path,
-                                .uid = ctx.auth_sys ? ctx.uid : 65534u,
-                                .gid = ctx.auth_sys ? ctx.gid : 65534u,
-                                .anonymous = !ctx.auth_sys,
-                                .resolve = true});
+  AccessResult a =
+      ShareAccess(catalog_, cache_)
+          .Decide({.client = client,
+                   .path = raw_path,
+                   .uid = ctx.auth_sys ? ctx.uid : 65534u,
+                   .gid = ctx.auth_sys ? ctx.gid : 65534u,
+                   .groups = ctx.auth_sys ? ctx.groups()
+                                          : absl::Span<const uint32_t>(),
+                   .anonymous = !ctx.auth_sys,
+                   .resolve = true});
   switch (a.outcome) {
     case AccessOutcome::kGranted:
       break;

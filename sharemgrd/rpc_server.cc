@@ -82,15 +82,24 @@ uint32_t GetU32(const char* p) {
 }
 
 // AUTH_SYS body (RFC 5531 appendix A): stamp, machinename<255>, uid, gid,
-// gids<16>. Only uid and gid are needed.
-bool ParseAuthSys(const char* p, std::size_t n, uint32_t* uid, uint32_t* gid) {
+// gids<16>. A body without the complete list, or with more than 16
+// groups, is not AUTH_SYS (the kernel answers AUTH_BADCRED).
+bool ParseAuthSys(const char* p, std::size_t n, CallContext* ctx) {
   if (n < 8) return false;
   uint32_t name_len = GetU32(p + 4);
   if (name_len > 255) return false;
   std::size_t off = 8 + name_len + XdrWriter::Pad(name_len);
-  if (off + 8 > n) return false;
-  *uid = GetU32(p + off);
-  *gid = GetU32(p + off + 4);
+  if (off + 12 > n) return false;
+  uint32_t count = GetU32(p + off + 8);
+  if (count > ctx->gids.size() || off + 12 + 4 * std::size_t{count} > n) {
+    return false;
+  }
+  ctx->uid = GetU32(p + off);
+  ctx->gid = GetU32(p + off + 4);
+  for (uint32_t i = 0; i < count; ++i) {
+    ctx->gids[i] = GetU32(p + off + 12 + 4 * i);
+  }
+  ctx->group_count = static_cast<uint8_t>(count);
   return true;
 }
 
@@ -150,8 +159,7 @@ bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
   ctx.proc = msg.rm_call.cb_proc;
   ctx.cred_flavor = msg.rm_call.cb_cred.oa_flavor;
   if (ctx.cred_flavor == kAuthSys) {
-    ctx.auth_sys = ParseAuthSys(cred_body, msg.rm_call.cb_cred.oa_length,
-                                &ctx.uid, &ctx.gid);
+    ctx.auth_sys = ParseAuthSys(cred_body, msg.rm_call.cb_cred.oa_length, &ctx);
   }
 
   XdrWriter w(reply);

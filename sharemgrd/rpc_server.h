@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +34,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "log.h"
 
 namespace sharemgrd {
@@ -56,6 +58,13 @@ struct CallContext {
   bool auth_sys = false;     // cred parsed as AUTH_SYS
   uint32_t uid = 0;          // AUTH_SYS only
   uint32_t gid = 0;
+  // AUTH_SYS supplementary groups (gids<16>, RFC 5531): the first
+  // group_count of `gids`.
+  std::array<uint32_t, 16> gids{};
+  uint8_t group_count = 0;
+  absl::Span<const uint32_t> groups() const {
+    return absl::Span<const uint32_t>(gids.data(), group_count);
+  }
 };
 
 // One RPC program (all its versions).

@@ -16,15 +16,18 @@ libshare::WalkIdentity WalkerFor(const AccessRequest& req,
                                  const libshare::ShareOptions& opts,
                                  const authcache::Decision& d) {
   if (!req.anonymous && req.uid != 0) {
-    return {.root = false, .uid = req.uid, .gid = req.gid};
+    return {
+        .root = false, .uid = req.uid, .gid = req.gid, .groups = req.groups};
   }
   if (!req.anonymous && d.root) return {.root = true};
   if (opts.anon.has_value() && *opts.anon < 0) {
     return {.root = false, .uid = kNoId, .gid = kNoId};
   }
+  // anon=N is both ids, as the kernel's anonuid and anongid
+  // (kernel/export_entry.cc), so MNT and NFS decide alike.
   uint32_t anon =
       opts.anon.has_value() ? static_cast<uint32_t>(*opts.anon) : kNobody;
-  return {.root = false, .uid = anon, .gid = kNobody};
+  return {.root = false, .uid = anon, .gid = anon};
 }
 
 }  // namespace

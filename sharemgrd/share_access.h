@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/types/span.h"
 #include "authcache/auth_cache.h"
 #include "authcache/evaluate.h"
 #include "libshare/catalog.h"
@@ -42,6 +43,9 @@ struct AccessRequest {
   libshare::SecFlavor flavor = libshare::SecFlavor::kSys;
   uint32_t uid = 65534;  // caller's uid (0 asks whether root is kept)
   uint32_t gid = 65534;  // caller's primary gid (for the on-disk walk)
+  // caller's supplementary groups (AUTH_SYS gids; the walk only); must
+  // outlive Decide().
+  absl::Span<const uint32_t> groups = {};
   // No user credentials (AUTH_NONE): decided as the share's first flavor
   // with the nobody uid (flavor and uid are then ignored); the walk uses
   // the share's anon uid.
@@ -53,8 +57,10 @@ struct AccessRequest {
   // entering another mount (a nested share on another file system is found
   // by FindNearest and decides for itself), with the client's search
   // rights on each directory passed: uid 0 is squashed to the share's
-  // anon= uid (default 65534; anon=-1: a uid owning nothing) unless
-  // root= keeps it; other AUTH_SYS users walk as their uid and gid;
+  // anon= id as uid and gid, as the kernel squashes (default 65534;
+  // anon=-1: ids owning nothing) unless
+  // root= keeps it; other AUTH_SYS users walk as their uid, gid and
+  // supplementary groups;
   // `anonymous` callers as anon. A path that would leave the share, or
   // that the client may not reach, is kNotShared, exactly as an unshared
   // path; kNoent / kNotdir only for names inside what the client reaches.

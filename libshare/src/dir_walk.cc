@@ -69,7 +69,9 @@ bool SameMount(const Node& a, const Node& b) {
 bool MaySearch(const Node& n, const WalkIdentity& who) {
   if (who.root) return true;
   if (n.uid == who.uid) return (n.mode & S_IXUSR) != 0;
-  if (n.gid == who.gid) return (n.mode & S_IXGRP) != 0;
+  bool in_group = n.gid == who.gid;
+  for (uint32_t g : who.groups) in_group = in_group || n.gid == g;
+  if (in_group) return (n.mode & S_IXGRP) != 0;
   return (n.mode & S_IXOTH) != 0;
 }
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libshare/options.h"
@@ -12,6 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 // path -> options
 std::map<std::string, std::string> Options(const ImportPlan& plan) {
@@ -109,6 +111,41 @@ TEST(ImportExportsTest, OptionWithoutEquivalentIsReportedPerLine) {
   EXPECT_TRUE(plan.problems[1].unsupported);
   // The shares are still planned, for --skip-unsupported.
   EXPECT_EQ(Options(plan)["/b"], "rw=h1,ro=h2");
+}
+
+// fsid= and uuid= decide the kernel's file handles: dropping them gives
+// mounted clients ESTALE, so they are not dropped silently.
+TEST(ImportExportsTest, FsidIsUnsupportedAndSaysClientsMustRemount) {
+  ImportPlan plan = ImportExports({{"f", "/a *(rw,fsid=17)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
+  EXPECT_EQ(plan.problems[0].where, "f:1");
+  EXPECT_TRUE(plan.problems[0].unsupported);
+  EXPECT_THAT(plan.problems[0].message,
+              HasSubstr("option \"fsid=17\" has no share_nfs equivalent"));
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("must remount"));
+  EXPECT_THAT(plan.problems[0].message, Not(HasSubstr("NFSv4 root")));
+  // Still planned, for --skip-unsupported.
+  EXPECT_EQ(Options(plan)["/a"], "rw");
+}
+
+TEST(ImportExportsTest, UuidIsUnsupportedAndSaysClientsMustRemount) {
+  ImportPlan plan = ImportExports(
+      {{"f", "/a *(rw,uuid=8c9a3e3a:1c4d4b1e:9f0e2a7b:5d6c8e01)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
+  EXPECT_TRUE(plan.problems[0].unsupported);
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("\"uuid=8c9a3e3a:"));
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("must remount"));
+}
+
+TEST(ImportExportsTest, FsidZeroOrRootAlsoSaysTheNfsv4RootMoves) {
+  for (const char* v : {"0", "root"}) {
+    ImportPlan plan =
+        ImportExports({{"f", absl::StrCat("/a *(rw,fsid=", v, ")\n")}}, "g");
+    ASSERT_EQ(plan.problems.size(), 1u) << v << ": " << Problems(plan);
+    EXPECT_TRUE(plan.problems[0].unsupported) << v;
+    EXPECT_THAT(plan.problems[0].message, HasSubstr("must remount")) << v;
+    EXPECT_THAT(plan.problems[0].message, HasSubstr("NFSv4 root")) << v;
+  }
 }
 
 TEST(ImportExportsTest, AllSquashIsRefusedNotSkippable) {

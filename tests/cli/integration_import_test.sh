@@ -111,6 +111,16 @@ ok "--skip-unsupported: exit 0, the option still mentioned" \
 ok "--skip-unsupported: the shares are there" \
   '[[ $(access 10.0.0.1 "$X/new2") == "none root=false share=$X/new2" ]]'
 
+# fsid= decides the kernel's file handles: not dropped silently.
+mkdir -p "$X/new3"
+echo "$X/new3  *(rw,fsid=0)" >"$T/fsid.exports"
+run sc import --exports "$T/fsid.exports" -g fsidg
+ok "fsid=0: exit 1, saying mounted clients must remount and the NFSv4 root moves" \
+  '[[ $RC == 1 && $ERR == *"$T/fsid.exports:1: option \"fsid=0\""*"must remount"*"NFSv4 root"* ]]'
+run sc import --exports "$T/fsid.exports" -g fsidg --skip-unsupported
+ok "fsid=0 with --skip-unsupported: exit 0, the option still mentioned" \
+  '[[ $RC == 0 && $ERR == *fsid=0*skipped* ]]'
+
 cat >"$T/daemon-refuses.exports" <<EXPORTS
 $X/d1  *(rw)
 $X/d1/missing  *(rw)

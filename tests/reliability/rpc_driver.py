@@ -36,9 +36,9 @@ def xdr_opaque(b):
     return xdr_u32(len(b)) + b + b"\0" * pad
 
 
-def auth_sys(machine=b"reliability", uid=0, gid=0):
+def auth_sys(machine=b"reliability", uid=0, gid=0, gids=()):
     body = xdr_u32(int(time.time())) + xdr_opaque(machine) + xdr_u32(uid) + \
-        xdr_u32(gid) + xdr_u32(0)
+        xdr_u32(gid) + xdr_u32(len(gids)) + b"".join(xdr_u32(g) for g in gids)
     return xdr_u32(1) + xdr_opaque(body)
 
 
@@ -105,9 +105,10 @@ class Conn:
         self.sock.connect(addr)
         self.xid = random.randrange(1, 1 << 31)
 
-    def call(self, prog, vers, proc, args=b""):
+    def call(self, prog, vers, proc, args=b"", cred=None):
         self.xid += 1
-        self.sock.sendall(record(call_header(self.xid, prog, vers, proc) + args))
+        self.sock.sendall(
+            record(call_header(self.xid, prog, vers, proc, cred) + args))
         data = read_record(self.sock)
         if data is None:
             raise ConnectionError("connection closed")
@@ -124,8 +125,9 @@ def mount_conn(port, source=None):
     return Conn(socket.AF_INET, ("127.0.0.1", port), source)
 
 
-def mnt(conn, path):
-    astat, body = conn.call(MOUNT_PROG, MOUNT_V3, MNT_MNT, xdr_opaque(path))
+def mnt(conn, path, cred=None):
+    astat, body = conn.call(MOUNT_PROG, MOUNT_V3, MNT_MNT, xdr_opaque(path),
+                            cred)
     if astat != 0:
         return ("rpc", astat)
     (status,) = struct.unpack(">I", body[:4])

@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 namespace libshare {
 
@@ -54,13 +55,15 @@ class UniqueFd {
 // Who walks. `root`: no permission check (the daemon's own rights; a
 // client whose root is kept). Otherwise search (x) permission on every
 // directory passed is checked against its owner, group and mode bits for
-// `uid` and `gid` (supplementary groups are not known to the server and
-// not used; POSIX ACLs are not read, so a walk an ACL alone allows is
-// refused, one only an ACL forbids is allowed).
+// `uid`, `gid` and the supplementary `groups` (an AUTH_SYS credential's
+// gids<16>, RFC 5531), as the kernel checks them; POSIX ACLs are not
+// read, so a walk an ACL alone allows is refused, one only an ACL forbids
+// is allowed.
 struct WalkIdentity {
   bool root = true;
   uint32_t uid = 0;
   uint32_t gid = 0;
+  absl::Span<const uint32_t> groups = {};  // must outlive the walk
 };
 
 enum class WalkStop : uint8_t {

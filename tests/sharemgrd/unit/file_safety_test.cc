@@ -103,6 +103,29 @@ TEST_F(FileSafetyTest, StoreFolderWritableByOthersIsRefusedEvenIfSticky) {
   EXPECT_THAT(s.message(), HasSubstr(dir_ + " is writable by others"));
 }
 
+// SQLite follows links at shares.db-wal/-shm/-journal: a group member who
+// could plant shares.db-shm -> /etc/shadow would have it truncated.
+TEST_F(FileSafetyTest, StoreFolderWritableByItsGroupIsRefusedNamingIt) {
+  ASSERT_EQ(::chmod(dir_.c_str(), 0775), 0);
+  absl::Status s = CheckStartupFiles(db_, socket_, "", ::geteuid());
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr(dir_ + " is writable by its group"));
+  EXPECT_THAT(s.message(), HasSubstr("-shm"));
+  EXPECT_THAT(s.message(), HasSubstr("refusing to start"));
+}
+
+TEST_F(FileSafetyTest, StoreFolderWritableByItsGroupIsRefusedEvenIfSticky) {
+  ASSERT_EQ(::chmod(dir_.c_str(), 01770), 0);
+  absl::Status s = CheckStartupFiles(db_, socket_, "", ::geteuid());
+  EXPECT_THAT(s.message(), HasSubstr(dir_ + " is writable by its group"));
+}
+
+TEST_F(FileSafetyTest, SocketAndPidFoldersWritableByTheirGroupAreAccepted) {
+  ASSERT_EQ(::chmod(run_.c_str(), 0775), 0);
+  EXPECT_TRUE(
+      CheckStartupFiles(db_, socket_, run_ + "/x.pid", ::geteuid()).ok());
+}
+
 TEST_F(FileSafetyTest, SocketFolderWritableByOthersIsRefused) {
   ASSERT_EQ(::chmod(run_.c_str(), 0777), 0);
   absl::Status s = CheckStartupFiles(db_, socket_, "", ::geteuid());

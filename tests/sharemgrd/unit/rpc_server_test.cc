@@ -27,7 +27,9 @@ using ::testing::HasSubstr;
 
 constexpr uint32_t kProg = 0x30000001;
 
-// Procedures: 0 NULL; 1 returns the AUTH_SYS uid; 2 waits for `release`;
+// Procedures: 0 NULL; 1 returns the AUTH_SYS uid; 7 returns the AUTH_SYS
+// gid, the number of supplementary groups and the groups; 2 waits for
+// `release`;
 // 3 appends a result, then fails with GARBAGE_ARGS; 4 returns 64 KiB and
 // counts its calls; 5 returns 7 then a shared tail (8, 9); 6 shares a tail
 // and then fails with SYSTEM_ERR.
@@ -43,6 +45,11 @@ class FakeProgram : public RpcProgram {
         return SUCCESS;
       case 1:
         w.U32(ctx.auth_sys ? ctx.uid : 0xffffffffu);
+        return SUCCESS;
+      case 7:
+        w.U32(ctx.gid);
+        w.U32(static_cast<uint32_t>(ctx.groups().size()));
+        for (uint32_t g : ctx.groups()) w.U32(g);
         return SUCCESS;
       case 2:
         release.WaitForNotification();
@@ -72,7 +79,8 @@ class FakeProgram : public RpcProgram {
 };
 
 std::string Call(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
-                 uint32_t rpcvers = 2, int uid = -1) {
+                 uint32_t rpcvers = 2, int uid = -1,
+                 const std::vector<uint32_t>& gids = {}) {
   std::string s;
   XdrWriter w(&s);
   w.U32(xid);
@@ -88,7 +96,8 @@ std::string Call(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
     b.String("client");  // machine name
     b.U32(static_cast<uint32_t>(uid));
     b.U32(100);  // gid
-    b.U32(0);    // no groups
+    b.U32(static_cast<uint32_t>(gids.size()));
+    for (uint32_t g : gids) b.U32(g);
     w.U32(1);    // AUTH_SYS
     w.Opaque(body);
   } else {
@@ -152,6 +161,30 @@ TEST(HandleCallRecordTest, AuthSysUidReachesTheProgram) {
   FakeProgram p;
   EXPECT_EQ(Handle(p, Call(7, kProg, 1, 1, 2, /*uid=*/1234)),
             (std::vector<uint32_t>{7, 1, 0, 0, 0, SUCCESS, 1234}));
+}
+
+TEST(HandleCallRecordTest, AuthSysSupplementaryGroupsReachTheProgram) {
+  FakeProgram p;
+  EXPECT_EQ(
+      Handle(p, Call(7, kProg, 1, 7, 2, /*uid=*/1234, {5, 6, 70000})),
+      (std::vector<uint32_t>{7, 1, 0, 0, 0, SUCCESS, 100, 3, 5, 6, 70000}));
+}
+
+TEST(HandleCallRecordTest, AuthSysWithSixteenGroupsKeepsThemAll) {
+  FakeProgram p;
+  std::vector<uint32_t> gids;
+  for (uint32_t g = 1; g <= 16; ++g) gids.push_back(g);
+  std::vector<uint32_t> want{7, 1, 0, 0, 0, SUCCESS, 100, 16};
+  want.insert(want.end(), gids.begin(), gids.end());
+  EXPECT_EQ(Handle(p, Call(7, kProg, 1, 7, 2, /*uid=*/1234, gids)), want);
+}
+
+// RFC 5531 bounds the list at 16; the kernel answers AUTH_BADCRED.
+TEST(HandleCallRecordTest, AuthSysWithSeventeenGroupsIsNotAuthSys) {
+  FakeProgram p;
+  std::vector<uint32_t> gids(17, 5);
+  EXPECT_EQ(Handle(p, Call(7, kProg, 1, 1, 2, /*uid=*/1234, gids)),
+            (std::vector<uint32_t>{7, 1, 0, 0, 0, SUCCESS, 0xffffffffu}));
 }
 
 TEST(HandleCallRecordTest, FailedProcedureSendsOnlyItsStatus) {

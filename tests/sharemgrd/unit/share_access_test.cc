@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/types/span.h"
 #include "authcache/auth_cache.h"
 #include "authcache/resolver.h"
 #include "gmock/gmock.h"
@@ -72,12 +73,14 @@ class ShareAccessTest : public ::testing::Test {
   }
 
   AccessResult Decide(const std::string& path, uint32_t uid = 0,
-                      uint32_t gid = 0, bool anonymous = false) {
+                      uint32_t gid = 0, bool anonymous = false,
+                      absl::Span<const uint32_t> groups = {}) {
     return ShareAccess(catalog_.get(), cache_.get())
         .Decide({.client = libshare::IpAddress::FromV4(0x7f000001),
                  .path = path,
                  .uid = uid,
                  .gid = gid,
+                 .groups = groups,
                  .anonymous = anonymous,
                  .resolve = true});
   }
@@ -116,6 +119,28 @@ TEST_F(ShareAccessTest, AnonUidOwningTheDirectoryPasses) {
   EXPECT_EQ(Decide(share_ + "/priv/in").outcome, AccessOutcome::kGranted);
 }
 
+// The kernel squashes root to anonuid = anongid = anon (export_entry.cc):
+// a directory only anon's group may search lets a squashed root pass.
+TEST_F(ShareAccessTest, SquashedRootWalksWithTheAnonIdAsItsGroup) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give the folder away";
+  ASSERT_EQ(chown((share_ + "/priv").c_str(), 4242, 5151), 0);
+  ASSERT_EQ(chmod((share_ + "/priv").c_str(), 0710), 0);
+  Share("rw,anon=5151");
+  AccessResult r = Decide(share_ + "/priv/in");
+  EXPECT_EQ(r.outcome, AccessOutcome::kGranted) << r.reason;
+  // The anonymous caller is squashed alike.
+  EXPECT_EQ(Decide(share_ + "/priv/in", 0, 0, /*anonymous=*/true).outcome,
+            AccessOutcome::kGranted);
+}
+
+TEST_F(ShareAccessTest, SquashedRootIsNotInTheGroupOfAnotherAnon) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give the folder away";
+  ASSERT_EQ(chown((share_ + "/priv").c_str(), 4242, 5151), 0);
+  ASSERT_EQ(chmod((share_ + "/priv").c_str(), 0710), 0);
+  Share("rw,anon=5152");
+  EXPECT_EQ(Decide(share_ + "/priv/in").outcome, AccessOutcome::kNotShared);
+}
+
 TEST_F(ShareAccessTest, RootKeptByRootListPasses) {
   Share("rw,root=@127.0.0.1/32");
   AccessResult r = Decide(share_ + "/priv/in");
@@ -143,6 +168,27 @@ TEST_F(ShareAccessTest, OtherUserIsStoppedAtThePrivateDirectory) {
             AccessOutcome::kNotShared);
   EXPECT_EQ(Decide(share_ + "/open", 4242, 4242).outcome,
             AccessOutcome::kGranted);
+}
+
+// AUTH_SYS carries gids<16> (RFC 5531); the kernel grants through them.
+TEST_F(ShareAccessTest, UserPassesThroughASupplementaryGroup) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give the folder away";
+  ASSERT_EQ(chown((share_ + "/priv").c_str(), 4242, 5151), 0);
+  ASSERT_EQ(chmod((share_ + "/priv").c_str(), 0710), 0);
+  Share("rw");
+  const uint32_t groups[] = {20, 5151};
+  AccessResult r = Decide(share_ + "/priv/in", 4243, 7, false, groups);
+  EXPECT_EQ(r.outcome, AccessOutcome::kGranted) << r.reason;
+}
+
+TEST_F(ShareAccessTest, UserOutsideEveryGroupIsStopped) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give the folder away";
+  ASSERT_EQ(chown((share_ + "/priv").c_str(), 4242, 5151), 0);
+  ASSERT_EQ(chmod((share_ + "/priv").c_str(), 0710), 0);
+  Share("rw");
+  const uint32_t groups[] = {20, 5152};
+  EXPECT_EQ(Decide(share_ + "/priv/in", 4243, 7, false, groups).outcome,
+            AccessOutcome::kNotShared);
 }
 
 TEST_F(ShareAccessTest, AnonymousCallerWalksAsAnon) {

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# MNT's walk beneath a share checks search permission as the kernel does:
+# an AUTH_SYS caller passes a directory through one of the supplementary
+# groups its credential lists (gids<16>, RFC 5531), and a root squashed to
+# anon=N walks with N as its group too (the kernel's anongid is N).
+source "$(dirname "$0")/lib.sh"
+sm_setup
+[[ $(id -u) == 0 ]] || { echo "SKIP: needs root (chown)"; exit 0; }
+read -r a b <<<"$(make_dirs a b)"
+for d in "$a" "$b"; do
+  mkdir -p "$d/grp/in"
+  chown 4242:5151 "$d/grp"
+  chmod 0710 "$d/grp"
+done
+start_daemon --insecure
+sc create g || fail "create"
+sc add-share -o rw -s "$a" g || fail "add-share $a"
+sc add-share -o rw,anon=5151 -s "$b" g || fail "add-share $b"
+
+# MNT status for PATH as UID GID [GIDS...] ("none": AUTH_NONE).
+mnt_as() {  # PATH UID GID [GID...]
+  PYTHONPATH="$(dirname "$0")/../reliability" python3 -c '
+import sys, rpc_driver as d
+port, path, uid, gid = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+cred = d.xdr_u32(0) + d.xdr_u32(0) if uid == "none" else d.auth_sys(
+    uid=int(uid), gid=int(gid), gids=[int(g) for g in sys.argv[5:]])
+print(d.mnt(d.mount_conn(port), path.encode(), cred)[0])' "$MOUNT_PORT" "$@" ||
+    fail "MNT driver failed"
+}
+# 0 MNT3_OK, 13 MNT3ERR_ACCES
+assert_eq 0 "$(mnt_as "$a/grp/in" 4243 7 20 5151)" "user with 5151 among its groups"
+assert_eq 13 "$(mnt_as "$a/grp/in" 4243 7 20 5152)" "user without 5151"
+assert_eq 0 "$(mnt_as "$a/grp/in" 4243 5151)" "user with 5151 as primary group"
+assert_eq 0 "$(mnt_as "$b/grp/in" 0 0)" "root squashed to anon=5151"
+assert_eq 0 "$(mnt_as "$b/grp/in" none 0)" "AUTH_NONE caller as anon=5151"
+assert_eq 13 "$(mnt_as "$a/grp/in" 0 0)" "root squashed to 65534"
+# 17 groups is no AUTH_SYS credential: decided as an anonymous caller.
+assert_eq 13 "$(mnt_as "$a/grp/in" 4243 7 5151 $(seq 5135 5150))" "17 groups"
+echo "ok"

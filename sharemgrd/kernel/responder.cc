@@ -113,6 +113,7 @@ Answer Responder::Export(const std::string& domain,
     in.options = share->options.get();
     in.insecure = config_.insecure;
     in.root_path = path == "/";
+    Answer walked;
     for (const libshare::SecScope& scope : share->options->scopes) {
       for (libshare::SecFlavor f : scope.flavors) {
         AccessRequest req;
@@ -125,6 +126,11 @@ Answer Responder::Export(const std::string& domain,
         if (r.decision.lookup_failed) return negative(config_.failure_ttl);
         if (r.granted() && r.share.has_value() && r.share->exact) {
           in.grants.push_back({f, r.decision.access, r.decision.root});
+          if (r.resolved && !walked.walked) {
+            walked.walked = true;
+            walked.dev = r.dev;
+            walked.ino = r.ino;
+          }
         }
       }
     }
@@ -133,8 +139,10 @@ Answer Responder::Export(const std::string& domain,
     in.uuid = id->uuid;
     std::optional<ExportEntry> e = ShareExport(in, config_.features);
     if (e.has_value()) {
-      return {ExportDowncall(domain, path, Expiry(config_.positive_ttl), *e),
-              false};
+      walked.line =
+          ExportDowncall(domain, path, Expiry(config_.positive_ttl), *e);
+      walked.recheck = true;
+      return walked;
     }
     // A share the client may not use that lies above one it may (a
     // parent dataset) is still a way through for NFSv4: a pseudo dir.
@@ -164,24 +172,32 @@ Answer Responder::Export(const std::string& domain,
     }
     std::optional<FsIdentity> id = IdentityOf(path);
     if (!id.has_value()) return negative(config_.failure_ttl);
-    return {
+    Answer a;
+    a.line =
         ExportDowncall(domain, path, Expiry(config_.positive_ttl),
-                       PseudoExport(path == "/", id->uuid, config_.features)),
-        false};
+                       PseudoExport(path == "/", id->uuid, config_.features));
+    a.recheck = true;  // no walk here: only "no symlink component"
+    return a;
   }
   return negative(config_.negative_ttl);
 }
 
 Answer Responder::Fh(const FhUpcall& u) const {
   std::optional<std::string> path;
+  bool ready = true;
   if (u.fsid_type == kFsidNum) {
     if (u.fsid == FsidNumBytes(0)) path = "/";
   } else {
-    index_->WaitReady(kIndexWait);
+    ready = index_->WaitReady(config_.index_wait);
     path = index_->Find(u.fsid_type, u.fsid);
   }
+  // Before the start-up index is complete an unknown fsid may be a share
+  // not indexed yet: a long negative would give mounted clients ESTALE
+  // for a minute, so the kernel asks again soon.
   const int64_t expiry =
-      Expiry(path ? config_.positive_ttl : config_.negative_ttl);
+      Expiry(path    ? config_.positive_ttl
+             : ready ? config_.negative_ttl
+                     : config_.failure_ttl);
   return {FhDowncall(u.domain, u.fsid_type, u.fsid, expiry, path),
           !path.has_value()};
 }

@@ -28,8 +28,8 @@
 #include "log.h"
 #include "mount_prot.h"
 #include "request_stats.h"
-#include "share_access.h"
 #include "rpc_server.h"
+#include "share_access.h"
 
 namespace sharemgrd {
 

@@ -393,9 +393,7 @@ struct KernelMode::Impl {
         pool->Submit(key, [this, u = *std::move(u), read_at] {
           Answer a = AnswerStable(
               [&] { return responder->Export(u.domain, u.path); },
-              [&](const Answer& x) {
-                TellExportChecked(u.domain, u.path, x);
-              });
+              [&](const Answer& x) { TellExportChecked(u.domain, u.path, x); });
           Answered(a, read_at);
         });
         return;
@@ -516,8 +514,7 @@ void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
   absl::flat_hash_map<std::string, FhUpcall> fhs;  // by type+fsid+domain
   std::vector<std::string> unlock;
   auto add_fh = [&](const MirrorEntry& e) {
-    std::string k(1, static_cast<char>(e.fsid_type));
-    k += e.fsid;
+    std::string k = FsidMapKey(e.fsid_type, e.fsid);
     k.push_back('\0');
     k += e.domain;
     fhs.try_emplace(std::move(k), FhUpcall{e.domain, e.fsid_type, e.fsid});
@@ -811,11 +808,6 @@ absl::StatusOr<std::string> KernelMode::FileHandle(
         absl::StrCat(decided.path, " changed on disk during the mount"));
   }
   return h;
-}
-
-std::vector<std::string> KernelMode::OptionsWithoutEffect(
-    const libshare::ShareOptions& options) {
-  return OptionsWithoutKernelEffect(options);
 }
 
 KernelStats KernelMode::stats() const {

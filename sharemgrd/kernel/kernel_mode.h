@@ -126,10 +126,6 @@ class KernelMode {
       const libshare::IpAddress& client, const AccessResult& decided,
       int max_size);
 
-  // The options of a share the kernel cannot apply (see export_entry.h).
-  static std::vector<std::string> OptionsWithoutEffect(
-      const libshare::ShareOptions& options);
-
   KernelStats stats() const;
 
   // Blocks until no upcall answer or change is pending. For tests.

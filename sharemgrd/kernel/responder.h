@@ -107,6 +107,19 @@ class Responder {
 
  private:
   int64_t Expiry(absl::Duration ttl) const;
+  struct FlavorGrants {
+    std::vector<FlavorGrant> grants;  // in the share's flavor order
+    bool failed = false;              // a lookup failed or timed out
+    Answer walked;                    // walked, dev, ino of the first grant
+  };
+  // One decision per flavor of a share for `client` at `path`. For the
+  // share's own entry (any = false): as root, resolving the path, every
+  // flavor, stopping at a failed lookup. any = true: whether the client
+  // may see anything there (a pseudo dir leads to it), stopping at the
+  // first flavor granted.
+  FlavorGrants GrantsFor(const libshare::IpAddress& client,
+                         const std::string& path,
+                         const libshare::ShareOptions& options, bool any) const;
   std::optional<FsIdentity> IdentityOf(const std::string& path) const;
 
   const ResponderConfig config_;

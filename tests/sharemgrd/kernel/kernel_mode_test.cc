@@ -279,7 +279,8 @@ TEST_F(KernelModeTest, FileHandleTrustsTheMountDecisionOfTheCaller) {
   EXPECT_TRUE(fh.ok()) << fh.status();
 }
 
-TEST_F(KernelModeTest, FileHandleRefusesAPathMadeALinkWhileTheKernelResolvedIt) {
+TEST_F(KernelModeTest,
+       FileHandleRefusesAPathMadeALinkWhileTheKernelResolvedIt) {
   const std::string p = Share("a");
   dir_.Mkdir("a/sub");
   dir_.Mkdir("elsewhere");
@@ -332,7 +333,8 @@ TEST_F(KernelModeTest, ExportOfAShareReplacedByAnotherDirectoryIsTakenBack) {
             absl::StrCat("$10.0.0.1 ", p, " ", kNow + 5, "\n"));
 }
 
-TEST_F(KernelModeTest, FileHandleAnswerIsToldAgainWhenTheTableChangesMeanwhile) {
+TEST_F(KernelModeTest,
+       FileHandleAnswerIsToldAgainWhenTheTableChangesMeanwhile) {
   auto resolver = std::make_shared<authcache::testing::FakeResolver>();
   resolver->AddHost("10.0.0.1", "hosta");
   resolver->CloseGate("10.0.0.1", absl::Seconds(20));
@@ -343,8 +345,7 @@ TEST_F(KernelModeTest, FileHandleAnswerIsToldAgainWhenTheTableChangesMeanwhile) 
   SetOptions(p, "rw=hosta");
   StartKernel();
   absl::StatusOr<std::string> fh;
-  std::thread mnt(
-      [&] { fh = km_->FileHandle(Ip("10.0.0.1"), decided, 64); });
+  std::thread mnt([&] { fh = km_->FileHandle(Ip("10.0.0.1"), decided, 64); });
   resolver->WaitUntilGateEntered();
   // The MNT's answer is being computed with rw; the table changes.
   SetOptions(p, "ro=hosta");
@@ -390,8 +391,8 @@ TEST_F(KernelModeTest, UnparseableUpcallWithItsKeyIsToldNoBriefly) {
   // fsid type 99 does not exist.
   fh_->Upcall("$10.0.0.1 99 \\x0102\n");
   ASSERT_TRUE(fh_->WaitWritten(1));
-  EXPECT_THAT(fh_->written(),
-              ElementsAre(absl::StrCat("$10.0.0.1 99 \\x0102 ", kNow + 5, "\n")));
+  EXPECT_THAT(fh_->written(), ElementsAre(absl::StrCat("$10.0.0.1 99 \\x0102 ",
+                                                       kNow + 5, "\n")));
   km_->WaitIdle();
   EXPECT_EQ(km_->stats().bad_upcalls, 1u);
 }

@@ -176,8 +176,12 @@ struct KernelMode::Impl {
   }
   std::thread gid_sweeper;
 
-  // See WaitOutFlush; MNT's handle writes wait here too.
+  // See WaitOutFlush; every reply waits here (Write, WriteIpEntry), so
+  // answers are held back after `sharectl cache flush` too.
   void WaitUntilFresh() const {
+    // The common case, on every write: nothing to wait for.
+    const int64_t after = fresh_after.load(std::memory_order_relaxed);
+    if (after == 0 || time(nullptr) >= after) return;
     const absl::Time give_up = absl::Now() + kFlushSettle;
     while (time(nullptr) < fresh_after && !stopping && absl::Now() < give_up) {
       absl::SleepFor(absl::Milliseconds(50));
@@ -427,8 +431,8 @@ struct KernelMode::Impl {
     Log(absl::StrCat("kernel mode: ", CacheName(cache),
                      ": a request that does not parse (\"",
                      line.substr(0, line.find('\n')), "\"): told no"));
-    pool->Submit(key, [this, cache, reply, read_at = absl::Now()] {
-      if (Write(cache, reply, "")) Answered({reply, true}, read_at);
+    pool->Submit(key, [this, cache, reply, key, read_at = absl::Now()] {
+      if (Write(cache, reply, key)) Answered({reply, true}, read_at);
     });
     return true;
   }

@@ -274,6 +274,9 @@ TEST_F(KernelModeTest, FileHandleTrustsTheMountDecisionOfTheCaller) {
   req.resolve = true;
   AccessResult decided = access_->Decide(req);
   ASSERT_TRUE(decided.granted()) << decided.reason;
+  // Nobody may not pass "private": a second decision as nobody would
+  // refuse what MOUNT granted.
+  ASSERT_FALSE(Mnt("10.0.0.1", path).granted());
   StartKernel();
   auto fh = km_->FileHandle(Ip("10.0.0.1"), decided, 64);
   EXPECT_TRUE(fh.ok()) << fh.status();

@@ -464,8 +464,8 @@ absl::Status Daemon::StartKernelMode() {
   };
   mgmt_->SetKernelHooks(std::move(hooks));
   mount_->SetHandleSource(
-      [km](const libshare::IpAddress& client, const std::string& path,
-           int max_size) { return km->FileHandle(client, path, max_size); });
+      [km](const libshare::IpAddress& client, const AccessResult& decided,
+           int max_size) { return km->FileHandle(client, decided, max_size); });
   return absl::OkStatus();
 }
 

@@ -362,7 +362,7 @@ MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
   }
   if (handle_source_) {
     absl::StatusOr<std::string> h =
-        handle_source_(client, a.path, v1 ? kFhSize : kFhSize3);
+        handle_source_(client, a, v1 ? kFhSize : kFhSize3);
     if (!h.ok()) {
       return refuse(
           absl::IsPermissionDenied(h.status()) ? kMnt3ErrAcces : kMnt3ErrIo,

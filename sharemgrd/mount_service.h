@@ -29,6 +29,7 @@
 #include "mount_prot.h"
 #include "request_stats.h"
 #include "rpc_server.h"
+#include "share_access.h"
 
 namespace sharemgrd {
 
@@ -120,11 +121,13 @@ class MountService final : public RpcProgram {
 
   // Where MNT takes its file handles from, when not its own stable ones
   // (FileHandleFor): in kernel mode, the kernel's (sharemgrd/kernel).
-  // Called after the access decision with the client, the normalized path
-  // and the size the MOUNT version allows (64 for v3, 32 for v1). An
-  // error refuses the mount (PermissionDenied: ACCES, else IO).
+  // Called after a granted access decision with the client, that
+  // decision (the share, the normalized path and the directory the walk
+  // ended on: the source trusts it and decides nothing again) and the
+  // size the MOUNT version allows (64 for v3, 32 for v1). An error
+  // refuses the mount (PermissionDenied: ACCES, else IO).
   using HandleSource = std::function<absl::StatusOr<std::string>(
-      const libshare::IpAddress& client, const std::string& path,
+      const libshare::IpAddress& client, const AccessResult& decided,
       int max_size)>;
   // Set before serving.
   void SetHandleSource(HandleSource source) {

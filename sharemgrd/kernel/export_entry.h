@@ -1,8 +1,8 @@
 // From a share's compiled options and the access decision for one client
 // to the nfsd.export entry the kernel holds for (client domain, path):
 // export flags (include/uapi/linux/nfsd/export.h), anonymous ids, the
-// secinfo list and the uuid. Also the pseudo-root's entries (V4ROOT) and
-// the list of share options the kernel cannot apply. Pure functions.
+// secinfo list and the uuid. Also the pseudo-root's entries (V4ROOT).
+// Pure functions.
 #ifndef SHAREMGRD_KERNEL_EXPORT_ENTRY_H_
 #define SHAREMGRD_KERNEL_EXPORT_ENTRY_H_
 
@@ -84,10 +84,6 @@ std::optional<ExportEntry> ShareExport(const ShareExportInput& in,
 // krb5i and krb5p, as rpc.mountd does, so any client may walk it.
 ExportEntry PseudoExport(bool root_path, const std::optional<Uuid>& uuid,
                          const ExportFeatures& features);
-
-// The share's options that the kernel mode cannot apply: libshare's
-// OptionsWithoutKernelEffect (options.h), shared with sharectl.
-using libshare::OptionsWithoutKernelEffect;
 
 }  // namespace sharemgrd::kernel
 

@@ -154,4 +154,10 @@ absl::StatusOr<DecodedFsid> DecodeFsid(int type, std::string_view bytes) {
   return d;
 }
 
+std::string FsidMapKey(int type, std::string_view bytes) {
+  std::string k(1, static_cast<char>(type));
+  k.append(bytes.data(), bytes.size());
+  return k;
+}
+
 }  // namespace sharemgrd::kernel

@@ -69,6 +69,10 @@ struct FsidKey {
 // makes them (set_version_and_fsid_type).
 std::vector<FsidKey> FsidKeys(const FsIdentity& id);
 
+// One map key for an fsid: its type as one byte, then its bytes (the
+// fsid index, the mirror and the pusher all key by it).
+std::string FsidMapKey(int type, std::string_view bytes);
+
 // rpc.mountd's uuid from statfs(2) f_fsid (support/export/cache.c,
 // uuid_by_path): the words printed "%08x%08x" read back as 8 bytes,
 // followed by 8 zero bytes.

@@ -9,12 +9,6 @@ uint64_t Device(const FsIdentity& id) {
 }
 }  // namespace
 
-std::string FsidIndex::Key(int type, std::string_view bytes) {
-  std::string k(1, static_cast<char>(type));
-  k.append(bytes.data(), bytes.size());
-  return k;
-}
-
 void FsidIndex::Set(const std::string& path,
                     const std::optional<FsIdentity>& id) {
   absl::MutexLock lock(&mu_);
@@ -22,7 +16,7 @@ void FsidIndex::Set(const std::string& path,
   if (old != by_path_.end()) {
     if (id.has_value() && old->second == *id) return;
     for (const FsidKey& k : FsidKeys(old->second)) {
-      auto it = by_key_.find(Key(k.type, k.bytes));
+      auto it = by_key_.find(FsidMapKey(k.type, k.bytes));
       if (it == by_key_.end()) continue;
       auto& v = it->second;
       v.erase(std::remove(v.begin(), v.end(), path), v.end());
@@ -34,7 +28,7 @@ void FsidIndex::Set(const std::string& path,
   }
   if (!id.has_value()) return;
   for (const FsidKey& k : FsidKeys(*id)) {
-    by_key_[Key(k.type, k.bytes)].push_back(path);
+    by_key_[FsidMapKey(k.type, k.bytes)].push_back(path);
   }
   ++per_device_[Device(*id)];
   by_path_.emplace(path, *id);
@@ -43,7 +37,7 @@ void FsidIndex::Set(const std::string& path,
 std::optional<std::string> FsidIndex::Find(int type,
                                            std::string_view bytes) const {
   absl::MutexLock lock(&mu_);
-  auto it = by_key_.find(Key(type, bytes));
+  auto it = by_key_.find(FsidMapKey(type, bytes));
   if (it == by_key_.end() || it->second.empty()) return std::nullopt;
   return it->second.front();
 }

@@ -40,7 +40,6 @@ class FsidIndex {
   bool WaitReady(absl::Duration timeout) const;
 
  private:
-  static std::string Key(int type, std::string_view bytes);
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, FsIdentity> by_path_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::vector<std::string>> by_key_

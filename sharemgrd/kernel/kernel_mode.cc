@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "kernel/export_entry.h"
 #include "kernel/fsid_index.h"
@@ -20,6 +21,7 @@
 #include "kernel/line_format.h"
 #include "kernel/mirror.h"
 #include "kernel/share_tree.h"
+#include "libshare/dir_walk.h"
 
 namespace sharemgrd::kernel {
 namespace {
@@ -174,8 +176,12 @@ struct KernelMode::Impl {
   }
   std::thread gid_sweeper;
 
-  // See WaitOutFlush; MNT's handle writes wait here too.
+  // See WaitOutFlush; every reply waits here (Write, WriteIpEntry), so
+  // answers are held back after `sharectl cache flush` too.
   void WaitUntilFresh() const {
+    // The common case, on every write: nothing to wait for.
+    const int64_t after = fresh_after.load(std::memory_order_relaxed);
+    if (after == 0 || time(nullptr) >= after) return;
     const absl::Time give_up = absl::Now() + kFlushSettle;
     while (time(nullptr) < fresh_after && !stopping && absl::Now() < give_up) {
       absl::SleepFor(absl::Milliseconds(50));
@@ -190,6 +196,7 @@ struct KernelMode::Impl {
   bool Write(int cache, const std::string& line, std::string_view domain) {
     CacheChannel* ch = channels[cache];
     if (ch == nullptr) return false;
+    WaitUntilFresh();
     absl::Status s = ch->Write(line);
     if (absl::IsNotFound(s) && (cache == kExport || cache == kFh)) {
       if (std::optional<libshare::IpAddress> client =
@@ -210,6 +217,7 @@ struct KernelMode::Impl {
   void WriteIpEntry(const libshare::IpAddress& client) {
     IpUpcall u{"nfsd", client.ToString(), client};
     Answer a = responder->Ip(u);
+    WaitUntilFresh();
     if (channels[kIp] != nullptr && !channels[kIp]->Write(a.line).ok()) {
       ++write_errors;
     }
@@ -224,6 +232,78 @@ struct KernelMode::Impl {
                          &evicted);
     Forget(evicted);
     return true;
+  }
+
+  // Whether the directory the kernel finds by the name `path` is still
+  // the one the access decision saw: no symlink component (ShareAccess
+  // walks without following links, the kernel's kern_path follows them)
+  // and, when the decision walked to it, the same device and inode. One
+  // open and fstat.
+  static bool PathUnchanged(const std::string& path, const Answer& a) {
+    libshare::WalkResult w = libshare::OpenDirectoryNoSymlinks(path);
+    if (w.stop != libshare::WalkStop::kOk) return false;
+    return !a.walked || (w.dev == a.dev && w.ino == a.ino);
+  }
+
+  // Tells the kernel no for (domain, path) with the short failure expiry
+  // and remembers it. Not an expiry in the past: that makes the kernel
+  // ask again at once, and while someone keeps the link in place every
+  // answer would be a grant taken back, in a loop; failure_ttl bounds
+  // that to one upcall per failure_ttl and still lets a repaired path be
+  // granted soon.
+  void Revoke(const std::string& domain, const std::string& path,
+              const std::string& why) {
+    Answer no{ExportDowncall(domain, path,
+                             Now() + absl::ToInt64Seconds(config.failure_ttl),
+                             std::nullopt),
+              true};
+    TellExport(domain, path, no);
+    Log(absl::StrCat("kernel mode: ", path, " ", why, " for ", domain,
+                     ": told the kernel no"));
+  }
+
+  // TellExport, then for a positive answer checks the path again
+  // (PathUnchanged) now that the kernel resolved it: someone owning a
+  // component could have swapped a directory for a link after the
+  // decision walked it, and the kernel would have filed the grant under
+  // the link's target. Returns whether the answer was told and stands.
+  bool TellExportChecked(const std::string& domain, const std::string& path,
+                         const Answer& a) {
+    const bool told = TellExport(domain, path, a);
+    if (a.negative || !a.recheck) return told;
+    if (!PathUnchanged(path, a)) {
+      Revoke(domain, path, "changed on disk while it was answered");
+      return false;
+    }
+    return told;
+  }
+
+  // Runs `job` under `key` on the pool, behind that key's queued work,
+  // and waits for it. False if the pool dropped it (stopping).
+  bool RunKeyed(const std::string& key, std::function<void()> job) {
+    struct Done {
+      absl::Notification n;
+      bool ran = false;
+    };
+    auto done = std::make_shared<Done>();
+    // Notifies when the job ran, or when the pool drops it unrun (the
+    // guard is destroyed with the job).
+    struct Guard {
+      std::shared_ptr<Done> d;
+      ~Guard() {
+        if (d && !d->n.HasBeenNotified()) d->n.Notify();
+      }
+    };
+    auto guard = std::make_shared<Guard>();
+    guard->d = done;
+    pool->Submit(key, [job = std::move(job), guard, done] {
+      job();
+      done->ran = true;
+      done->n.Notify();
+    });
+    guard.reset();
+    done->n.WaitForNotification();
+    return done->ran;
   }
 
   bool TellFh(const FhUpcall& u, const Answer& a) {
@@ -317,15 +397,44 @@ struct KernelMode::Impl {
         pool->Submit(key, [this, u = *std::move(u), read_at] {
           Answer a = AnswerStable(
               [&] { return responder->Export(u.domain, u.path); },
-              [&](const Answer& x) { TellExport(u.domain, u.path, x); });
+              [&](const Answer& x) { TellExportChecked(u.domain, u.path, x); });
           Answered(a, read_at);
         });
         return;
       }
     }
     ++bad_upcalls;
+    if (AnswerUnparsed(cache, line)) return;
     Log(absl::StrCat("kernel mode: ", CacheName(cache),
                      ": ignored a request that does not parse"));
+  }
+
+  // Every upcall gets an answer (DESIGN.md): one that does not parse but
+  // whose key fields can be split is told no with the short failure
+  // expiry, so the kernel neither waits for it nor keeps the no long.
+  bool AnswerUnparsed(int cache, const std::string& line) {
+    static constexpr size_t kKeyFields[kCaches] = {2, 1, 3, 2};
+    absl::StatusOr<std::vector<std::string>> f = SplitLine(line);
+    if (!f.ok() || f->size() < kKeyFields[cache]) return false;
+    LineWriter w;
+    for (size_t i = 0; i < kKeyFields[cache]; ++i) {
+      if ((*f)[i].empty()) return false;
+      if (cache == kFh && i == 2) {
+        w.Hex((*f)[i]);
+      } else {
+        w.Text((*f)[i]);
+      }
+    }
+    w.Int(Now() + absl::ToInt64Seconds(config.failure_ttl));
+    const std::string reply = std::move(w).Finish();
+    const std::string key = (*f)[0];
+    Log(absl::StrCat("kernel mode: ", CacheName(cache),
+                     ": a request that does not parse (\"",
+                     line.substr(0, line.find('\n')), "\"): told no"));
+    pool->Submit(key, [this, cache, reply, key, read_at = absl::Now()] {
+      if (Write(cache, reply, key)) Answered({reply, true}, read_at);
+    });
+    return true;
   }
 
   void Poll() {
@@ -409,8 +518,7 @@ void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
   absl::flat_hash_map<std::string, FhUpcall> fhs;  // by type+fsid+domain
   std::vector<std::string> unlock;
   auto add_fh = [&](const MirrorEntry& e) {
-    std::string k(1, static_cast<char>(e.fsid_type));
-    k += e.fsid;
+    std::string k = FsidMapKey(e.fsid_type, e.fsid);
     k.push_back('\0');
     k += e.domain;
     fhs.try_emplace(std::move(k), FhUpcall{e.domain, e.fsid_type, e.fsid});
@@ -460,7 +568,7 @@ void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
       Answer a = responder->Export(domain, path);
       if (mirror->ExportDigest(domain, path) !=
               Digest(a.line, kExportExpiryField) &&
-          TellExport(domain, path, a)) {
+          TellExportChecked(domain, path, a)) {
         ++pushed;
       }
       unlock_after();
@@ -631,44 +739,79 @@ void KernelMode::SharesChanged(const std::vector<std::string>& share_paths) {
 absl::Status KernelMode::Flush() {
   Impl* d = impl_.get();
   if (!d->deps.files) return absl::OkStatus();
+  // The kernel forgets everything: nothing is left to rewrite. Cleared
+  // first, so an answer recorded while the flush runs stays remembered.
+  d->mirror->Clear();
+  // Hold answers back from now on (Write waits), not only once the flush
+  // time is read: one written in the flush's second would be dropped.
+  const int64_t hold = static_cast<int64_t>(time(nullptr)) + 2;
+  int64_t prev = d->fresh_after.load();
+  while (prev < hold && !d->fresh_after.compare_exchange_weak(prev, hold)) {
+  }
   for (int c = 0; c < kCaches; ++c) {
     if (d->channels[c] == nullptr) continue;
     if (absl::Status s = d->deps.files->Flush(CacheName(c)); !s.ok()) return s;
     ++d->flushes;
   }
-  // The kernel forgot everything: nothing is left to rewrite.
-  d->mirror->Clear();
   d->WaitOutFlush();
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> KernelMode::FileHandle(
-    const libshare::IpAddress& client, const std::string& path, int max_size) {
+    const libshare::IpAddress& client, const AccessResult& decided,
+    int max_size) {
   Impl* d = impl_.get();
-  AccessRequest req;
-  req.client = client;
-  req.path = path;
-  req.resolve = true;
-  AccessResult r = d->access->Decide(req);
-  if (!r.share.has_value()) {
-    return absl::PermissionDeniedError(absl::StrCat(path, ": ", r.reason));
+  // MOUNT made the one access decision; a refusal never gets here, and
+  // nothing is decided again.
+  if (!decided.granted() || !decided.share.has_value()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(decided.path, ": ", decided.reason));
   }
   const std::string domain = Responder::DomainOf(client);
-  d->WaitUntilFresh();
-  d->WriteIpEntry(client);
-  Answer a = d->responder->Export(domain, r.share->path);
-  d->TellExport(domain, r.share->path, a);
+  const std::string& share_path = decided.share->path;
+  // Under the domain's key, as upcall answers and pushes are, and
+  // re-told if the table changed meanwhile: a concurrent change wins.
+  Answer a;
+  bool stands = false;
+  if (!d->RunKeyed(domain, [&] {
+        d->WriteIpEntry(client);
+        a = d->AnswerStable(
+            [&] { return d->responder->Export(domain, share_path); },
+            [&](const Answer& x) {
+              stands = d->TellExportChecked(domain, share_path, x);
+            });
+      })) {
+    return absl::UnavailableError("kernel mode is stopping");
+  }
   if (a.negative) {
     return absl::PermissionDeniedError(
-        absl::StrCat(client.ToString(), " may not use share ", r.share->path));
+        absl::StrCat(client.ToString(), " may not use share ", share_path));
+  }
+  if (!stands) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(share_path, " changed on disk during the mount"));
   }
   if (!d->deps.files) return absl::UnavailableError("no nfsd files");
-  return d->deps.files->FileHandle(domain, r.path, max_size);
-}
-
-std::vector<std::string> KernelMode::OptionsWithoutEffect(
-    const libshare::ShareOptions& options) {
-  return OptionsWithoutKernelEffect(options);
+  // Read outside the key: the kernel may upcall for this domain meanwhile.
+  absl::StatusOr<std::string> h =
+      d->deps.files->FileHandle(domain, decided.path, max_size);
+  if (!h.ok()) return h.status();
+  // The kernel resolved decided.path by name; MOUNT's walk did not follow
+  // links. If it is not the same directory now, the handle may be of a
+  // link's target: refuse it and take the grant back.
+  Answer seen;
+  seen.walked = decided.resolved;
+  seen.dev = decided.dev;
+  seen.ino = decided.ino;
+  if (!Impl::PathUnchanged(decided.path, seen)) {
+    d->RunKeyed(domain, [&] {
+      d->Revoke(domain, share_path,
+                absl::StrCat("(mount of ", decided.path, ") changed on disk"));
+    });
+    return absl::PermissionDeniedError(
+        absl::StrCat(decided.path, " changed on disk during the mount"));
+  }
+  return h;
 }
 
 KernelStats KernelMode::stats() const {

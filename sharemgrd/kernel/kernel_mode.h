@@ -115,16 +115,16 @@ class KernelMode {
   // `sharectl cache flush`: drops every entry of every cache we answer.
   [[nodiscard]] absl::Status Flush();
 
-  // MNT in kernel mode: writes the auth.unix.ip and nfsd.export entries of
-  // (client, the share of path), then reads the kernel's handle for path
-  // (max_size 64 for MOUNT v3, 32 for v1). PermissionDenied if the client
-  // may not use the share.
+  // MNT in kernel mode, after MOUNT's access decision `decided` (resolved,
+  // granted; trusted, not made again): writes the auth.unix.ip and
+  // nfsd.export entries of (client, decided.share), under the client's
+  // key as upcall answers are, then reads the kernel's handle for
+  // decided.path (max_size 64 for MOUNT v3, 32 for v1) and checks that
+  // path is still the directory MOUNT walked to. PermissionDenied if the
+  // client may not use the share or a path changed on disk meanwhile.
   [[nodiscard]] absl::StatusOr<std::string> FileHandle(
-      const libshare::IpAddress& client, const std::string& path, int max_size);
-
-  // The options of a share the kernel cannot apply (see export_entry.h).
-  static std::vector<std::string> OptionsWithoutEffect(
-      const libshare::ShareOptions& options);
+      const libshare::IpAddress& client, const AccessResult& decided,
+      int max_size);
 
   KernelStats stats() const;
 

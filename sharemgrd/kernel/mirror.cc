@@ -1,5 +1,7 @@
 #include "kernel/mirror.h"
 
+#include "kernel/fsid.h"
+
 namespace sharemgrd::kernel {
 namespace {
 
@@ -20,19 +22,13 @@ std::string ByPathKey(const std::string& fh_key, const std::string& domain) {
 
 }  // namespace
 
-std::string Mirror::FhKey(int type, const std::string& fsid) {
-  std::string k(1, static_cast<char>(type));
-  k += fsid;
-  return k;
-}
-
 void Mirror::Touch(List::iterator it) { lru_.splice(lru_.end(), lru_, it); }
 
 void Mirror::Unlink(List::iterator it) {
   if (it->kind == MirrorEntry::Kind::kExport) {
     EraseInner(&exports_, it->path, it->domain);
   } else {
-    const std::string key = FhKey(it->fsid_type, it->fsid);
+    const std::string key = FsidMapKey(it->fsid_type, it->fsid);
     EraseInner(&fh_, key, it->domain);
     if (!it->path.empty()) {
       EraseInner(&fh_by_path_, it->path, ByPathKey(key, it->domain));
@@ -72,7 +68,7 @@ void Mirror::RecordFh(const std::string& domain, int fsid_type,
                       const std::string& fsid, const std::string& answer_path,
                       uint64_t digest, std::vector<MirrorEntry>* evicted) {
   absl::MutexLock lock(&mu_);
-  const std::string key = FhKey(fsid_type, fsid);
+  const std::string key = FsidMapKey(fsid_type, fsid);
   auto& per_domain = fh_[key];
   auto it = per_domain.find(domain);
   List::iterator entry;
@@ -123,7 +119,7 @@ std::vector<MirrorEntry> Mirror::FhOf(int fsid_type,
                                       const std::string& fsid) const {
   std::vector<MirrorEntry> out;
   absl::MutexLock lock(&mu_);
-  auto it = fh_.find(FhKey(fsid_type, fsid));
+  auto it = fh_.find(FsidMapKey(fsid_type, fsid));
   if (it == fh_.end()) return out;
   for (const auto& [domain, e] : it->second) out.push_back(*e);
   return out;
@@ -143,7 +139,7 @@ std::optional<uint64_t> Mirror::FhDigest(const std::string& domain,
                                          int fsid_type,
                                          const std::string& fsid) const {
   absl::MutexLock lock(&mu_);
-  auto it = fh_.find(FhKey(fsid_type, fsid));
+  auto it = fh_.find(FsidMapKey(fsid_type, fsid));
   if (it == fh_.end()) return std::nullopt;
   auto e = it->second.find(domain);
   if (e == it->second.end()) return std::nullopt;

@@ -66,7 +66,6 @@ class Mirror {
 
  private:
   using List = std::list<MirrorEntry>;
-  static std::string FhKey(int type, const std::string& fsid);
   void Touch(List::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Evict(std::vector<MirrorEntry>* evicted)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -98,6 +98,44 @@ Answer Responder::Ip(const IpUpcall& u) const {
           false};
 }
 
+Responder::FlavorGrants Responder::GrantsFor(
+    const libshare::IpAddress& client, const std::string& path,
+    const libshare::ShareOptions& options, bool any) const {
+  FlavorGrants g;
+  for (const libshare::SecScope& scope : options.scopes) {
+    for (libshare::SecFlavor f : scope.flavors) {
+      AccessRequest req;
+      req.client = client;
+      req.path = path;
+      req.flavor = f;
+      if (!any) {
+        req.uid = 0;
+        req.resolve = true;
+      }
+      AccessResult r = access_->Decide(req);
+      if (r.decision.lookup_failed) {
+        g.failed = true;
+        // The entry must not grant less than the lists say: no answer.
+        if (!any) return g;
+        continue;
+      }
+      if (!r.granted()) continue;
+      if (any) {
+        g.grants.push_back({f, r.decision.access, r.decision.root});
+        return g;
+      }
+      if (!r.share.has_value() || !r.share->exact) continue;
+      g.grants.push_back({f, r.decision.access, r.decision.root});
+      if (r.resolved && !g.walked.walked) {
+        g.walked.walked = true;
+        g.walked.dev = r.dev;
+        g.walked.ino = r.ino;
+      }
+    }
+  }
+  return g;
+}
+
 Answer Responder::Export(const std::string& domain,
                          const std::string& path) const {
   auto negative = [&](absl::Duration ttl) {
@@ -113,28 +151,19 @@ Answer Responder::Export(const std::string& domain,
     in.options = share->options.get();
     in.insecure = config_.insecure;
     in.root_path = path == "/";
-    for (const libshare::SecScope& scope : share->options->scopes) {
-      for (libshare::SecFlavor f : scope.flavors) {
-        AccessRequest req;
-        req.client = *client;
-        req.path = path;
-        req.flavor = f;
-        req.uid = 0;
-        req.resolve = true;
-        AccessResult r = access_->Decide(req);
-        if (r.decision.lookup_failed) return negative(config_.failure_ttl);
-        if (r.granted() && r.share.has_value() && r.share->exact) {
-          in.grants.push_back({f, r.decision.access, r.decision.root});
-        }
-      }
-    }
+    FlavorGrants g = GrantsFor(*client, path, *share->options, false);
+    if (g.failed) return negative(config_.failure_ttl);
+    in.grants = std::move(g.grants);
+    Answer walked = g.walked;
     std::optional<FsIdentity> id = IdentityOf(path);
     if (!id.has_value()) return negative(config_.failure_ttl);
     in.uuid = id->uuid;
     std::optional<ExportEntry> e = ShareExport(in, config_.features);
     if (e.has_value()) {
-      return {ExportDowncall(domain, path, Expiry(config_.positive_ttl), *e),
-              false};
+      walked.line =
+          ExportDowncall(domain, path, Expiry(config_.positive_ttl), *e);
+      walked.recheck = true;
+      return walked;
     }
     // A share the client may not use that lies above one it may (a
     // parent dataset) is still a way through for NFSv4: a pseudo dir.
@@ -146,42 +175,40 @@ Answer Responder::Export(const std::string& domain,
     const bool visible = tree_->AnyShareBelow(path, [&](const std::string& s) {
       std::optional<libshare::ShareMatch> m = catalog_->FindNearest(s);
       if (!m.has_value() || !m->exact) return false;
-      for (const libshare::SecScope& scope : m->options->scopes) {
-        for (libshare::SecFlavor f : scope.flavors) {
-          AccessRequest req;
-          req.client = *client;
-          req.path = s;
-          req.flavor = f;
-          AccessResult r = access_->Decide(req);
-          failed |= r.decision.lookup_failed;
-          if (r.granted()) return true;
-        }
-      }
-      return false;
+      FlavorGrants g = GrantsFor(*client, s, *m->options, true);
+      failed |= g.failed;
+      return !g.grants.empty();
     });
     if (!visible) {
       return negative(failed ? config_.failure_ttl : config_.negative_ttl);
     }
     std::optional<FsIdentity> id = IdentityOf(path);
     if (!id.has_value()) return negative(config_.failure_ttl);
-    return {
+    Answer a;
+    a.line =
         ExportDowncall(domain, path, Expiry(config_.positive_ttl),
-                       PseudoExport(path == "/", id->uuid, config_.features)),
-        false};
+                       PseudoExport(path == "/", id->uuid, config_.features));
+    a.recheck = true;  // no walk here: only "no symlink component"
+    return a;
   }
   return negative(config_.negative_ttl);
 }
 
 Answer Responder::Fh(const FhUpcall& u) const {
   std::optional<std::string> path;
+  bool ready = true;
   if (u.fsid_type == kFsidNum) {
     if (u.fsid == FsidNumBytes(0)) path = "/";
   } else {
-    index_->WaitReady(kIndexWait);
+    ready = index_->WaitReady(config_.index_wait);
     path = index_->Find(u.fsid_type, u.fsid);
   }
-  const int64_t expiry =
-      Expiry(path ? config_.positive_ttl : config_.negative_ttl);
+  // Before the start-up index is complete an unknown fsid may be a share
+  // not indexed yet: a long negative would give mounted clients ESTALE
+  // for a minute, so the kernel asks again soon.
+  const int64_t expiry = Expiry(path    ? config_.positive_ttl
+                                : ready ? config_.negative_ttl
+                                        : config_.failure_ttl);
   return {FhDowncall(u.domain, u.fsid_type, u.fsid, expiry, path),
           !path.has_value()};
 }

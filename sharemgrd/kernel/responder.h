@@ -65,11 +65,22 @@ struct ResponderConfig {
   absl::Duration failure_ttl = absl::Seconds(5);   // a lookup failed
   bool insecure = false;  // accept NFS calls from unreserved ports
   ExportFeatures features;
+  // How long nfsd.fh waits for the start-up index before answering with
+  // failure_ttl (the fsid may belong to a share not indexed yet).
+  absl::Duration index_wait = absl::Seconds(30);
 };
 
 struct Answer {
   std::string line;
   bool negative = false;
+  // A positive nfsd.export answer: the kernel resolves its path by name,
+  // following links, so the writer checks after writing that the path
+  // still has no symlink component and (when walked) is still the
+  // directory the access decision walked to (see kernel_mode.cc).
+  bool recheck = false;
+  bool walked = false;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
 };
 
 class Responder {
@@ -96,6 +107,19 @@ class Responder {
 
  private:
   int64_t Expiry(absl::Duration ttl) const;
+  struct FlavorGrants {
+    std::vector<FlavorGrant> grants;  // in the share's flavor order
+    bool failed = false;              // a lookup failed or timed out
+    Answer walked;                    // walked, dev, ino of the first grant
+  };
+  // One decision per flavor of a share for `client` at `path`. For the
+  // share's own entry (any = false): as root, resolving the path, every
+  // flavor, stopping at a failed lookup. any = true: whether the client
+  // may see anything there (a pseudo dir leads to it), stopping at the
+  // first flavor granted.
+  FlavorGrants GrantsFor(const libshare::IpAddress& client,
+                         const std::string& path,
+                         const libshare::ShareOptions& options, bool any) const;
   std::optional<FsIdentity> IdentityOf(const std::string& path) const;
 
   const ResponderConfig config_;

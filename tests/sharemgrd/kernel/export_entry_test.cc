@@ -138,10 +138,11 @@ TEST(ParseExportFeaturesTest, ReadsTwoHexWords) {
 }
 
 TEST(OptionsWithoutKernelEffectTest, NamesEachOptionInOrder) {
-  EXPECT_THAT(OptionsWithoutKernelEffect(Opts("")), IsEmpty());
-  EXPECT_THAT(OptionsWithoutKernelEffect(Opts("rw,root=a,anon=7,nohide")),
-              IsEmpty());
-  auto got = OptionsWithoutKernelEffect(
+  EXPECT_THAT(libshare::OptionsWithoutKernelEffect(Opts("")), IsEmpty());
+  EXPECT_THAT(
+      libshare::OptionsWithoutKernelEffect(Opts("rw,root=a,anon=7,nohide")),
+      IsEmpty());
+  auto got = libshare::OptionsWithoutKernelEffect(
       Opts("sec=dh,root_mapping=5,anon=-1,nosuid,nosub,public,aclok,index=i,"
            "log,window=60"));
   ASSERT_EQ(got.size(), 10u);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -80,9 +81,20 @@ class FakeChannel : public CacheChannel {
     } else if (cache_ != kGidCache && !domains_->Allows((*f)[0])) {
       return absl::NotFoundError("write: No such file or directory");
     }
-    absl::MutexLock lock(&mu_);
-    written_.emplace_back(line);
+    std::function<void(const std::string&)> hook;
+    {
+      absl::MutexLock lock(&mu_);
+      written_.emplace_back(line);
+      hook = on_write_;
+    }
+    if (hook) hook(std::string(line));
     return absl::OkStatus();
+  }
+  // Runs after each accepted reply (as the kernel acts on it), on the
+  // writing thread.
+  void OnWrite(std::function<void(const std::string&)> hook) {
+    absl::MutexLock lock(&mu_);
+    on_write_ = std::move(hook);
   }
 
   void Upcall(const std::string& line) {
@@ -115,6 +127,7 @@ class FakeChannel : public CacheChannel {
   absl::Mutex mu_;
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> written_ ABSL_GUARDED_BY(mu_);
+  std::function<void(const std::string&)> on_write_ ABSL_GUARDED_BY(mu_);
 };
 
 class FakeNfsdFiles : public NfsdFiles {
@@ -122,8 +135,14 @@ class FakeNfsdFiles : public NfsdFiles {
   absl::StatusOr<std::string> FileHandle(const std::string& domain,
                                          const std::string& path,
                                          int max_size) override {
-    absl::MutexLock lock(&mu_);
-    handle_requests_.push_back(absl::StrCat(domain, " ", path, " ", max_size));
+    std::function<void()> hook;
+    {
+      absl::MutexLock lock(&mu_);
+      handle_requests_.push_back(
+          absl::StrCat(domain, " ", path, " ", max_size));
+      hook = on_handle_;
+    }
+    if (hook) hook();
     return std::string("\x01\x00\x01\x00", 4) + path.substr(0, 4);
   }
   absl::Status Flush(const std::string& cache) override {
@@ -131,7 +150,19 @@ class FakeNfsdFiles : public NfsdFiles {
     flushed_.push_back(cache);
     return absl::OkStatus();
   }
-  absl::StatusOr<int64_t> FlushTime(const std::string&) override { return 0; }
+  absl::StatusOr<int64_t> FlushTime(const std::string&) override {
+    absl::MutexLock lock(&mu_);
+    return flush_time_;
+  }
+  void SetFlushTime(int64_t t) {
+    absl::MutexLock lock(&mu_);
+    flush_time_ = t;
+  }
+  // Runs while the kernel resolves a file handle request.
+  void OnHandle(std::function<void()> hook) {
+    absl::MutexLock lock(&mu_);
+    on_handle_ = std::move(hook);
+  }
   absl::Status UnlockFilesystem(const std::string& path) override {
     absl::MutexLock lock(&mu_);
     unlocked_.push_back(path);
@@ -158,6 +189,8 @@ class FakeNfsdFiles : public NfsdFiles {
   std::vector<std::string> flushed_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> unlocked_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> handle_requests_ ABSL_GUARDED_BY(mu_);
+  std::function<void()> on_handle_ ABSL_GUARDED_BY(mu_);
+  int64_t flush_time_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace sharemgrd::kernel::testing

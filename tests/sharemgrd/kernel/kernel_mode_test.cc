@@ -1,8 +1,10 @@
 #include "kernel/kernel_mode.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -80,6 +82,15 @@ class KernelModeTest : public testing::KernelFixture {
                                     std::move(deps));
     ASSERT_TRUE(km.ok()) << km.status();
     km_ = *std::move(km);
+  }
+
+  // MOUNT's decision for `client` (AUTH_SYS nobody), as Mnt() makes it.
+  AccessResult Mnt(const std::string& client, const std::string& path) {
+    AccessRequest req;
+    req.client = Ip(client);
+    req.path = path;
+    req.resolve = true;
+    return access_->Decide(req);
   }
 
   std::string Pos(const std::string& client, const std::string& path) {
@@ -227,7 +238,7 @@ TEST_F(KernelModeTest, FileHandleWritesIpAndExportThenAsksTheKernel) {
   const std::string p = Share("a");
   dir_.Mkdir("a/sub");
   StartKernel();
-  auto fh = km_->FileHandle(Ip("10.0.0.1"), p + "/sub", 64);
+  auto fh = km_->FileHandle(Ip("10.0.0.1"), Mnt("10.0.0.1", p + "/sub"), 64);
   ASSERT_TRUE(fh.ok()) << fh.status();
   EXPECT_EQ(fh->substr(0, 4), std::string("\x01\x00\x01\x00", 4));
   EXPECT_EQ(ip_->written().size(), 1u);
@@ -236,16 +247,119 @@ TEST_F(KernelModeTest, FileHandleWritesIpAndExportThenAsksTheKernel) {
               ElementsAre(absl::StrCat("$10.0.0.1 ", p, "/sub 64")));
 }
 
-TEST_F(KernelModeTest, FileHandleForRefusedClientIsPermissionDenied) {
+TEST_F(KernelModeTest, FileHandleOfARefusedDecisionAsksNothing) {
   const std::string p = Share("a", "rw=10.0.0.1");
   StartKernel();
-  auto fh = km_->FileHandle(Ip("10.0.0.9"), p, 32);
+  AccessResult refused = Mnt("10.0.0.9", p);
+  ASSERT_FALSE(refused.granted());
+  ASSERT_TRUE(refused.share.has_value());
+  auto fh = km_->FileHandle(Ip("10.0.0.9"), refused, 32);
   EXPECT_TRUE(absl::IsPermissionDenied(fh.status())) << fh.status();
   EXPECT_THAT(files_->handle_requests(), IsEmpty());
-  // The kernel is told no, too, so NFS calls of that client fail as well.
-  ASSERT_EQ(export_->written().size(), 1u);
-  EXPECT_EQ(export_->written()[0],
-            absl::StrCat("$10.0.0.9 ", p, " ", kNow + 60, "\n"));
+  EXPECT_THAT(export_->written(), IsEmpty());
+}
+
+TEST_F(KernelModeTest, FileHandleTrustsTheMountDecisionOfTheCaller) {
+  // Only the mounting user may search "private"; MOUNT walked as that
+  // user, and the kernel mode must not walk again as nobody.
+  const std::string p = Share("a", "root=10.0.0.1");
+  dir_.Mkdir("a/private/sub");
+  ASSERT_EQ(chmod((p + "/private").c_str(), 0700), 0);
+  AccessRequest req;
+  req.client = Ip("10.0.0.1");
+  const std::string path = p + "/private/sub";
+  req.path = path;
+  req.uid = getuid();
+  req.gid = getgid();
+  req.resolve = true;
+  AccessResult decided = access_->Decide(req);
+  ASSERT_TRUE(decided.granted()) << decided.reason;
+  // Nobody may not pass "private": a second decision as nobody would
+  // refuse what MOUNT granted.
+  ASSERT_FALSE(Mnt("10.0.0.1", path).granted());
+  StartKernel();
+  auto fh = km_->FileHandle(Ip("10.0.0.1"), decided, 64);
+  EXPECT_TRUE(fh.ok()) << fh.status();
+}
+
+TEST_F(KernelModeTest,
+       FileHandleRefusesAPathMadeALinkWhileTheKernelResolvedIt) {
+  const std::string p = Share("a");
+  dir_.Mkdir("a/sub");
+  dir_.Mkdir("elsewhere");
+  const AccessResult decided = Mnt("10.0.0.1", p + "/sub");
+  StartKernel();
+  files_->OnHandle([&] {
+    std::filesystem::rename(p + "/sub", p + "/sub.old");
+    std::filesystem::create_directory_symlink(dir_.path() + "/elsewhere",
+                                              p + "/sub");
+  });
+  auto fh = km_->FileHandle(Ip("10.0.0.1"), decided, 64);
+  EXPECT_TRUE(absl::IsPermissionDenied(fh.status())) << fh.status();
+  // The grant written for the mount is taken back at once.
+  EXPECT_THAT(export_->written(),
+              ElementsAre(Pos("10.0.0.1", p),
+                          absl::StrCat("$10.0.0.1 ", p, " ", kNow + 5, "\n")));
+}
+
+TEST_F(KernelModeTest, ExportOfAShareMadeALinkWhileAnsweredIsTakenBack) {
+  const std::string p = Share("a");
+  dir_.Mkdir("elsewhere");
+  StartKernel();
+  std::atomic<bool> swapped{false};
+  export_->OnWrite([&](const std::string& line) {
+    if (line != Pos("10.0.0.1", p) || swapped.exchange(true)) return;
+    std::filesystem::rename(p, p + ".old");
+    std::filesystem::create_directory_symlink(dir_.path() + "/elsewhere", p);
+  });
+  export_->Upcall(absl::StrCat("$10.0.0.1 ", p, "\n"));
+  ASSERT_TRUE(export_->WaitWritten(2));
+  km_->WaitIdle();
+  EXPECT_THAT(export_->written(),
+              ElementsAre(Pos("10.0.0.1", p),
+                          absl::StrCat("$10.0.0.1 ", p, " ", kNow + 5, "\n")));
+}
+
+TEST_F(KernelModeTest, ExportOfAShareReplacedByAnotherDirectoryIsTakenBack) {
+  const std::string p = Share("a");
+  StartKernel();
+  std::atomic<bool> swapped{false};
+  export_->OnWrite([&](const std::string& line) {
+    if (line != Pos("10.0.0.1", p) || swapped.exchange(true)) return;
+    std::filesystem::rename(p, p + ".old");
+    std::filesystem::create_directory(p);
+  });
+  export_->Upcall(absl::StrCat("$10.0.0.1 ", p, "\n"));
+  ASSERT_TRUE(export_->WaitWritten(2));
+  km_->WaitIdle();
+  EXPECT_EQ(export_->written().back(),
+            absl::StrCat("$10.0.0.1 ", p, " ", kNow + 5, "\n"));
+}
+
+TEST_F(KernelModeTest,
+       FileHandleAnswerIsToldAgainWhenTheTableChangesMeanwhile) {
+  auto resolver = std::make_shared<authcache::testing::FakeResolver>();
+  resolver->AddHost("10.0.0.1", "hosta");
+  resolver->CloseGate("10.0.0.1", absl::Seconds(20));
+  Open(resolver);
+  const std::string p = Share("a", "rw=10.0.0.1");
+  const AccessResult decided = Mnt("10.0.0.1", p);
+  ASSERT_TRUE(decided.granted());
+  SetOptions(p, "rw=hosta");
+  StartKernel();
+  absl::StatusOr<std::string> fh;
+  std::thread mnt([&] { fh = km_->FileHandle(Ip("10.0.0.1"), decided, 64); });
+  resolver->WaitUntilGateEntered();
+  // The MNT's answer is being computed with rw; the table changes.
+  SetOptions(p, "ro=hosta");
+  km_->SharesChanged({p});
+  resolver->OpenGate();
+  mnt.join();
+  km_->WaitIdle();
+  ASSERT_FALSE(export_->written().empty());
+  const std::string last = export_->written().back();
+  EXPECT_NE(last, Pos("10.0.0.1", p));  // not the stale rw grant
+  EXPECT_THAT(last, HasSubstr(absl::StrCat(" ", kNow + 1800, " ")));
 }
 
 TEST_F(KernelModeTest, FlushWritesTheFlushFilesAgain) {
@@ -253,6 +367,37 @@ TEST_F(KernelModeTest, FlushWritesTheFlushFilesAgain) {
   ASSERT_TRUE(km_->Flush().ok());
   EXPECT_EQ(files_->flushed().size(), 7u);  // and auth.unix.gid at start
   EXPECT_EQ(km_->stats().flushes, 6u);
+}
+
+TEST_F(KernelModeTest, AnswersWaitOutASharectlCacheFlush) {
+  const std::string p = Share("a");
+  StartKernel();
+  const int64_t flushed_at = time(nullptr);
+  files_->SetFlushTime(flushed_at);
+  std::atomic<int64_t> written_at{0};
+  export_->OnWrite([&](const std::string&) { written_at = time(nullptr); });
+  const size_t before = files_->flushed().size();
+  std::thread flush([&] { ASSERT_TRUE(km_->Flush().ok()); });
+  while (files_->flushed().size() < before + 3) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  export_->Upcall(absl::StrCat("$10.0.0.1 ", p, "\n"));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  flush.join();
+  km_->WaitIdle();  // the hook runs just after the reply is recorded
+  // An answer written in the flush's second would count as flushed.
+  EXPECT_GE(written_at, flushed_at + 2);
+}
+
+TEST_F(KernelModeTest, UnparseableUpcallWithItsKeyIsToldNoBriefly) {
+  StartKernel();
+  // fsid type 99 does not exist.
+  fh_->Upcall("$10.0.0.1 99 \\x0102\n");
+  ASSERT_TRUE(fh_->WaitWritten(1));
+  EXPECT_THAT(fh_->written(), ElementsAre(absl::StrCat("$10.0.0.1 99 \\x0102 ",
+                                                       kNow + 5, "\n")));
+  km_->WaitIdle();
+  EXPECT_EQ(km_->stats().bad_upcalls, 1u);
 }
 
 TEST(NfsdAvailableTest, TrueOnlyWhenTheNfsdFileSystemIsThere) {

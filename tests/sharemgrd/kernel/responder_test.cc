@@ -167,6 +167,22 @@ class FakeGroups : public GroupSource {
   }
 };
 
+TEST_F(ResponderTest, FhBeforeTheStartUpIndexIsReadyGetsTheFailureExpiry) {
+  const std::string p = Share("a");
+  ResponderConfig c;
+  c.index_wait = absl::Milliseconds(10);
+  std::unique_ptr<Responder> r = MakeResponder(c);
+  // As right after a restart: the index is still being built.
+  FsidIndex unready;
+  Responder early(c, catalog_.get(), access_.get(), &unready, tree_.get(),
+                  &probe_, [] { return kNow; });
+  const FsIdentity id = *probe_.Probe(p);
+  const FhUpcall u{"$10.0.0.1", kFsidEncodeDev,
+                   *EncodeFsid(kFsidEncodeDev, id)};
+  EXPECT_EQ(early.Fh(u).line,
+            FhDowncall(u.domain, u.fsid_type, u.fsid, kNow + 5, std::nullopt));
+}
+
 TEST_F(ResponderTest, GidListsGroupsOrNoneForUnknownOrFailed) {
   auto r = MakeResponder();
   FakeGroups g;

@@ -23,19 +23,20 @@
 #           answer, so strace slowed it 50x; tracepoints do not stop it.
 #           sharemgrd's own answer_p99_us is read from `sharectl --json stats`.
 # Results: /results/kbench/results.tsv (SESSION PEER WHAT ROUND SECONDS),
-# trace.SESSION.PEER.ROUND (ftrace text), fds.SESSION.PEER, facts. Knobs (environment; bench/tools/kernel_guest_bench
-# sets them in a wrapper scenario): KB_SHARES (15000), KB_ROUNDS (add/again rounds per session, 3),
-# KB_SESSIONS (sessions per peer, 1), KB_MOUNTED (20), KB_ANSWER_ROUNDS (3),
-# KB_ANSWER_SHARES (KB_MOUNTED).
+# trace.SESSION.PEER.ROUND (ftrace text), fds.SESSION.PEER, facts.
+# Knobs (environment; bench/tools/kernel_guest_bench sets them in a wrapper
+# scenario): KB_SHARES (15000), KB_ROUNDS (add/again rounds per session,
+# 1), KB_SESSIONS (sessions per peer, 1), KB_MOUNTED (20),
+# KB_ANSWER_ROUNDS (1), KB_ANSWER_SHARES (5).
 source "$KT_SRC/tests/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 
 N=${KB_SHARES:-15000}
-ROUNDS=${KB_ROUNDS:-3}
+ROUNDS=${KB_ROUNDS:-1}
 SESSIONS=${KB_SESSIONS:-1}
 MOUNTED=${KB_MOUNTED:-20}
-ANSWER_ROUNDS=${KB_ANSWER_ROUNDS:-3}
-ANSWER_SHARES=${KB_ANSWER_SHARES:-$MOUNTED}
+ANSWER_ROUNDS=${KB_ANSWER_ROUNDS:-1}
+ANSWER_SHARES=${KB_ANSWER_SHARES:-5}
 OUT=/results/kbench
 EXPORT_OPTS=rw,no_subtree_check,crossmnt
 SHARE_OPTS=rw
@@ -70,7 +71,7 @@ mkfs.ext4 -q -F -O ^has_journal -b 1024 -N $((N + 512)) -m 0 "$KT_WORK/img/big.i
 mount -o loop "$KT_WORK/img/big.img" "$BIG" || fail "mount of the big image failed"
 chmod 755 "$BIG"
 names=()
-for ((i = 0; i < N; i++)); do names+=("$(printf 's%05d' "$i")"); done
+for ((i = 0; i < N; i++)); do printf -v 'names[i]' 's%05d' "$i"; done
 (cd "$BIG" && mkdir "${names[@]}" new) || fail "mkdir of $N directories failed"
 for ((i = 0; i < N; i++)); do
   echo "$BIG/${names[i]} *($EXPORT_OPTS)"

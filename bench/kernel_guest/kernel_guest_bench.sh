@@ -243,6 +243,14 @@ session() {  # SESSION PEER
     step "$peer: round $r: add one beside $N"
     sleep 1.1  # a flush in the same second as an entry's refresh drops it
     stat_mounted
+    if [[ $peer == sharemgr ]]; then
+      # Floors of the command: a process that does nothing, and sharectl's
+      # own start (no daemon call).
+      t0=$(now); /bin/true; t1=$(now)
+      record "$ses" "$peer" true_cmd "$r" "$(elapsed "$t0" "$t1")"
+      t0=$(now); "$SHARECTL" --version >/dev/null; t1=$(now)
+      record "$ses" "$peer" version_cmd "$r" "$(elapsed "$t0" "$t1")"
+    fi
     t0=$(now)
     if [[ $peer == mountd ]]; then
       exportfs -o "$EXPORT_OPTS" "*:$NEW" || fail "exportfs -o failed"

@@ -94,7 +94,7 @@ RESP_PID=
 
 mountd_up() {
   KT_LOG=$KT_WORK/mountd.log
-  rpc.mountd -F >>"$KT_LOG" 2>&1 &
+  rpc.mountd -F --manage-gids >>"$KT_LOG" 2>&1 &
   RESP_PID=$!
   echo "$RESP_PID" >"$KT_STATE/mountd.pid"
   kt_wait_mount_registered rpc.mountd "$RESP_PID"

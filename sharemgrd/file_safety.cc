@@ -15,16 +15,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "libshare/files.h"
 
 namespace sharemgrd {
 namespace {
 
-std::string FolderOf(const std::string& path) {
-  std::size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
+using libshare::FolderOf;
 
 std::string BaseOf(const std::string& path) {
   std::size_t slash = path.rfind('/');

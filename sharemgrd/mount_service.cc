@@ -105,37 +105,6 @@ std::string ExportListEncoder::Finish() {
   return r;
 }
 
-FileHandleResult MakeFileHandle(const std::string& path) {
-  FileHandleResult r;
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) {
-    switch (errno) {
-      case ENOENT:
-        r.status = kMnt3ErrNoent;
-        break;
-      case ENOTDIR:
-        r.status = kMnt3ErrNotdir;
-        break;
-      case EACCES:
-        r.status = kMnt3ErrAcces;
-        break;
-      case ENAMETOOLONG:
-        r.status = kMnt3ErrNametoolong;
-        break;
-      default:
-        r.status = kMnt3ErrIo;
-    }
-    return r;
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    r.status = kMnt3ErrNotdir;
-    return r;
-  }
-  r.handle = FileHandleFor(static_cast<uint64_t>(st.st_dev),
-                           static_cast<uint64_t>(st.st_ino));
-  return r;
-}
-
 std::string FileHandleFor(uint64_t dev, uint64_t ino) {
   std::string h;
   h.reserve(kFhSize);

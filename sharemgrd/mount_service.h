@@ -50,17 +50,11 @@ class ExportListEncoder {
   std::string out_;
 };
 
-// A file handle for a directory, stable across restarts: "SMGR", a format
-// version, the device and inode numbers, padded with zeros to 32 bytes
-// (the version 1 size; version 3 sends the same 32 bytes). On failure,
-// the MOUNT status to return (NOENT, NOTDIR, ACCES, IO).
-struct FileHandleResult {
-  MountStat status = kMnt3Ok;
-  std::string handle;
-};
-FileHandleResult MakeFileHandle(const std::string& path);
-// The same handle from a directory's device and inode numbers (MNT takes
-// them from the descriptor its walk ended on, never re-resolving a name).
+// MNT's own file handle for a directory (when not in kernel mode), stable
+// across restarts: "SMGR", a format version, the device and inode numbers,
+// padded with zeros to 32 bytes (the version 1 size; version 3 sends the
+// same 32 bytes). MNT takes the numbers from the descriptor its walk ended
+// on, never re-resolving a name.
 std::string FileHandleFor(uint64_t dev, uint64_t ino);
 
 // The client addresses and paths mounted, in memory, with the changes not

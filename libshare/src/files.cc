@@ -25,13 +25,6 @@ absl::Status ErrnoError(std::string_view what, const std::string& path,
       absl::StrCat(Quote(path), ": ", ToAbsl(what), ": ", std::strerror(err)));
 }
 
-std::string FolderOf(const std::string& path) {
-  std::size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 // Writes all of `data`, retrying short writes and EINTR.
 bool WriteAll(int fd, std::string_view data) {
   while (!data.empty()) {
@@ -98,6 +91,13 @@ absl::Status ReplaceFile(const std::string& path, std::string_view contents,
   ::close(dfd);
   if (rc != 0) return ErrnoError("fsync folder", path, err);
   return absl::OkStatus();
+}
+
+std::string FolderOf(const std::string& path) {
+  std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
 }
 
 }  // namespace libshare

@@ -18,6 +18,9 @@
 
 namespace libshare {
 
+// The folder that holds `path`: "." for a bare name, "/" for "/x".
+std::string FolderOf(const std::string& path);
+
 // Creates every missing folder above `file` with mode 0755 (less the
 // umask). Existing folders, whoever owns them, are not changed; it is not
 // an error if all exist. Errors name the folder that could not be made.

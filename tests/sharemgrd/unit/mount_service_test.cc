@@ -85,35 +85,16 @@ TEST(ExportListEncoderTest, EmptyListIsOneFalse) {
   EXPECT_EQ(enc.Finish(), std::string(4, '\0'));
 }
 
-class FileHandleTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/sharemgrd_fh_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    unlink((dir_ + "/file").c_str());
-    rmdir(dir_.c_str());
-  }
-  std::string dir_;
-};
-
-TEST_F(FileHandleTest, HandleIs32BytesAndStableForTheSameDirectory) {
-  FileHandleResult a = MakeFileHandle(dir_);
-  FileHandleResult b = MakeFileHandle(dir_ + "/");
-  ASSERT_EQ(a.status, kMnt3Ok);
-  EXPECT_EQ(a.handle.size(), kFhSize);
-  EXPECT_EQ(a.handle, b.handle);
+TEST(FileHandleForTest, HandleIs32BytesAndStableForTheSameDirectory) {
+  const std::string a = FileHandleFor(2049, 77);
+  EXPECT_EQ(a.size(), kFhSize);
+  EXPECT_EQ(a.substr(0, 4), "SMGR");
+  EXPECT_EQ(a, FileHandleFor(2049, 77));
 }
 
-TEST_F(FileHandleTest, MissingDirectoryIsNoent) {
-  EXPECT_EQ(MakeFileHandle(dir_ + "/missing").status, kMnt3ErrNoent);
-}
-
-TEST_F(FileHandleTest, FileIsNotdir) {
-  std::ofstream(dir_ + "/file") << "x";
-  EXPECT_EQ(MakeFileHandle(dir_ + "/file").status, kMnt3ErrNotdir);
+TEST(FileHandleForTest, OtherInodeOrDeviceGivesAnotherHandle) {
+  EXPECT_NE(FileHandleFor(2049, 77), FileHandleFor(2049, 78));
+  EXPECT_NE(FileHandleFor(2049, 77), FileHandleFor(2050, 77));
 }
 
 TEST(MountTableTest, ClientAtItsLimitKeepsNoNewRecord) {

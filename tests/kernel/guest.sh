@@ -458,6 +458,7 @@ guest_main() {
     rpcbind -w
     rpc.nfsd -G 10 4
     echo Y >/proc/fs/nfsd/v4_end_grace
+    echo "kernel $(uname -r); nfsd versions: $(cat /proc/fs/nfsd/versions)"
   } >>"$log" 2>&1
   local up
   up=$(cut -d' ' -f1 /proc/uptime)

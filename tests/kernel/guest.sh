@@ -289,7 +289,12 @@ boot() {  # MODE (run|shell) SCENARIO_PATH...
   if [[ -n ${SHAREMGR_GUEST_RESULTS:-} ]]; then
     res=$SHAREMGR_GUEST_RESULTS
     mkdir -p "$res"
+    # Emptied before each run: only a folder this script made.
+    if [[ -n $(ls -A "$res") && ! -f $res/.sharemgr-guest-results ]]; then
+      die "SHAREMGR_GUEST_RESULTS=$res is not empty and not ours: name a new folder"
+    fi
     rm -rf "${res:?}"/*
+    : >"$res/.sharemgr-guest-results"
   else
     res=$(mktemp -d "${TMPDIR:-/tmp}/sharemgr-guest.XXXXXX")
   fi

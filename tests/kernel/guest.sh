@@ -297,7 +297,12 @@ boot() {  # MODE (run|shell) SCENARIO_PATH...
   if [[ -n ${SHAREMGR_GUEST_RESULTS:-} ]]; then
     res=$SHAREMGR_GUEST_RESULTS
     mkdir -p "$res"
+    # Emptied before each run: only a folder this script made.
+    if [[ -n $(ls -A "$res") && ! -f $res/.sharemgr-guest-results ]]; then
+      die "SHAREMGR_GUEST_RESULTS=$res is not empty and not ours: name a new folder"
+    fi
     rm -rf "${res:?}"/*
+    : >"$res/.sharemgr-guest-results"
   else
     res=$(mktemp -d "${TMPDIR:-/tmp}/sharemgr-guest.XXXXXX")
   fi
@@ -466,6 +471,7 @@ guest_main() {
     rpcbind -w
     rpc.nfsd -G 10 4
     echo Y >/proc/fs/nfsd/v4_end_grace
+    echo "kernel $(uname -r); nfsd versions: $(cat /proc/fs/nfsd/versions)"
   } >>"$log" 2>&1
   local up
   up=$(cut -d' ' -f1 /proc/uptime)

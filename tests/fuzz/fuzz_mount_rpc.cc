@@ -28,6 +28,7 @@
 
 #include "authcache/auth_cache.h"
 #include "authcache/resolver.h"
+#include "fixed_resolver.h"
 #include "fuzz_check.h"
 #include "libshare/batch.h"
 #include "libshare/catalog.h"
@@ -39,21 +40,7 @@ namespace {
 
 using libshare::IpAddress;
 
-// Every address is "client.example.com", which resolves to 127.0.0.1 and
-// is in no netgroup.
-class FixedResolver final : public authcache::Resolver {
- public:
-  absl::StatusOr<std::vector<std::string>> NamesOf(const IpAddress&) override {
-    return std::vector<std::string>{"client.example.com"};
-  }
-  absl::StatusOr<std::vector<IpAddress>> AddressesOf(
-      std::string_view) override {
-    return std::vector<IpAddress>{IpAddress::FromV4(0x7f000001)};
-  }
-  absl::StatusOr<bool> InNetgroup(std::string_view, std::string_view) override {
-    return false;
-  }
-};
+using fuzz::FixedResolver;
 
 struct Env {
   std::string dir;

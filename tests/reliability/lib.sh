@@ -76,6 +76,16 @@ as_attacker() {  # COMMAND...
 }
 
 # A root-only file an attacker would like root to change: prints its path.
+# A folder under SM_DIR that the attacker's group may write (mode 0775),
+# as an administrators' group may write the socket's or pid file's
+# folder; prints its path.
+attacker_folder() {  # NAME
+  local d=$SM_DIR/$1
+  mkdir "$d" && chgrp "$ATTACKER_GROUP" "$d" && chmod 0775 "$d" ||
+    fail "cannot make the group-writable folder $d"
+  echo "$d"
+}
+
 make_victim() {  # NAME
   local v=$SM_DIR/$1
   echo secret >"$v"

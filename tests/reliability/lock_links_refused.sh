@@ -13,10 +13,7 @@ attacker_setup
 # its members can plant names in it. The store's folder may not be group
 # writable (unsafe_files_refused.sh): links at DB.lock are planted by root
 # there, as a check that does not rely on the folder's mode.
-run=$SM_DIR/run
-mkdir "$run"
-chgrp "$ATTACKER_GROUP" "$run"
-chmod 0775 "$run"
+run=$(attacker_folder run) || exit 1
 SM_SOCKET=$run/sharemgrd.sock
 victim=$(make_victim victim)
 victim_before=$(file_state "$victim")

@@ -7,10 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 sm_setup
 attacker_setup
-run=$SM_DIR/run
-mkdir "$run"
-chgrp "$ATTACKER_GROUP" "$run"
-chmod 0775 "$run"
+run=$(attacker_folder run) || exit 1
 pid_file=$run/sharemgrd.pid
 victim=$(make_victim victim)
 victim_before=$(file_state "$victim")

@@ -187,6 +187,7 @@ std::string GlobalHelp() {
   std::string out =
       "usage: sharectl [--socket PATH] [--json] COMMAND [ARGS]\n"
       "       sharectl --help | --version | COMMAND --help\n"
+      "--socket and --json may also follow the command.\n"
       "\nOptions:\n";
   absl::StrAppend(&out, OptionLines(GlobalOptions()), "\nCommands:\n");
   for (const auto& c : Commands()) {

@@ -254,9 +254,9 @@ absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
     if (o == nullptr) {
       std::vector<std::string_view> names = {"--help"};
       for (const auto& known : spec.options) names.push_back(known.name);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown option \"", w, "\"",
-          libshare::DidYouMean(w.substr(0, w.find('=')), names)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown option \"", w, "\"",
+                       libshare::DidYouMean(w.substr(0, w.find('=')), names)));
     }
     if (o->arg.empty()) {
       if (inline_value) {
@@ -310,8 +310,8 @@ absl::Status NeedOption(const ParsedArgs& a, std::string_view opt,
     }
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("option ", A(opt), " is required", hint, "; usage: ",
-                   A(spec.name), " ", A(spec.synopsis)));
+      absl::StrCat("option ", A(opt), " is required", hint,
+                   "; usage: ", A(spec.name), " ", A(spec.synopsis)));
 }
 
 // The options a changing command cannot go without.

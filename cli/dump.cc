@@ -18,10 +18,9 @@ std::string FormatDump(const std::vector<GroupInfo>& groups,
                        const std::vector<ShareInfo>& shares) {
   std::vector<const GroupInfo*> sorted_groups;
   for (const auto& g : groups) sorted_groups.push_back(&g);
-  std::sort(sorted_groups.begin(), sorted_groups.end(),
-            [](const GroupInfo* a, const GroupInfo* b) {
-              return a->name < b->name;
-            });
+  std::sort(
+      sorted_groups.begin(), sorted_groups.end(),
+      [](const GroupInfo* a, const GroupInfo* b) { return a->name < b->name; });
   std::map<std::string, std::vector<const ShareInfo*>> by_group;
   for (const auto& s : shares) by_group[s.group].push_back(&s);
   size_t share_count = 0;

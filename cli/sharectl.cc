@@ -402,9 +402,10 @@ int Runner::RunShow(const ParsedArgs& a) {
 // in the shape of `show GROUP`.
 int Runner::RunShowShares(const ParsedArgs& a) {
   if (!a.args.empty()) {
-    return Usage("show", absl::StrCat("give -s PATH or group names, not both; "
-                                      "usage: show ",
-                                      std::string(FindCommand("show")->synopsis)));
+    return Usage("show",
+                 absl::StrCat("give -s PATH or group names, not both; "
+                              "usage: show ",
+                              std::string(FindCommand("show")->synopsis)));
   }
   std::vector<std::string> paths;
   for (const auto& text : a.values.at("-s")) {
@@ -435,9 +436,9 @@ int Runner::RunShowShares(const ParsedArgs& a) {
     if (exact != nullptr) {
       found.push_back(*exact);
     } else if (around != nullptr) {
-      missing.push_back(absl::StrCat(path, ": no such share (it is inside share ",
-                                     around->path, " of group ",
-                                     around->group, ")"));
+      missing.push_back(
+          absl::StrCat(path, ": no such share (it is inside share ",
+                       around->path, " of group ", around->group, ")"));
     } else {
       missing.push_back(absl::StrCat(path, ": no such share"));
     }

@@ -43,9 +43,9 @@ namespace {
 // The option names ParseOne knows, for "did you mean" on an unknown one.
 const std::vector<std::string_view>& OptionNames() {
   static const auto* const kNames = new std::vector<std::string_view>{
-      "rw",     "ro",    "root",   "none",   "root_mapping",
-      "sec",    "anon",  "nosuid", "nosub",  "nohide",
-      "public", "aclok", "index",  "log",    "window"};
+      "rw",     "ro",    "root",   "none",  "root_mapping",
+      "sec",    "anon",  "nosuid", "nosub", "nohide",
+      "public", "aclok", "index",  "log",   "window"};
   return *kNames;
 }
 
@@ -587,8 +587,8 @@ absl::Status OptionParser::ParseOne(std::string_view option) {
     return absl::OkStatus();
   }
   return OptionError(
-      option, absl::StrCat("unknown option",
-                           DidYouMean(name, OptionNames(), has_value ? "=" : "")));
+      option, absl::StrCat("unknown option", DidYouMean(name, OptionNames(),
+                                                        has_value ? "=" : "")));
 }
 
 void AppendList(std::string* out, std::string_view name,

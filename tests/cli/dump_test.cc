@@ -54,12 +54,13 @@ TEST(DumpTest, EveryFieldAndByteReadsBack) {
 }
 
 TEST(DumpTest, OrderDependsOnlyOnContent) {
-  const std::vector<GroupInfo> groups = {{"b", true, "", 1}, {"a", true, "", 2}};
+  const std::vector<GroupInfo> groups = {{"b", true, "", 1},
+                                         {"a", true, "", 2}};
   const std::string one = FormatDump(
       groups, {Share("/z", "a"), Share("/y", "b"), Share("/x", "a")});
-  const std::string two = FormatDump(
-      {groups[1], groups[0]},
-      {Share("/x", "a"), Share("/z", "a"), Share("/y", "b")});
+  const std::string two =
+      FormatDump({groups[1], groups[0]},
+                 {Share("/x", "a"), Share("/z", "a"), Share("/y", "b")});
   EXPECT_EQ(one, two);
   EXPECT_EQ(one,
             "# sharectl dump: 2 groups, 3 shares\n"

@@ -38,7 +38,7 @@ TEST(JsonWriterTest, StringMemberAddsExactBytesOnlyForInvalidUtf8) {
   JsonWriter w;
   w.BeginObject();
   w.StringMember("path", "/export/Jos\xe9");  // Latin-1 e-acute
-  w.StringMember("group", "caf\xc3\xa9");   // valid UTF-8: no companion
+  w.StringMember("group", "caf\xc3\xa9");     // valid UTF-8: no companion
   w.EndObject();
   EXPECT_EQ(w.str(),
             R"({"path":"/export/Jos\ufffd","path_b64":"L2V4cG9ydC9Kb3Pp",)"

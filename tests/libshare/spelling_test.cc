@@ -12,17 +12,21 @@ using ::testing::Not;
 using ::testing::Optional;
 
 const std::vector<std::string_view> kCommands = {
-    "create", "delete", "add-share", "remove-share", "move-share", "list",
-    "show",   "stats"};
+    "create",     "delete", "add-share", "remove-share",
+    "move-share", "list",   "show",      "stats"};
 
 TEST(SpellingTest, OneLetterMissingSuggestsTheCommand) {
-  EXPECT_THAT(ClosestName("add-shar", kCommands), Optional(std::string_view("add-share")));
-  EXPECT_THAT(ClosestName("lst", kCommands), Optional(std::string_view("list")));
+  EXPECT_THAT(ClosestName("add-shar", kCommands),
+              Optional(std::string_view("add-share")));
+  EXPECT_THAT(ClosestName("lst", kCommands),
+              Optional(std::string_view("list")));
 }
 
 TEST(SpellingTest, SwappedLettersAndCaseAreTypos) {
-  EXPECT_THAT(ClosestName("craete", kCommands), Optional(std::string_view("create")));
-  EXPECT_THAT(ClosestName("SHOW", kCommands), Optional(std::string_view("show")));
+  EXPECT_THAT(ClosestName("craete", kCommands),
+              Optional(std::string_view("create")));
+  EXPECT_THAT(ClosestName("SHOW", kCommands),
+              Optional(std::string_view("show")));
 }
 
 TEST(SpellingTest, UniquePrefixSuggestsTheCommand) {

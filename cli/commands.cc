@@ -97,7 +97,8 @@ const std::vector<CommandSpec>& Commands() {
        -1},
       {"dump",
        "[GROUP...]",
-       "print a batch file that recreates the groups (all) and their shares",
+       "print a batch that recreates the groups (all or those named) and "
+       "shares",
        false,
        {},
        0,

@@ -140,6 +140,13 @@ class Runner {
   int Refused(std::string_view cmd, absl::string_view message) {
     return Fail(kExitRefused, "refused", cmd, {message.data(), message.size()});
   }
+  // Several refusals: one line each on stderr, one error document.
+  int RefusedAll(std::string_view cmd, const std::vector<std::string>& what) {
+    for (const auto& m : what)
+      err() << "sharectl: " << cmd << ": " << m << "\n";
+    if (json_) out() << ErrorJson("refused", cmd, absl::StrJoin(what, "; "));
+    return kExitRefused;
+  }
   // Maps a client call's failure to a message and an exit code.
   int CallFailed(std::string_view cmd, const absl::Status& s) {
     const std::string_view m(s.message().data(), s.message().size());
@@ -388,7 +395,7 @@ int Runner::RunShow(const ParsedArgs& a) {
       }
     }
     if (!missing.empty()) {
-      return Refused("show", absl::StrJoin(missing, "; "));
+      return RefusedAll("show", missing);
     }
   }
   auto shares = c->ListShares(a.args);
@@ -443,7 +450,7 @@ int Runner::RunShowShares(const ParsedArgs& a) {
       missing.push_back(absl::StrCat(path, ": no such share"));
     }
   }
-  if (!missing.empty()) return Refused("show", absl::StrJoin(missing, "; "));
+  if (!missing.empty()) return RefusedAll("show", missing);
   std::vector<libshare::GroupInfo> chosen;
   for (const auto& g : *groups) {
     for (const auto& s : found) {
@@ -475,7 +482,7 @@ int Runner::RunDump(const ParsedArgs& a) {
       chosen.push_back(*it);
     }
   }
-  if (!missing.empty()) return Refused("dump", absl::StrJoin(missing, "; "));
+  if (!missing.empty()) return RefusedAll("dump", missing);
   if (a.args.empty()) chosen = *groups;
   auto shares = c->ListShares(a.args);
   if (!shares.ok()) return CallFailed("dump", shares.status());

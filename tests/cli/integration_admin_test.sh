@@ -63,6 +63,9 @@ ok "dump exits 0 and counts" '[[ $RC == 0 && $OUT == "# sharectl dump: 3 groups,
 ok "dump keeps group options and the disabled state" \
   '[[ $OUT == *"create -o rw=@10.0.0.0/8,root=admin1 homes"* && $OUT == *$'"'"'\ndisable off'"'"'* ]]'
 ok "dump writes the Latin-1 path byte for byte" '[[ $OUT == *"$X/$LATIN"* ]]'
+run sc --json dump
+ok "dump --json: batch_b64 holds the exact bytes of the text dump" \
+  '[[ $RC == 0 && "$(jqv .batch_b64 | base64 -d)" == "$DUMP1" ]]'
 printf '%s\n' "$DUMP1" >"$T/dump.batch"
 stop_daemon
 rm -f "$T/shares.db" "$T/shares.db-wal" "$T/shares.db-shm"

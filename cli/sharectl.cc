@@ -114,6 +114,25 @@ std::string ErrorJson(std::string_view kind, std::string_view command,
   return w.str() + "\n";
 }
 
+// The groups `names` names, in that order (all of them if `names` is
+// empty); "NAME: no such group" in *missing for each unknown one.
+std::vector<libshare::GroupInfo> PickGroups(
+    const std::vector<libshare::GroupInfo>& all,
+    const std::vector<std::string>& names, std::vector<std::string>* missing) {
+  if (names.empty()) return all;
+  std::vector<libshare::GroupInfo> chosen;
+  for (const auto& name : names) {
+    auto it = std::find_if(all.begin(), all.end(),
+                           [&](const auto& g) { return g.name == name; });
+    if (it == all.end()) {
+      missing->push_back(absl::StrCat(name, ": no such group"));
+    } else {
+      chosen.push_back(*it);
+    }
+  }
+  return chosen;
+}
+
 // One run of one command: its streams, socket and output mode.
 class Runner {
  public:
@@ -380,24 +399,10 @@ int Runner::RunShow(const ParsedArgs& a) {
   if (c == nullptr) return rc;
   auto groups = c->ListGroups();
   if (!groups.ok()) return CallFailed("show", groups.status());
-  std::vector<libshare::GroupInfo> chosen;
-  if (a.args.empty()) {
-    chosen = *groups;
-  } else {
-    std::vector<std::string> missing;
-    for (const auto& name : a.args) {
-      auto it = std::find_if(groups->begin(), groups->end(),
-                             [&](const auto& g) { return g.name == name; });
-      if (it == groups->end()) {
-        missing.push_back(absl::StrCat(name, ": no such group"));
-      } else {
-        chosen.push_back(*it);
-      }
-    }
-    if (!missing.empty()) {
-      return RefusedAll("show", missing);
-    }
-  }
+  std::vector<std::string> missing;
+  std::vector<libshare::GroupInfo> chosen =
+      PickGroups(*groups, a.args, &missing);
+  if (!missing.empty()) return RefusedAll("show", missing);
   auto shares = c->ListShares(a.args);
   if (!shares.ok()) return CallFailed("show", shares.status());
   out() << (json_ ? FormatShowJson(chosen, *shares)
@@ -471,19 +476,10 @@ int Runner::RunDump(const ParsedArgs& a) {
   if (c == nullptr) return rc;
   auto groups = c->ListGroups();
   if (!groups.ok()) return CallFailed("dump", groups.status());
-  std::vector<libshare::GroupInfo> chosen;
   std::vector<std::string> missing;
-  for (const auto& name : a.args) {
-    auto it = std::find_if(groups->begin(), groups->end(),
-                           [&](const auto& g) { return g.name == name; });
-    if (it == groups->end()) {
-      missing.push_back(absl::StrCat(name, ": no such group"));
-    } else {
-      chosen.push_back(*it);
-    }
-  }
+  std::vector<libshare::GroupInfo> chosen =
+      PickGroups(*groups, a.args, &missing);
   if (!missing.empty()) return RefusedAll("dump", missing);
-  if (a.args.empty()) chosen = *groups;
   auto shares = c->ListShares(a.args);
   if (!shares.ok()) return CallFailed("dump", shares.status());
   const std::string text = FormatDump(chosen, *shares);

@@ -603,7 +603,10 @@ int Runner::RunBatch(const ParsedArgs& a) {
     ReportProblems(bad);
     return kExitRefused;
   }
-  if (batch.ops.empty()) return kExitOk;
+  if (batch.ops.empty()) {  // only comments and blank lines
+    if (json_) out() << ChangeJson(true, 0, 0, "", {});
+    return kExitOk;
+  }
   if (!all_commands.empty()) {
     int rc = kExitOk;
     auto names = GroupNames("batch", &rc);

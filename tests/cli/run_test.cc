@@ -247,6 +247,12 @@ TEST_F(RunTest, RefusedBatchJsonHasStructuredOriginAndError) {
   EXPECT_THAT(out_.str(), HasSubstr("\"error\":{\"kind\":\"refused\""));
 }
 
+TEST_F(RunTest, EmptyBatchWithJsonStillPrintsADocument) {
+  EXPECT_EQ(Run({"--json", "batch", "-"}, "# nothing\n\n"), kExitOk);
+  EXPECT_THAT(out_.str(), HasSubstr("{\"ok\":true,\"applied\":0,"));
+  EXPECT_TRUE(daemon_.batches.empty());
+}
+
 TEST_F(RunTest, ShowDashSPrintsOneShareAndNamesTheEnclosingOne) {
   daemon_.groups = {{"homes", true, "", 2}, {"lab", true, "", 0}};
   libshare::ShareInfo a;

@@ -23,6 +23,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -74,12 +75,19 @@ struct DecisionKey {
   }
 };
 
-enum class NameKind : uint8_t { kNames, kNetgroup, kNetwork };
+// kNames: the address's PTR names, not yet confirmed (never enough to
+// match an entry); kConfirm: whether one of them maps back to the address;
+// kNetgroup: whether a (confirmed) host name is in a netgroup, for every
+// address of that name.
+enum class NameKind : uint8_t { kNames, kConfirm, kNetgroup, kNetwork };
 
 struct NameKey {
   NameKind kind = NameKind::kNames;
-  IpAddress address;  // kNames, kNetgroup
-  std::string text;   // kNetgroup: the netgroup; kNetwork: the network name
+  IpAddress address;  // kNames, kConfirm
+  // kConfirm: the name; kNetgroup: "NETGROUP\0HOST"; kNetwork: the network
+  // name
+
+  std::string text;
 
   friend bool operator==(const NameKey& a, const NameKey& b) {
     return a.kind == b.kind && a.address == b.address && a.text == b.text;
@@ -91,10 +99,20 @@ struct NameKey {
   }
 };
 
+NameKey NetgroupKey(std::string_view netgroup, std::string_view host) {
+  NameKey k;
+  k.kind = NameKind::kNetgroup;
+  k.text.reserve(netgroup.size() + 1 + host.size());
+  k.text.append(netgroup.data(), netgroup.size());
+  k.text.push_back('\0');
+  k.text.append(host.data(), host.size());
+  return k;
+}
+
 struct NameAnswer {
   absl::Status status;               // not ok: the lookup failed
-  std::vector<std::string> names;    // kNames: forward-confirmed, lower case
-  bool member = false;               // kNetgroup
+  std::vector<std::string> names;    // kNames: PTR names, lower case
+  bool member = false;               // kConfirm, kNetgroup
   std::optional<IpAddress> network;  // kNetwork
 
   bool negative() const { return names.empty() && !member && !network; }
@@ -213,21 +231,28 @@ struct AuthCache::Impl {
 
   class CachedIdentity;
 
+  // Forward confirmation: whether `name` maps back to `address`. One
+  // resolver call.
+  absl::StatusOr<bool> Confirm(const std::string& name,
+                               const IpAddress& address) {
+    lookups.fetch_add(1, std::memory_order_relaxed);
+    absl::StatusOr<std::vector<IpAddress>> fwd = resolver->AddressesOf(name);
+    if (!fwd.ok()) return fwd.status();
+    return std::find(fwd->begin(), fwd->end(), address) != fwd->end();
+  }
+
   // Runs the resolver calls that answer `key`. Called on the lookup pool.
-  NameAnswer Resolve(const NameKey& key,
-                     const std::vector<std::string>& client_names);
+  NameAnswer Resolve(const NameKey& key);
 
   // Starts a lookup flight for `e` (whose shard lock is held).
-  std::shared_ptr<Flight> StartFlight(Shard& shard, std::shared_ptr<Entry> e,
-                                      std::vector<std::string> client_names)
+  std::shared_ptr<Flight> StartFlight(Shard& shard, std::shared_ptr<Entry> e)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mu);
 
   // The answer for `key`. With `want_fresh`, an answer past its TTL is
   // refreshed and waited for (background refreshes); otherwise it is served
   // stale while a refresh runs. `expires`/`hard` report the answer's life.
-  NameAnswer Lookup(const NameKey& key, bool want_fresh,
-                    const std::vector<std::string>& client_names,
-                    absl::Time* expires, absl::Time* hard);
+  NameAnswer Lookup(const NameKey& key, bool want_fresh, absl::Time* expires,
+                    absl::Time* hard);
 
   absl::Status TimeoutStatus() const {
     return absl::DeadlineExceededError(
@@ -274,41 +299,73 @@ class AuthCache::Impl::CachedIdentity : public ClientIdentity {
   const IpAddress& address() const override { return address_; }
 
   absl::StatusOr<std::vector<std::string>> Names() override {
-    if (!names_.has_value()) {
-      NameAnswer a = Get(NameKey{NameKind::kNames, address_, ""}, {});
-      if (!a.status.ok()) return a.status;
-      names_ = std::move(a.names);
-    }
-    return *names_;
+    return NamesMatching([](std::string_view) { return true; });
   }
 
+  // Only the PTR names `wanted` accepts are looked up forward: a list
+  // needing "h1" does not pay for confirming "h1.example.com" too.
+  absl::StatusOr<std::vector<std::string>> NamesMatching(
+      absl::FunctionRef<bool(std::string_view)> wanted) override {
+    absl::StatusOr<const std::vector<std::string>*> raw = PtrNames();
+    if (!raw.ok()) return raw.status();
+    std::vector<std::string> out;
+    for (const std::string& name : **raw) {
+      if (!wanted(name)) continue;
+      NameAnswer a = Get(NameKey{NameKind::kConfirm, address_, name});
+      if (!a.status.ok()) return a.status;
+      if (a.member) out.push_back(name);
+    }
+    return out;
+  }
+
+  // A PTR name in the netgroup counts once its forward lookup gives the
+  // address back; only member names are looked up forward, so the usual
+  // storm costs PTR, one netgroup call per name until a member, and one
+  // forward call (a host with a full name and an alias: at most 3).
   absl::StatusOr<bool> InNetgroup(std::string_view netgroup) override {
-    absl::StatusOr<std::vector<std::string>> names = Names();
-    if (!names.ok()) return names.status();
+    absl::StatusOr<const std::vector<std::string>*> raw = PtrNames();
+    if (!raw.ok()) return raw.status();
     // Netgroups hold host names: a client without a name is in none.
-    if (names->empty()) return false;
-    NameAnswer a = Get(
-        NameKey{NameKind::kNetgroup, address_, std::string(netgroup)}, *names);
-    if (!a.status.ok()) return a.status;
-    return a.member;
+    for (const std::string& name : **raw) {
+      NameAnswer a = Get(NetgroupKey(netgroup, name));
+      if (!a.status.ok()) return a.status;
+      if (!a.member) continue;
+      NameAnswer c = Get(NameKey{NameKind::kConfirm, address_, name});
+      if (!c.status.ok()) return c.status;
+      if (c.member) return true;
+    }
+    return false;
   }
 
   absl::StatusOr<std::optional<IpAddress>> NetworkNamed(
       std::string_view name) override {
     NameAnswer a =
-        Get(NameKey{NameKind::kNetwork, IpAddress{}, std::string(name)}, {});
+        Get(NameKey{NameKind::kNetwork, IpAddress{}, std::string(name)});
     if (!a.status.ok()) return a.status;
     return a.network;
   }
 
   bool consulted() const { return consulted_; }
+
+ private:
+  // The PTR names (unconfirmed), fetched once per evaluation.
+  absl::StatusOr<const std::vector<std::string>*> PtrNames() {
+    if (!names_.has_value()) {
+      NameAnswer a = Get(NameKey{NameKind::kNames, address_, ""});
+      if (!a.status.ok()) return a.status;
+      names_ = std::move(a.names);
+    }
+    return &*names_;
+  }
+
+ public:
   absl::Time expires() const { return expires_; }
   absl::Time hard() const { return hard_; }
 
  private:
-  NameAnswer Get(const NameKey& key, const std::vector<std::string>& names) {
+  NameAnswer Get(const NameKey& key) {
     absl::Time e, h;
-    NameAnswer a = impl_.Lookup(key, want_fresh_, names, &e, &h);
+    NameAnswer a = impl_.Lookup(key, want_fresh_, &e, &h);
     consulted_ = true;
     expires_ = std::min(expires_, e);
     hard_ = std::min(hard_, h);
@@ -324,8 +381,7 @@ class AuthCache::Impl::CachedIdentity : public ClientIdentity {
   absl::Time hard_ = absl::InfiniteFuture();
 };
 
-NameAnswer AuthCache::Impl::Resolve(
-    const NameKey& key, const std::vector<std::string>& client_names) {
+NameAnswer AuthCache::Impl::Resolve(const NameKey& key) {
   NameAnswer out;
   switch (key.kind) {
     case NameKind::kNames: {
@@ -336,43 +392,39 @@ NameAnswer AuthCache::Impl::Resolve(
         out.status = ptr.status();
         break;
       }
-      // Forward confirmation: a name counts only if it maps back to the
-      // address, so whoever controls the PTR zone cannot claim a name.
+      // Confirmed later, one name at a time and only when a list needs
+      // it (kConfirm): whoever controls the PTR zone cannot claim a name.
       for (const std::string& raw : *ptr) {
         std::string name = absl::AsciiStrToLower(raw);
-        if (std::find(out.names.begin(), out.names.end(), name) !=
+        if (std::find(out.names.begin(), out.names.end(), name) ==
             out.names.end()) {
-          continue;
-        }
-        lookups.fetch_add(1, std::memory_order_relaxed);
-        absl::StatusOr<std::vector<IpAddress>> fwd =
-            resolver->AddressesOf(name);
-        if (!fwd.ok()) {
-          out.status = fwd.status();
-          out.names.clear();
-          break;
-        }
-        if (std::find(fwd->begin(), fwd->end(), key.address) != fwd->end()) {
           out.names.push_back(std::move(name));
         }
       }
       break;
     }
-    case NameKind::kNetgroup:
-      for (const std::string& name : client_names) {
-        lookups.fetch_add(1, std::memory_order_relaxed);
-        absl::StatusOr<bool> in = resolver->InNetgroup(key.text, name);
-        if (!in.ok()) {
-          out.status = in.status();
-          out.member = false;
-          break;
-        }
-        if (*in) {
-          out.member = true;
-          break;
-        }
+    case NameKind::kConfirm: {
+      absl::StatusOr<bool> confirmed = Confirm(key.text, key.address);
+      if (!confirmed.ok()) {
+        out.status = confirmed.status();
+      } else {
+        out.member = *confirmed;
       }
       break;
+    }
+    case NameKind::kNetgroup: {
+      const std::size_t cut = key.text.find('\0');
+      lookups.fetch_add(1, std::memory_order_relaxed);
+      absl::StatusOr<bool> in = resolver->InNetgroup(
+          std::string_view(key.text).substr(0, cut),
+          std::string_view(key.text).substr(cut + 1));
+      if (!in.ok()) {
+        out.status = in.status();
+      } else {
+        out.member = *in;
+      }
+      break;
+    }
     case NameKind::kNetwork: {
       lookups.fetch_add(1, std::memory_order_relaxed);
       absl::StatusOr<std::optional<IpAddress>> net =
@@ -399,21 +451,20 @@ void AuthCache::Impl::InsertLocked(Shard& shard,
   shard.DropOldest(per_shard_max);
 }
 
-std::shared_ptr<Flight> AuthCache::Impl::StartFlight(
-    Shard& shard, std::shared_ptr<Entry> e,
-    std::vector<std::string> client_names) {
+std::shared_ptr<Flight> AuthCache::Impl::StartFlight(Shard& shard,
+                                                     std::shared_ptr<Entry> e) {
   auto flight = std::make_shared<Flight>();
   flight->deadline = absl::Now() + config.lookup_timeout;
   // Published after Submit (which may throw std::bad_alloc), so a failed
   // start leaves no flight behind; the task cannot look before we unlock.
   lookup_pool.Submit(
-      [this, &shard, e, flight, client_names = std::move(client_names)] {
+      [this, &shard, e, flight] {
         {
           absl::MutexLock lock(&shard.mu);
           // Its callers gave up while it queued: spare the name server.
           if (flight->abandoned) return;
         }
-        NameAnswer a = Resolve(e->nkey, client_names);
+        NameAnswer a = Resolve(e->nkey);
         absl::MutexLock lock(&shard.mu);
         if (flight->abandoned) return;  // counted as a timeout already
         const absl::Time now = Now();
@@ -437,7 +488,6 @@ std::shared_ptr<Flight> AuthCache::Impl::StartFlight(
 }
 
 NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
-                                   const std::vector<std::string>& client_names,
                                    absl::Time* expires, absl::Time* hard) {
   Shard& shard = ShardFor(key);
   std::shared_ptr<Entry> e;
@@ -459,7 +509,7 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
       if (stale_ok && !want_fresh) {
         if (e->inflight == nullptr) {
           ++shard.refreshes;
-          StartFlight(shard, e, client_names);
+          StartFlight(shard, e);
         }
         *expires = e->expires;
         *hard = e->hard_deadline;
@@ -470,14 +520,14 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
         flight = e->inflight;
       } else {
         if (stale_ok) ++shard.refreshes;
-        flight = StartFlight(shard, e, client_names);
+        flight = StartFlight(shard, e);
       }
     } else {
       e = std::make_shared<Entry>();
       e->nkey = key;
       shard.names.emplace(key, e);
       InsertLocked(shard, e);
-      flight = StartFlight(shard, e, client_names);
+      flight = StartFlight(shard, e);
     }
   }
   if (flight->done.WaitForNotificationWithDeadline(flight->deadline)) {

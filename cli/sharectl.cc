@@ -19,6 +19,7 @@
 #include "importers.h"
 #include "json_writer.h"
 #include "libshare/path.h"
+#include "mounts.h"
 #include "output.h"
 #include "shell_words.h"
 
@@ -144,6 +145,7 @@ class Runner {
   int RunShare();
   int RunCheck(const ParsedArgs& a);
   int RunStats();
+  int RunMounts();
   int RunCacheFlush(const ParsedArgs& a);
   int RunBatch(const ParsedArgs& a);
   int RunImport(const ParsedArgs& a);
@@ -317,6 +319,16 @@ int Runner::RunStats() {
   auto s = c->Stats();
   if (!s.ok()) return CallFailed("stats", s.status());
   out() << (json_ ? FormatStatsJson(*s) : FormatStats(*s));
+  return kExitOk;
+}
+
+int Runner::RunMounts() {
+  int rc = kExitOk;
+  Client* c = Connection("mounts", &rc);
+  if (c == nullptr) return rc;
+  auto m = c->Mounts();
+  if (!m.ok()) return CallFailed("mounts", m.status());
+  out() << (json_ ? FormatMountsJson(*m) : FormatMounts(*m));
   return kExitOk;
 }
 
@@ -596,6 +608,7 @@ int Runner::Dispatch(const CommandSpec& spec,
   if (n == "share") return RunShare();
   if (n == "check") return RunCheck(*parsed);
   if (n == "stats") return RunStats();
+  if (n == "mounts") return RunMounts();
   if (n == "cache") return RunCacheFlush(*parsed);
   if (n == "batch") return RunBatch(*parsed);
   if (n == "import") return RunImport(*parsed);

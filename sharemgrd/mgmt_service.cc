@@ -136,8 +136,9 @@ MgmtService::MgmtService(libshare::Catalog* catalog,
       mounts_(mounts),
       sharetab_path_(std::move(sharetab_path)),
       admin_gid_(admin_gid),
+      // Indexed by procedure number (8 is CHANGES_SINCE).
       stats_({"MGMT_NULL", "BATCH", "LIST_GROUPS", "LIST_SHARES", "SHARETAB",
-              "CHECK", "STATS", "CACHE_FLUSH"}) {}
+              "CHECK", "STATS", "CACHE_FLUSH", "CHANGES_SINCE", "MOUNTS"}) {}
 
 MgmtService::~MgmtService() { Stop(); }
 

@@ -50,6 +50,10 @@ assert_eq 2 "$(jq '.mounts | length' <<<"$json")" "after restart"
 assert_eq "null" "$(jq -r '.mounts[0].since' <<<"$json")" "since after restart"
 assert_eq "-" "$(sc mounts | awk 'NR == 2 { print $3 }')" "text since after restart"
 
+# The calls are counted in stats under their own name.
+n=$(sc --json stats | jq '.requests.MOUNTS.count')
+assert_eq 2 "$n" "MOUNTS calls since the restart"
+
 # Bad input: an argument is a usage error (exit 2) that names it.
 sc mounts extra 2>"$SM_DIR/err" && fail "mounts with an argument accepted"
 rc=$?

@@ -136,10 +136,17 @@ struct Entry {
   bool cached = false;  // in its shard's map and LRU list
   bool is_decision = false;
   DecisionKey dkey;
-  NameKey nkey;
   bool has_value = false;
-  Decision decision;
-  NameAnswer answer;
+  // Name entries only: kept out of line so that a decision entry (there is
+  // one per client and share) does not carry a name key and answer.
+  struct NameData {
+    NameKey key;
+    NameAnswer answer;
+  };
+  std::unique_ptr<NameData> name;
+  // Decision entries only: shared with every other entry of its shard that
+  // decided the same (clients of one share mostly do; see Shard::Intern).
+  std::shared_ptr<const Decision> decision;
   absl::Time expires;        // fresh until then (cache clock)
   absl::Time hard_deadline;  // served stale until then at most
   std::shared_ptr<Flight> inflight;
@@ -159,6 +166,23 @@ struct alignas(64) Shard {
   uint64_t coalesced ABSL_GUARDED_BY(mu) = 0;
   uint64_t refreshes ABSL_GUARDED_BY(mu) = 0;
   uint64_t reclaims ABSL_GUARDED_BY(mu) = 0;
+  // Distinct decisions held by this shard's entries, each once.
+  struct DecisionHash {
+    std::size_t operator()(const std::shared_ptr<const Decision>& d) const {
+      return absl::HashOf(static_cast<int>(d->access), d->root, d->option,
+                          d->entry, d->reason, d->lookup_failed);
+    }
+  };
+  struct DecisionEq {
+    bool operator()(const std::shared_ptr<const Decision>& a,
+                    const std::shared_ptr<const Decision>& b) const {
+      return *a == *b && a->reason == b->reason &&
+             a->lookup_failed == b->lookup_failed;
+    }
+  };
+  absl::flat_hash_set<std::shared_ptr<const Decision>, DecisionHash,
+                      DecisionEq>
+      decision_values ABSL_GUARDED_BY(mu);
 
   Shard() {
     absl::MutexLock lock(&mu);
@@ -180,17 +204,48 @@ struct alignas(64) Shard {
     Unlink(e);
     PushFront(e);
   }
+  // The held copy of `d`, shared with entries that decided the same.
+  std::shared_ptr<const Decision> Intern(Decision d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    auto fresh = std::make_shared<const Decision>(std::move(d));
+    return *decision_values.insert(std::move(fresh)).first;
+  }
+  // Lets go of `d` (an entry's decision being replaced or dropped): the
+  // held copy goes once no other entry uses it.
+  void Release(std::shared_ptr<const Decision>& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (d == nullptr) return;
+    if (d.use_count() == 2) {
+      auto it = decision_values.find(d);
+      if (it != decision_values.end() && it->get() == d.get()) {
+        decision_values.erase(it);
+      }
+    }
+    d.reset();
+  }
+  // Replaces the decision of entry `e` (a decision entry).
+  void SetDecision(Entry* e, Decision d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    // An entry dropped meanwhile (reclaimed, invalidated) is not in the
+    // map: its decision is not held here, or nothing would let go of it.
+    std::shared_ptr<const Decision> held =
+        e->cached ? Intern(std::move(d))
+                  : std::make_shared<const Decision>(std::move(d));
+    Release(e->decision);
+    e->decision = std::move(held);
+  }
+
   // Removes `e` from the map and the list. O(1).
   void Drop(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     Unlink(e);
     e->cached = false;
     --count;
+    if (e->is_decision) Release(e->decision);
     // Erasing may destroy *e: the key is copied out first.
     if (e->is_decision) {
       DecisionKey k = e->dkey;
       decisions.erase(k);
     } else {
-      NameKey k = e->nkey;
+      NameKey k = e->name->key;
       names.erase(k);
     }
   }
@@ -464,13 +519,13 @@ std::shared_ptr<Flight> AuthCache::Impl::StartFlight(Shard& shard,
           // Its callers gave up while it queued: spare the name server.
           if (flight->abandoned) return;
         }
-        NameAnswer a = Resolve(e->nkey);
+        NameAnswer a = Resolve(e->name->key);
         absl::MutexLock lock(&shard.mu);
         if (flight->abandoned) return;  // counted as a timeout already
         const absl::Time now = Now();
         if (e->inflight == flight) e->inflight = nullptr;
         if (a.status.ok() || !e->has_value || now >= e->hard_deadline) {
-          e->answer = a;
+          e->name->answer = a;
           e->has_value = true;
           e->expires = TtlFor(a, now);
           e->hard_deadline =
@@ -480,7 +535,7 @@ std::shared_ptr<Flight> AuthCache::Impl::StartFlight(Shard& shard,
           // is retried after failure_ttl.
           e->expires = now + config.failure_ttl;
         }
-        flight->answer = e->answer;
+        flight->answer = e->name->answer;
         flight->done.Notify();
       });
   e->inflight = flight;
@@ -502,10 +557,10 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
       if (e->has_value && now < e->expires) {
         *expires = e->expires;
         *hard = e->hard_deadline;
-        return e->answer;
+        return e->name->answer;
       }
       const bool stale_ok =
-          e->has_value && e->answer.status.ok() && now < e->hard_deadline;
+          e->has_value && e->name->answer.status.ok() && now < e->hard_deadline;
       if (stale_ok && !want_fresh) {
         if (e->inflight == nullptr) {
           ++shard.refreshes;
@@ -513,7 +568,7 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
         }
         *expires = e->expires;
         *hard = e->hard_deadline;
-        return e->answer;
+        return e->name->answer;
       }
       if (e->inflight != nullptr) {
         ++shard.coalesced;
@@ -524,7 +579,8 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
       }
     } else {
       e = std::make_shared<Entry>();
-      e->nkey = key;
+      e->name = std::make_unique<Entry::NameData>();
+      e->name->key = key;
       shard.names.emplace(key, e);
       InsertLocked(shard, e);
       flight = StartFlight(shard, e);
@@ -551,11 +607,11 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
     timeouts.fetch_add(1, std::memory_order_relaxed);
     lookup_failures.fetch_add(1, std::memory_order_relaxed);
     if (e->inflight == flight) e->inflight = nullptr;
-    if (e->has_value && e->answer.status.ok() && now < e->hard_deadline) {
+    if (e->has_value && e->name->answer.status.ok() && now < e->hard_deadline) {
       e->expires = now + config.failure_ttl;
     } else {
-      e->answer = NameAnswer{};
-      e->answer.status = TimeoutStatus();
+      e->name->answer = NameAnswer{};
+      e->name->answer.status = TimeoutStatus();
       e->has_value = true;
       e->expires = now + config.failure_ttl;
       e->hard_deadline = e->expires;
@@ -563,8 +619,8 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
   }
   *expires = e->expires;
   *hard = e->hard_deadline;
-  if (e->has_value && e->answer.status.ok() && now < e->hard_deadline) {
-    return e->answer;
+  if (e->has_value && e->name->answer.status.ok() && now < e->hard_deadline) {
+    return e->name->answer;
   }
   NameAnswer failed;
   failed.status = TimeoutStatus();
@@ -587,15 +643,15 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
       if (c->has_value && now < c->expires) {
         shard.Touch(c);
         ++shard.hits;
-        *out = c->decision;
+        *out = *c->decision;
         return;
       }
       e = it->second;
       shard.Touch(c);
-      if (c->has_value && !c->decision.lookup_failed &&
+      if (c->has_value && !c->decision->lookup_failed &&
           now < c->hard_deadline) {
         ++shard.hits;
-        *out = c->decision;
+        *out = *c->decision;
         if (!c->refreshing) {
           c->refreshing = true;
           ++shard.refreshes;
@@ -663,7 +719,7 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
     absl::MutexLock lock(&shard.mu);
     const absl::Time now = Now();
     if (e->inflight == flight) e->inflight = nullptr;
-    e->decision = d;
+    shard.SetDecision(e.get(), d);
     e->has_value = true;
     if (d.lookup_failed) {
       e->expires = now + config.failure_ttl;
@@ -696,8 +752,9 @@ void AuthCache::Impl::RefreshDecision(std::shared_ptr<Entry> e,
     e->expires = now + config.failure_ttl;
     return;
   }
-  e->decision = std::move(d);
-  if (e->decision.lookup_failed) {
+  const bool failed = d.lookup_failed;
+  shard.SetDecision(e.get(), std::move(d));
+  if (failed) {
     e->expires = now + config.failure_ttl;
     e->hard_deadline = e->expires;
   } else if (identity.consulted()) {

@@ -118,7 +118,8 @@ std::string FileHandleFor(uint64_t dev, uint64_t ino) {
 }
 
 const std::string* MountTable::RefPath(absl::string_view path) {
-  auto [it, inserted] = paths_.try_emplace(std::string(path), 0);
+  auto it = paths_.find(path);  // no string built for a path already held
+  if (it == paths_.end()) it = paths_.emplace(std::string(path), 0).first;
   ++it->second;
   return &it->first;
 }

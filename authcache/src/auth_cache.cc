@@ -207,8 +207,13 @@ struct alignas(64) Shard {
   // The held copy of `d`, shared with entries that decided the same.
   std::shared_ptr<const Decision> Intern(Decision d)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    auto fresh = std::make_shared<const Decision>(std::move(d));
-    return *decision_values.insert(std::move(fresh)).first;
+    // Looked up through a pointer that owns nothing: a decision already
+    // held costs no allocation.
+    auto it = decision_values.find(
+        std::shared_ptr<const Decision>(std::shared_ptr<const Decision>(), &d));
+    if (it != decision_values.end()) return *it;
+    return *decision_values.insert(std::make_shared<const Decision>(std::move(d)))
+                .first;
   }
   // Lets go of `d` (an entry's decision being replaced or dropped): the
   // held copy goes once no other entry uses it.

@@ -212,6 +212,25 @@ TEST_F(AuthCacheTest, DistinctHostStormMakesOneCallPerHostAndKind) {
   EXPECT_EQ(resolver_->total_calls(), calls);
 }
 
+// Decisions are held once per shard and shared by the entries that decided
+// the same: dropping and re-deciding some of them leaves the others' answers
+// (and reasons) intact.
+TEST_F(AuthCacheTest, SharedDecisionsSurviveDropsOfOtherEntries) {
+  ShareOptions opts = Opts("rw=@10.3.0.0/16,ro=@10.4.0.0/16");
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 200; ++i) {
+      Decision rw = CheckSys(absl::StrCat("10.3.0.", i), opts);
+      Decision ro = CheckSys(absl::StrCat("10.4.0.", i), opts);
+      ASSERT_EQ(rw.access, Access::kRw);
+      ASSERT_EQ(rw.reason, "client matched @10.3.0.0/16 in rw=");
+      ASSERT_EQ(ro.access, Access::kRo);
+      ASSERT_EQ(ro.entry, "@10.4.0.0/16");
+    }
+    if (round == 0) Cache().InvalidateShare(kShare);
+    if (round == 1) Cache().Reclaim(50);
+  }
+}
+
 // The storm of DESIGN.md's table: 512 nodes, each with a full name and a
 // short alias in DNS, the full names in a netgroup. At most 3 resolver calls
 // per host (PTR, the forward check of the one name the netgroup needs, the

@@ -379,13 +379,22 @@ absl::Status Daemon::RegisterRpcbind() {
     for (rpcvers_t v : {kMountV1, kMountV3}) {
       if (!::rpcb_set(kMountProgram, v, nc, &nb)) {
         ::freenetconfigent(nc);
+        if (is6) {
+          // An rpcbind without IPv6: MOUNT is still served on IPv6 to
+          // clients that know the port, and fully on IPv4.
+          LogLine(absl::StrCat("cannot register MOUNT version ", v, "/",
+                               proto, " with rpcbind: MOUNT on IPv6 is not "
+                               "registered"));
+          nc = nullptr;
+          break;
+        }
         UnregisterRpcbind();
         return absl::FailedPreconditionError(absl::StrCat(
             "cannot register MOUNT version ", v, "/", proto,
             " with rpcbind (is rpcbind running? --no-rpcbind skips this)"));
       }
     }
-    ::freenetconfigent(nc);
+    if (nc != nullptr) ::freenetconfigent(nc);
   }
   registered_ = true;
   return absl::OkStatus();

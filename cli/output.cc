@@ -71,6 +71,8 @@ std::string NfsOptions(const std::string& options) {
 
 }  // namespace
 
+std::string ShownForTerminal(const std::string& s) { return Shown(s); }
+
 std::string FormatList(const std::vector<GroupInfo>& groups, bool verbose) {
   if (!verbose) {
     std::string out;

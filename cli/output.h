@@ -36,6 +36,10 @@ std::string FormatSharetabJson(
 std::string FormatCheck(const libshare::CheckResult& r);
 std::string FormatCheckJson(const libshare::CheckResult& r);
 
+// `s` with control and non-printable bytes escaped, as paths are shown in
+// text output.
+std::string ShownForTerminal(const std::string& s);
+
 std::string FormatStats(const libshare::DaemonStats& s);
 std::string FormatStatsJson(const libshare::DaemonStats& s);
 

@@ -22,6 +22,7 @@
 #include "json_writer.h"
 #include "libshare/path.h"
 #include "libshare/spelling.h"
+#include "mounts.h"
 #include "output.h"
 #include "shell_words.h"
 
@@ -221,6 +222,7 @@ class Runner {
   int RunShare();
   int RunCheck(const ParsedArgs& a);
   int RunStats();
+  int RunMounts();
   int RunCacheFlush(const ParsedArgs& a);
   int RunBatch(const ParsedArgs& a);
   int RunImport(const ParsedArgs& a);
@@ -527,6 +529,16 @@ int Runner::RunStats() {
   return kExitOk;
 }
 
+int Runner::RunMounts() {
+  int rc = kExitOk;
+  Client* c = Connection("mounts", &rc);
+  if (c == nullptr) return rc;
+  auto m = c->Mounts();
+  if (!m.ok()) return CallFailed("mounts", m.status());
+  out() << (json_ ? FormatMountsJson(*m) : FormatMounts(*m));
+  return kExitOk;
+}
+
 int Runner::RunCacheFlush(const ParsedArgs& a) {
   if (a.args[0] != "flush") {
     return Usage("cache", absl::StrCat("unknown subcommand \"", a.args[0],
@@ -820,6 +832,7 @@ int Runner::Dispatch(const CommandSpec& spec,
   if (n == "share") return RunShare();
   if (n == "check") return RunCheck(*parsed);
   if (n == "stats") return RunStats();
+  if (n == "mounts") return RunMounts();
   if (n == "cache") return RunCacheFlush(*parsed);
   if (n == "batch") return RunBatch(*parsed);
   if (n == "import") return RunImport(*parsed);

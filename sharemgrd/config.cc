@@ -76,13 +76,25 @@ const std::vector<OptionSpec>& Options() {
          c.mount_port = p;
          return absl::OkStatus();
        }},
-      {"listen", "ADDR", "IPv4 address MOUNT listens on (default 0.0.0.0)",
+      {"listen", "ADDR",
+       "address MOUNT listens on, IPv4 or IPv6 ([::1] or ::1); repeatable "
+       "(default 0.0.0.0 and ::)",
        [](DaemonConfig& c, const std::string& v) {
-         std::optional<libshare::IpAddress> a = libshare::IpAddress::Parse(v);
-         if (!a.has_value() || !a->is_v4()) {
-           return Bad(v, "is not an IPv4 address");
+         std::string text = v;
+         if (text.size() > 2 && text.front() == '[' && text.back() == ']') {
+           text = text.substr(1, text.size() - 2);
          }
-         c.listen = v;
+         std::optional<libshare::IpAddress> a =
+             libshare::IpAddress::Parse(text);
+         if (!a.has_value()) {
+           return Bad(v, "is not an IPv4 or IPv6 address");
+         }
+         if (!c.listen_given) c.listen.clear();
+         c.listen_given = true;
+         for (const std::string& l : c.listen) {
+           if (l == text) return Bad(v, "is given twice");
+         }
+         c.listen.push_back(text);
          return absl::OkStatus();
        }},
       {"no-rpcbind", nullptr, "do not register MOUNT with rpcbind",

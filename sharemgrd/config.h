@@ -17,7 +17,9 @@ inline constexpr char kDefaultDbPath[] = "/var/lib/sharemgr/shares.db";
 inline constexpr char kDefaultSocketPath[] = "/run/sharemgr/sharemgrd.sock";
 inline constexpr char kDefaultSharetabPath[] = "/run/sharemgr/sharetab";
 inline constexpr char kDefaultPidFile[] = "/run/sharemgr/sharemgrd.pid";
-inline constexpr char kDefaultListen[] = "0.0.0.0";
+// MOUNT listens on both families unless --listen says where.
+inline constexpr char kDefaultListenV4[] = "0.0.0.0";
+inline constexpr char kDefaultListenV6[] = "::";
 inline constexpr uint64_t kDefaultAuthCacheMax = 100000;
 inline constexpr int kDefaultMaxConnections = 4096;         // MOUNT TCP
 inline constexpr int kDefaultMaxMgmtConnections = 256;      // management
@@ -41,7 +43,11 @@ struct DaemonConfig {
   std::string pid_file = kDefaultPidFile;
   bool pid_file_given = false;
   int mount_port = 0;  // 0: any free port, same for TCP and UDP
-  std::string listen = kDefaultListen;
+  // Addresses MOUNT listens on (TCP and UDP each), as written without
+  // brackets; by default both families' wildcards (the IPv6 one skipped,
+  // with a log line, on a host without IPv6).
+  std::vector<std::string> listen = {kDefaultListenV4, kDefaultListenV6};
+  bool listen_given = false;
   bool no_rpcbind = false;
   bool insecure = false;
   std::string admin_group;  // "" = none

@@ -16,11 +16,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
 #include "file_safety.h"
 #include "libshare/files.h"
@@ -130,8 +133,11 @@ Daemon::Daemon(DaemonConfig config) : config_(std::move(config)) {}
 
 Daemon::~Daemon() {
   Stop();
-  for (int fd : {tcp_fd_, udp_fd_, unix_fd_, db_lock_fd_, socket_lock_fd_}) {
+  for (int fd : {unix_fd_, db_lock_fd_, socket_lock_fd_}) {
     if (fd >= 0) ::close(fd);
+  }
+  for (const auto* fds : {&tcp_fds_, &udp_fds_}) {
+    for (int fd : *fds) ::close(fd);
   }
 }
 
@@ -167,50 +173,139 @@ absl::Status Daemon::TakeLock(const std::string& what,
 }
 
 absl::Status Daemon::BindMount() {
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  if (::inet_pton(AF_INET, config_.listen.c_str(), &addr.sin_addr) != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--listen ", config_.listen, ": not an IPv4 address"));
-  }
-  // With port 0, TCP picks a port and UDP must get the same number; retry
-  // if UDP finds it taken.
+  // With port 0, the first TCP socket picks a port and every other socket
+  // must get the same number; retry from the start if one finds it taken.
   for (int attempt = 0; attempt < 20; ++attempt) {
-    int tcp = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int udp = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    ::setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    addr.sin_port = htons(static_cast<uint16_t>(config_.mount_port));
-    if (::bind(tcp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      std::string err = ::strerror(errno);
-      ::close(tcp);
-      ::close(udp);
-      return absl::FailedPreconditionError(
-          absl::StrCat("cannot bind MOUNT TCP port ", config_.listen, ":",
-                       config_.mount_port, ": ", err));
+    std::vector<int> tcps, udps;
+    std::vector<std::string> bound_on;
+    bool v4 = false, v6 = false;
+    auto close_all = [&] {
+      for (int fd : tcps) ::close(fd);
+      for (int fd : udps) ::close(fd);
+    };
+    int port = config_.mount_port;
+    bool retry = false;
+    for (const std::string& text : config_.listen) {
+      std::optional<libshare::IpAddress> a = libshare::IpAddress::Parse(text);
+      if (!a.has_value()) {
+        close_all();
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--listen ", text, ": not an IPv4 or IPv6 address"));
+      }
+      const bool is6 = !a->is_v4();
+      sockaddr_storage ss{};
+      socklen_t len;
+      if (is6) {
+        auto* sin6 = reinterpret_cast<sockaddr_in6*>(&ss);
+        sin6->sin6_family = AF_INET6;
+        std::memcpy(&sin6->sin6_addr, a->bytes.data(), 16);
+        sin6->sin6_port = htons(static_cast<uint16_t>(port));
+        len = sizeof(sockaddr_in6);
+      } else {
+        auto* sin = reinterpret_cast<sockaddr_in*>(&ss);
+        sin->sin_family = AF_INET;
+        std::memcpy(&sin->sin_addr, &a->bytes[12], 4);
+        sin->sin_port = htons(static_cast<uint16_t>(port));
+        len = sizeof(sockaddr_in);
+      }
+      const int family = is6 ? AF_INET6 : AF_INET;
+      // The default IPv6 wildcard is skipped on a host without IPv6; an
+      // address given with --listen must work.
+      auto no_ipv6 = [&](int err) {
+        return is6 && !config_.listen_given &&
+               (err == EAFNOSUPPORT || err == EADDRNOTAVAIL);
+      };
+      const std::string where =
+          is6 ? absl::StrCat("[", text, "]") : std::string(text);
+      int tcp = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (tcp < 0) {
+        const int err = errno;
+        if (no_ipv6(err)) {
+          LogLine(absl::StrCat("MOUNT not on IPv6: ", ::strerror(err)));
+          continue;
+        }
+        close_all();
+        return absl::FailedPreconditionError(absl::StrCat(
+            "cannot open a MOUNT socket for ", where, ": ", ::strerror(err)));
+      }
+      int udp = ::socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      tcps.push_back(tcp);
+      if (udp >= 0) udps.push_back(udp);
+      int one = 1;
+      ::setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      if (is6) {
+        // Each family has its own sockets: IPv4 clients never arrive as
+        // ::ffff:a.b.c.d on the IPv6 one.
+        ::setsockopt(tcp, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+        if (udp >= 0) {
+          ::setsockopt(udp, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+        }
+      }
+      if (::bind(tcp, reinterpret_cast<sockaddr*>(&ss), len) != 0) {
+        const int err = errno;
+        if (no_ipv6(err)) {
+          LogLine(absl::StrCat("MOUNT not on IPv6: ", ::strerror(err)));
+          ::close(tcp);
+          tcps.pop_back();
+          if (udp >= 0) {
+            ::close(udp);
+            udps.pop_back();
+          }
+          continue;
+        }
+        if (config_.mount_port == 0 && port != 0 && err == EADDRINUSE) {
+          retry = true;
+          break;
+        }
+        close_all();
+        return absl::FailedPreconditionError(
+            absl::StrCat("cannot bind MOUNT TCP port ", where, ":", port,
+                         ": ", ::strerror(err)));
+      }
+      if (port == 0) {
+        sockaddr_storage b{};
+        socklen_t blen = sizeof b;
+        ::getsockname(tcp, reinterpret_cast<sockaddr*>(&b), &blen);
+        port = ntohs(is6 ? reinterpret_cast<sockaddr_in6*>(&b)->sin6_port
+                         : reinterpret_cast<sockaddr_in*>(&b)->sin_port);
+        if (is6) {
+          reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port = htons(port);
+        } else {
+          reinterpret_cast<sockaddr_in*>(&ss)->sin_port = htons(port);
+        }
+      }
+      if (udp < 0 || ::bind(udp, reinterpret_cast<sockaddr*>(&ss), len) != 0) {
+        const int err = errno;
+        if (config_.mount_port == 0 && err == EADDRINUSE) {
+          retry = true;
+          break;
+        }
+        close_all();
+        return absl::FailedPreconditionError(
+            absl::StrCat("cannot bind MOUNT UDP port ", where, ":", port,
+                         ": ", ::strerror(err)));
+      }
+      if (::listen(tcp, 1024) != 0) {
+        std::string err = ::strerror(errno);
+        close_all();
+        return absl::FailedPreconditionError(absl::StrCat("listen: ", err));
+      }
+      (is6 ? v6 : v4) = true;
+      bound_on.push_back(where);
     }
-    sockaddr_in bound{};
-    socklen_t len = sizeof bound;
-    ::getsockname(tcp, reinterpret_cast<sockaddr*>(&bound), &len);
-    addr.sin_port = bound.sin_port;
-    if (::bind(udp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      std::string err = ::strerror(errno);
-      ::close(tcp);
-      ::close(udp);
-      if (config_.mount_port == 0 && errno == EADDRINUSE) continue;
-      return absl::FailedPreconditionError(
-          absl::StrCat("cannot bind MOUNT UDP port ", config_.listen, ":",
-                       ntohs(addr.sin_port), ": ", err));
+    if (retry) {
+      close_all();
+      continue;
     }
-    if (::listen(tcp, 1024) != 0) {
-      std::string err = ::strerror(errno);
-      ::close(tcp);
-      ::close(udp);
-      return absl::FailedPreconditionError(absl::StrCat("listen: ", err));
+    if (tcps.empty()) {
+      return absl::FailedPreconditionError("MOUNT has no address to listen on");
     }
-    tcp_fd_ = tcp;
-    udp_fd_ = udp;
-    mount_port_ = ntohs(addr.sin_port);
+    tcp_fds_ = std::move(tcps);
+    udp_fds_ = std::move(udps);
+    listens_v4_ = v4;
+    listens_v6_ = v6;
+    listening_ = std::move(bound_on);
+    mount_port_ = port;
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(
@@ -249,27 +344,57 @@ absl::Status Daemon::BindManagement() {
 
 absl::Status Daemon::RegisterRpcbind() {
   UnregisterRpcbind();  // stale registrations of a previous daemon
-  for (const char* proto : {"tcp", "udp"}) {
+  std::vector<const char*> netids;
+  if (listens_v4_) netids.insert(netids.end(), {"tcp", "udp"});
+  if (listens_v6_) netids.insert(netids.end(), {"tcp6", "udp6"});
+  for (const char* proto : netids) {
+    const bool is6 = proto[3] == '6';
     netconfig* nc = ::getnetconfigent(proto);
     if (nc == nullptr) {
+      if (is6) {
+        // MOUNT still answers on IPv6; only rpcbind cannot point to it.
+        LogLine(absl::StrCat("no netconfig entry for ", proto,
+                             ": MOUNT on IPv6 not registered with rpcbind"));
+        continue;
+      }
       return absl::FailedPreconditionError(
           absl::StrCat("no netconfig entry for ", proto));
     }
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    sin.sin_port = htons(static_cast<uint16_t>(mount_port_));
-    sin.sin_addr.s_addr = htonl(INADDR_ANY);
-    netbuf nb{sizeof sin, sizeof sin, &sin};
+    sockaddr_storage ss{};
+    socklen_t len;
+    if (is6) {
+      auto* sin6 = reinterpret_cast<sockaddr_in6*>(&ss);
+      sin6->sin6_family = AF_INET6;
+      sin6->sin6_port = htons(static_cast<uint16_t>(mount_port_));
+      sin6->sin6_addr = in6addr_any;
+      len = sizeof(sockaddr_in6);
+    } else {
+      auto* sin = reinterpret_cast<sockaddr_in*>(&ss);
+      sin->sin_family = AF_INET;
+      sin->sin_port = htons(static_cast<uint16_t>(mount_port_));
+      sin->sin_addr.s_addr = htonl(INADDR_ANY);
+      len = sizeof(sockaddr_in);
+    }
+    netbuf nb{len, len, &ss};
     for (rpcvers_t v : {kMountV1, kMountV3}) {
       if (!::rpcb_set(kMountProgram, v, nc, &nb)) {
         ::freenetconfigent(nc);
+        if (is6) {
+          // An rpcbind without IPv6: MOUNT is still served on IPv6 to
+          // clients that know the port, and fully on IPv4.
+          LogLine(absl::StrCat("cannot register MOUNT version ", v, "/",
+                               proto, " with rpcbind: MOUNT on IPv6 is not "
+                               "registered"));
+          nc = nullptr;
+          break;
+        }
         UnregisterRpcbind();
         return absl::FailedPreconditionError(absl::StrCat(
             "cannot register MOUNT version ", v, "/", proto,
             " with rpcbind (is rpcbind running? --no-rpcbind skips this)"));
       }
     }
-    ::freenetconfigent(nc);
+    if (nc != nullptr) ::freenetconfigent(nc);
   }
   registered_ = true;
   return absl::OkStatus();
@@ -365,9 +490,13 @@ absl::Status Daemon::Start() {
   mount_limits.max_record = kMountMaxRecord;
   mount_limits.idle_timeout = absl::Seconds(config_.idle_timeout_seconds);
   mount_limits.max_queued = kMountMaxQueued;
-  server_->AddStreamListener(tcp_fd_, Transport::kTcp, mount_.get(),
-                             mount_limits);
-  server_->AddDatagramSocket(udp_fd_, mount_.get());
+  for (int fd : tcp_fds_) {
+    server_->AddStreamListener(fd, Transport::kTcp, mount_.get(),
+                               mount_limits);
+  }
+  for (int fd : udp_fds_) server_->AddDatagramSocket(fd, mount_.get());
+  tcp_fds_.clear();  // owned by the server now
+  udp_fds_.clear();
   mgmt_server_ = std::make_unique<RpcServer>(
       kMgmtThreads, static_cast<std::size_t>(config_.max_mgmt_connections));
   ListenerLimits mgmt_limits;
@@ -382,7 +511,7 @@ absl::Status Daemon::Start() {
   };
   mgmt_server_->AddStreamListener(unix_fd_, Transport::kUnix, mgmt_.get(),
                                   mgmt_limits);
-  tcp_fd_ = udp_fd_ = unix_fd_ = -1;  // owned by the servers now
+  unix_fd_ = -1;  // owned by the servers now
   // Both pools' connections share the process's descriptors (each server
   // raises the limit for its own only; the limit is never lowered).
   RaiseDescriptorLimit(static_cast<std::size_t>(config_.max_connections) +
@@ -473,9 +602,9 @@ std::string Daemon::ServingLine() const {
   libshare::LoadStats ls = catalog_->load_stats();
   return absl::StrFormat(
       "serving %d shares in %d groups (loaded in %.1f ms with %d threads); "
-      "mount port %d; socket %s",
+      "mount port %d; socket %s; MOUNT on %s",
       catalog_->share_count(), catalog_->group_count(), ls.load_ms, ls.threads,
-      mount_port_, config_.socket_path);
+      mount_port_, config_.socket_path, absl::StrJoin(listening_, ", "));
 }
 
 void Daemon::ReloadResolver() {

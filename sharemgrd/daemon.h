@@ -57,8 +57,12 @@ class Daemon {
   DaemonConfig config_;
   int db_lock_fd_ = -1;
   int socket_lock_fd_ = -1;
-  int tcp_fd_ = -1;
-  int udp_fd_ = -1;
+  // MOUNT's sockets, one TCP and one UDP per --listen address.
+  std::vector<int> tcp_fds_;
+  std::vector<int> udp_fds_;
+  bool listens_v4_ = false;  // for rpcbind: tcp/udp
+  bool listens_v6_ = false;  // tcp6/udp6
+  std::vector<std::string> listening_;  // addresses bound, for the log
   int unix_fd_ = -1;
   int mount_port_ = 0;
   bool registered_ = false;

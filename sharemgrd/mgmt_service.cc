@@ -136,8 +136,9 @@ MgmtService::MgmtService(libshare::Catalog* catalog,
       mounts_(mounts),
       sharetab_path_(std::move(sharetab_path)),
       admin_gid_(admin_gid),
+      // Indexed by procedure number (8 is CHANGES_SINCE).
       stats_({"MGMT_NULL", "BATCH", "LIST_GROUPS", "LIST_SHARES", "SHARETAB",
-              "CHECK", "STATS", "CACHE_FLUSH"}) {}
+              "CHECK", "STATS", "CACHE_FLUSH", "CHANGES_SINCE", "MOUNTS"}) {}
 
 MgmtService::~MgmtService() { Stop(); }
 
@@ -307,6 +308,9 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
       break;
     case MGMTPROC_STATS:
       result = Stats(out);
+      break;
+    case MGMTPROC_MOUNTS:
+      result = Mounts(out);
       break;
     case MGMTPROC_CACHE_FLUSH: {
       if (!ctx.has_peer_cred ||
@@ -601,6 +605,23 @@ accept_stat MgmtService::Stats(std::string* out) {
   s.kernel.flushes = kernel.flushes;
   s.kernel.answer_p99_us = kernel.answer_p99_us;
   return Encode(Proc(xdr_mgmt_stats_res), &res, out) ? SUCCESS : SYSTEM_ERR;
+}
+
+accept_stat MgmtService::Mounts(std::string* out) {
+  std::vector<MountListing> list = mounts_->ListMounts();
+  std::vector<std::string> clients(list.size());
+  std::vector<mgmt_mount> m(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    clients[i] = list[i].client.ToString();
+    m[i].client = Mutable(clients[i]);
+    m[i].path = Mutable(list[i].path);
+    m[i].since = list[i].since;
+  }
+  mgmt_mounts_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_mounts_res_u.mounts.mounts_len = static_cast<u_int>(m.size());
+  res.mgmt_mounts_res_u.mounts.mounts_val = m.data();
+  return Encode(Proc(xdr_mgmt_mounts_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
 }  // namespace sharemgrd

@@ -72,6 +72,7 @@ class MgmtService final : public RpcProgram {
                     bool* error);
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
+  accept_stat Mounts(std::string* out);
 
   libshare::Catalog* const catalog_;
   authcache::AuthCache* const cache_;

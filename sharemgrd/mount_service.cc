@@ -117,16 +117,45 @@ std::string FileHandleFor(uint64_t dev, uint64_t ino) {
   return h;
 }
 
-bool MountTable::Add(const MountRecord& r) {
+const std::string* MountTable::RefPath(absl::string_view path) {
+  auto it = paths_.find(path);  // no string built for a path already held
+  if (it == paths_.end()) it = paths_.emplace(std::string(path), 0).first;
+  ++it->second;
+  return &it->first;
+}
+
+void MountTable::UnrefPath(const std::string* path) {
+  auto it = paths_.find(*path);
+  if (it != paths_.end() && --it->second == 0) paths_.erase(it);
+}
+
+const std::string* MountTable::FindPath(absl::string_view path) const {
+  auto it = paths_.find(path);
+  return it == paths_.end() ? nullptr : &it->first;
+}
+
+void MountTable::SetPending(const Key& k, bool present) {
+  auto [it, inserted] = pending_.try_emplace(k, present);
+  if (inserted) {
+    RefPath(*k.path);
+  } else {
+    it->second = present;
+  }
+}
+
+bool MountTable::Add(const IpAddress& client, absl::string_view path,
+                     int64_t since) {
   absl::MutexLock l(&mu_);
-  Key k{r.client, r.path};
-  if (records_.contains(k)) return false;
-  std::size_t& mine = per_client_[r.client];
+  if (const std::string* held = FindPath(path);
+      held != nullptr && records_.contains(Key{client, held})) {
+    return false;
+  }
+  auto pc = per_client_.find(client);
+  const std::size_t mine = pc == per_client_.end() ? 0 : pc->second;
   if (records_.size() >= max_total_ || mine >= max_per_client_) {
-    if (mine == 0) per_client_.erase(r.client);
     ++dropped_;
     dropped_log_.Log(absl::StrCat(
-        "mount record of ", EscapeForLog(r.path), " for ", r.client,
+        "mount record of ", EscapeForLog(path), " for ", client.ToString(),
         " not kept: ",
         records_.size() >= max_total_ ? "the table" : "the client",
         " has reached its limit of ",
@@ -134,22 +163,56 @@ bool MountTable::Add(const MountRecord& r) {
         " records"));
     return false;
   }
-  records_.insert(k);
-  ++mine;
-  pending_[k] = true;
+  const Key k{client, RefPath(path)};
+  records_.emplace(k, since);
+  ++per_client_[client];
+  SetPending(k, true);
   return true;
 }
 
-bool MountTable::Remove(const MountRecord& r) {
+bool MountTable::Remove(const IpAddress& client, absl::string_view path) {
   absl::MutexLock l(&mu_);
-  Key k{r.client, r.path};
+  const std::string* held = FindPath(path);
+  if (held == nullptr) return false;
+  const Key k{client, held};
   if (records_.erase(k) == 0) return false;
-  if (auto it = per_client_.find(r.client);
+  if (auto it = per_client_.find(client);
       it != per_client_.end() && --it->second == 0) {
     per_client_.erase(it);
   }
-  pending_[k] = false;
+  SetPending(k, false);
+  UnrefPath(held);
   return true;
+}
+
+std::size_t MountTable::RemoveClient(const IpAddress& client) {
+  absl::MutexLock l(&mu_);
+  std::size_t n = 0;
+  auto it = records_.lower_bound(Key{client, nullptr});
+  while (it != records_.end() && it->first.client == client) {
+    const Key k = it->first;
+    it = records_.erase(it);
+    SetPending(k, false);
+    UnrefPath(k.path);
+    ++n;
+  }
+  per_client_.erase(client);
+  return n;
+}
+
+bool MountTable::Add(const MountRecord& r) {
+  std::optional<IpAddress> a = IpAddress::Parse(r.client);
+  return a.has_value() && Add(*a, r.path, absl::ToUnixSeconds(absl::Now()));
+}
+
+bool MountTable::Remove(const MountRecord& r) {
+  std::optional<IpAddress> a = IpAddress::Parse(r.client);
+  return a.has_value() && Remove(*a, r.path);
+}
+
+std::size_t MountTable::RemoveClient(const std::string& client) {
+  std::optional<IpAddress> a = IpAddress::Parse(client);
+  return a.has_value() ? RemoveClient(*a) : 0;
 }
 
 uint64_t MountTable::dropped() const {
@@ -157,39 +220,64 @@ uint64_t MountTable::dropped() const {
   return dropped_;
 }
 
-std::size_t MountTable::RemoveClient(const std::string& client) {
-  absl::MutexLock l(&mu_);
-  std::size_t n = 0;
-  auto it = records_.lower_bound(Key{client, ""});
-  while (it != records_.end() && it->first == client) {
-    pending_[*it] = false;
-    it = records_.erase(it);
-    ++n;
-  }
-  per_client_.erase(client);
-  return n;
-}
-
 void MountTable::Load(const std::vector<MountRecord>& records) {
   absl::MutexLock l(&mu_);
   // Records kept before are loaded whatever the limits (they were within
   // those in force then); new ones wait until the counts are below.
   for (const MountRecord& r : records) {
-    if (records_.insert({r.client, r.path}).second) ++per_client_[r.client];
+    std::optional<IpAddress> a = IpAddress::Parse(r.client);
+    if (!a.has_value()) {
+      LogLine(absl::StrCat("mount record of ", EscapeForLog(r.path),
+                           " skipped: client \"", EscapeForLog(r.client),
+                           "\" is not an address"));
+      continue;
+    }
+    const std::string* held = FindPath(r.path);
+    if (held != nullptr && records_.contains(Key{*a, held})) continue;
+    records_.emplace(Key{*a, RefPath(r.path)}, 0);
+    ++per_client_[*a];
   }
 }
 
+std::vector<MountListing> MountTable::List() const {
+  std::vector<MountListing> out;
+  {
+    absl::MutexLock l(&mu_);
+    out.reserve(records_.size());
+    for (const auto& [k, since] : records_) {
+      out.push_back({k.client, *k.path, since});
+    }
+  }
+  // Records are ordered by address, then by where their path is held:
+  // sort each client's paths by text.
+  std::stable_sort(out.begin(), out.end(),
+                   [](const MountListing& a, const MountListing& b) {
+                     if (a.client.bytes != b.client.bytes) {
+                       return a.client.bytes < b.client.bytes;
+                     }
+                     return a.path < b.path;
+                   });
+  return out;
+}
+
 std::vector<MountRecord> MountTable::All() const {
-  absl::MutexLock l(&mu_);
+  std::vector<MountListing> l = List();
   std::vector<MountRecord> out;
-  out.reserve(records_.size());
-  for (const Key& k : records_) out.push_back({k.first, k.second});
+  out.reserve(l.size());
+  for (MountListing& m : l) {
+    out.push_back({m.client.ToString(), std::move(m.path)});
+  }
   return out;
 }
 
 std::size_t MountTable::size() const {
   absl::MutexLock l(&mu_);
   return records_.size();
+}
+
+std::size_t MountTable::path_count() const {
+  absl::MutexLock l(&mu_);
+  return paths_.size();
 }
 
 bool MountTable::has_changes() const {
@@ -204,10 +292,14 @@ MountTable::TakeChanges() {
     absl::MutexLock l(&mu_);
     p.swap(pending_);
   }
+  // The pending references keep the paths alive until released below; the
+  // strings are built without the lock, so MNT never waits for this.
   std::vector<MountRecord> added, removed;
   for (auto& [k, present] : p) {
-    (present ? added : removed).push_back({k.first, k.second});
+    (present ? added : removed).push_back({k.client.ToString(), *k.path});
   }
+  absl::MutexLock l(&mu_);
+  for (auto& [k, present] : p) UnrefPath(k.path);
   return {std::move(added), std::move(removed)};
 }
 
@@ -215,9 +307,16 @@ void MountTable::Restore(std::vector<MountRecord> added,
                          std::vector<MountRecord> removed) {
   absl::MutexLock l(&mu_);
   // A newer change to the same key wins over the failed one.
-  for (MountRecord& r : added) pending_.try_emplace({r.client, r.path}, true);
-  for (MountRecord& r : removed)
-    pending_.try_emplace({r.client, r.path}, false);
+  for (const auto* list : {&added, &removed}) {
+    for (const MountRecord& r : *list) {
+      std::optional<IpAddress> a = IpAddress::Parse(r.client);
+      if (!a.has_value()) continue;
+      const std::string* path = RefPath(r.path);
+      if (!pending_.try_emplace(Key{*a, path}, list == &added).second) {
+        UnrefPath(path);
+      }
+    }
+  }
 }
 
 MountService::MountService(libshare::Catalog* catalog,
@@ -345,7 +444,7 @@ MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
     *handle = FileHandleFor(a.dev, a.ino);
   }
   *flavors = a.share->options->RpcFlavors();
-  mounts_.Add({addr_text, a.path});
+  mounts_.Add(client, a.path, absl::ToUnixSeconds(absl::Now()));
   return kMnt3Ok;
 }
 
@@ -418,7 +517,7 @@ accept_stat MountService::Call(const CallContext& ctx, XDR* args,
         break;  // UMNT has no result: the record stays
       }
       absl::StatusOr<std::string> norm = libshare::NormalizePath(path);
-      mounts_.Remove({addr_text, norm.ok() ? *norm : path});
+      mounts_.Remove(client, norm.ok() ? *norm : path);
       break;
     }
     case kMountProcUmntAll:
@@ -431,7 +530,7 @@ accept_stat MountService::Call(const CallContext& ctx, XDR* args,
                                       "(see --insecure)"));
         break;
       }
-      mounts_.RemoveClient(addr_text);
+      mounts_.RemoveClient(client);
       break;
     case kMountProcExportAll:
       if (!v1) {

@@ -20,7 +20,10 @@
 #include "absl/container/btree_map.h"
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "authcache/auth_cache.h"
 #include "libshare/catalog.h"
@@ -32,6 +35,12 @@
 #include "share_access.h"
 
 namespace sharemgrd {
+
+struct IpAddressHash {
+  std::size_t operator()(const libshare::IpAddress& a) const {
+    return absl::HashOf(a.bytes);
+  }
+};
 
 // The group names EXPORT shows for a share: the entries of its rw= and ro=
 // lists (deny entries left out), in option order without duplicates; empty
@@ -57,10 +66,23 @@ class ExportListEncoder {
 // on, never re-resolving a name.
 std::string FileHandleFor(uint64_t dev, uint64_t ino);
 
+// One mount record as listed by `sharectl mounts`.
+struct MountListing {
+  libshare::IpAddress client;
+  std::string path;
+  // When this daemon recorded the MNT (Unix seconds); 0 for a record
+  // loaded from the store at start (the store keeps no time).
+  int64_t since = 0;
+};
+
 // The client addresses and paths mounted, in memory, with the changes not
 // yet written to the store. Records are bounded: a client with
 // max_per_client records, or a table with max_total, keeps no new record
 // (the MNT itself is still answered; only DUMP does not list it).
+//
+// Memory: a record is a 16-byte address, a pointer to its path (each path
+// text kept once, however many clients mount it) and a time, in a B-tree
+// ordered by address: about 50 bytes, not two strings.
 class MountTable {
  public:
   static constexpr std::size_t kDefaultMaxTotal = 100000;
@@ -70,14 +92,26 @@ class MountTable {
       : max_total_(max_total), max_per_client_(max_per_client) {}
 
   // Returns false if the record was already there or is over a limit
-  // (nothing to write).
+  // (nothing to write). `since` is the time of the MNT (Unix seconds).
+  bool Add(const libshare::IpAddress& client, absl::string_view path,
+           int64_t since);
+  bool Remove(const libshare::IpAddress& client, absl::string_view path);
+  // Removes every record of `client`; returns how many.
+  std::size_t RemoveClient(const libshare::IpAddress& client);
+  // The same with the client as address text (false/0 if it is not one).
   bool Add(const libshare::MountRecord& r);
   bool Remove(const libshare::MountRecord& r);
-  // Removes every record of `client`; returns how many.
   std::size_t RemoveClient(const std::string& client);
+  // Records kept in the store; one whose client is not an address is
+  // skipped.
   void Load(const std::vector<libshare::MountRecord>& records);
+  // Every record, by client address (as text) and path.
   std::vector<libshare::MountRecord> All() const;
+  // Every record with its time, ordered by client address, then path.
+  std::vector<MountListing> List() const;
   std::size_t size() const;
+  // Distinct paths held (each kept once).
+  std::size_t path_count() const;
   // Takes the changes since the last call: (added, removed).
   std::pair<std::vector<libshare::MountRecord>,
             std::vector<libshare::MountRecord>>
@@ -92,13 +126,34 @@ class MountTable {
   std::size_t max_per_client() const { return max_per_client_; }
 
  private:
-  using Key = std::pair<std::string, std::string>;  // client, path
+  // The path points into paths_, which holds one reference per record and
+  // per pending change using it.
+  struct Key {
+    libshare::IpAddress client;
+    const std::string* path;
+    friend bool operator<(const Key& a, const Key& b) {
+      if (a.client.bytes != b.client.bytes) {
+        return a.client.bytes < b.client.bytes;
+      }
+      return std::less<const std::string*>()(a.path, b.path);
+    }
+  };
+  const std::string* RefPath(absl::string_view path)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnrefPath(const std::string* path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The held text of `path`, or nullptr if no record uses it.
+  const std::string* FindPath(absl::string_view path) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SetPending(const Key& k, bool present)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   const std::size_t max_total_;
   const std::size_t max_per_client_;
   mutable absl::Mutex mu_;
-  absl::btree_set<Key> records_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, std::size_t> per_client_
-      ABSL_GUARDED_BY(mu_);
+  absl::node_hash_map<std::string, uint32_t> paths_ ABSL_GUARDED_BY(mu_);
+  absl::btree_map<Key, int64_t> records_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<libshare::IpAddress, uint32_t, IpAddressHash>
+      per_client_ ABSL_GUARDED_BY(mu_);
   uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
   LogRateLimiter dropped_log_{"mount-record-limit", 1};
   // Pending: key -> present (true: to add, false: to remove).
@@ -140,6 +195,8 @@ class MountService final : public RpcProgram {
                    std::string* out) override;
 
   std::size_t mount_count() const { return mounts_.size(); }
+  // Every mount record with its time (`sharectl mounts`).
+  std::vector<MountListing> ListMounts() const { return mounts_.List(); }
   uint64_t mounts_dropped() const { return mounts_.dropped(); }
   std::size_t mount_limit() const { return mounts_.max_total(); }
   std::size_t mount_client_limit() const { return mounts_.max_per_client(); }

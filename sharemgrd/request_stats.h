@@ -49,8 +49,10 @@ struct ProcedureStats {
 class RequestStats {
  public:
   explicit RequestStats(std::vector<std::string> names);
+  // An index past the names is not counted (a procedure added without a
+  // name must not write past the table).
   void Record(std::size_t index, uint64_t micros, bool error) {
-    hist_[index].Record(micros, error);
+    if (index < hist_.size()) hist_[index].Record(micros, error);
   }
   // Procedures called at least once.
   std::vector<ProcedureStats> Snapshot() const;

@@ -312,6 +312,7 @@ absl::Status RpcServer::Start() {
     if (e->kind == Source::Kind::kDatagram) {
       int one = 1;
       ::setsockopt(e->fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+      ::setsockopt(e->fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
     }
     Arm(e.get(), true);
   }
@@ -522,7 +523,7 @@ void RpcServer::OnDatagram(Source* s) {
   CallContext ctx;
   ctx.transport = Transport::kUdp;
   iovec iov{buf.data(), buf.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(in_pktinfo))];
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(in6_pktinfo))];
   msghdr msg{};
   msg.msg_name = &ctx.peer;
   msg.msg_namelen = sizeof ctx.peer;
@@ -538,12 +539,17 @@ void RpcServer::OnDatagram(Source* s) {
   // The address the client sent to: the reply must come from it, or a
   // client of a host with several addresses drops it.
   std::optional<in_addr> local;
+  std::optional<in6_pktinfo> local6;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr;
        c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
       in_pktinfo pi;
       std::memcpy(&pi, CMSG_DATA(c), sizeof pi);
       local = pi.ipi_addr;
+    } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+      in6_pktinfo pi;
+      std::memcpy(&pi, CMSG_DATA(c), sizeof pi);
+      local6 = pi;
     }
   }
   reply.clear();
@@ -565,10 +571,18 @@ void RpcServer::OnDatagram(Source* s) {
   m.msg_namelen = ctx.peer_len;
   m.msg_iov = &out;
   m.msg_iovlen = 1;
-  alignas(cmsghdr) char out_control[CMSG_SPACE(sizeof(in_pktinfo))] = {};
-  if (local.has_value()) {
+  alignas(cmsghdr) char out_control[CMSG_SPACE(sizeof(in6_pktinfo))] = {};
+  if (local6.has_value()) {
     m.msg_control = out_control;
-    m.msg_controllen = sizeof out_control;
+    m.msg_controllen = CMSG_SPACE(sizeof(in6_pktinfo));
+    cmsghdr* c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = IPPROTO_IPV6;
+    c->cmsg_type = IPV6_PKTINFO;
+    c->cmsg_len = CMSG_LEN(sizeof(in6_pktinfo));
+    std::memcpy(CMSG_DATA(c), &*local6, sizeof(in6_pktinfo));
+  } else if (local.has_value()) {
+    m.msg_control = out_control;
+    m.msg_controllen = CMSG_SPACE(sizeof(in_pktinfo));
     cmsghdr* c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = IPPROTO_IP;
     c->cmsg_type = IP_PKTINFO;

@@ -23,6 +23,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -74,12 +75,19 @@ struct DecisionKey {
   }
 };
 
-enum class NameKind : uint8_t { kNames, kNetgroup, kNetwork };
+// kNames: the address's PTR names, not yet confirmed (never enough to
+// match an entry); kConfirm: whether one of them maps back to the address;
+// kNetgroup: whether a (confirmed) host name is in a netgroup, for every
+// address of that name.
+enum class NameKind : uint8_t { kNames, kConfirm, kNetgroup, kNetwork };
 
 struct NameKey {
   NameKind kind = NameKind::kNames;
-  IpAddress address;  // kNames, kNetgroup
-  std::string text;   // kNetgroup: the netgroup; kNetwork: the network name
+  IpAddress address;  // kNames, kConfirm
+  // kConfirm: the name; kNetgroup: "NETGROUP\0HOST"; kNetwork: the network
+  // name
+
+  std::string text;
 
   friend bool operator==(const NameKey& a, const NameKey& b) {
     return a.kind == b.kind && a.address == b.address && a.text == b.text;
@@ -91,10 +99,20 @@ struct NameKey {
   }
 };
 
+NameKey NetgroupKey(std::string_view netgroup, std::string_view host) {
+  NameKey k;
+  k.kind = NameKind::kNetgroup;
+  k.text.reserve(netgroup.size() + 1 + host.size());
+  k.text.append(netgroup.data(), netgroup.size());
+  k.text.push_back('\0');
+  k.text.append(host.data(), host.size());
+  return k;
+}
+
 struct NameAnswer {
   absl::Status status;               // not ok: the lookup failed
-  std::vector<std::string> names;    // kNames: forward-confirmed, lower case
-  bool member = false;               // kNetgroup
+  std::vector<std::string> names;    // kNames: PTR names, lower case
+  bool member = false;               // kConfirm, kNetgroup
   std::optional<IpAddress> network;  // kNetwork
 
   bool negative() const { return names.empty() && !member && !network; }
@@ -118,10 +136,17 @@ struct Entry {
   bool cached = false;  // in its shard's map and LRU list
   bool is_decision = false;
   DecisionKey dkey;
-  NameKey nkey;
   bool has_value = false;
-  Decision decision;
-  NameAnswer answer;
+  // Name entries only: kept out of line so that a decision entry (there is
+  // one per client and share) does not carry a name key and answer.
+  struct NameData {
+    NameKey key;
+    NameAnswer answer;
+  };
+  std::unique_ptr<NameData> name;
+  // Decision entries only: shared with every other entry of its shard that
+  // decided the same (clients of one share mostly do; see Shard::Intern).
+  std::shared_ptr<const Decision> decision;
   absl::Time expires;        // fresh until then (cache clock)
   absl::Time hard_deadline;  // served stale until then at most
   std::shared_ptr<Flight> inflight;
@@ -141,6 +166,23 @@ struct alignas(64) Shard {
   uint64_t coalesced ABSL_GUARDED_BY(mu) = 0;
   uint64_t refreshes ABSL_GUARDED_BY(mu) = 0;
   uint64_t reclaims ABSL_GUARDED_BY(mu) = 0;
+  // Distinct decisions held by this shard's entries, each once.
+  struct DecisionHash {
+    std::size_t operator()(const std::shared_ptr<const Decision>& d) const {
+      return absl::HashOf(static_cast<int>(d->access), d->root, d->option,
+                          d->entry, d->reason, d->lookup_failed);
+    }
+  };
+  struct DecisionEq {
+    bool operator()(const std::shared_ptr<const Decision>& a,
+                    const std::shared_ptr<const Decision>& b) const {
+      return *a == *b && a->reason == b->reason &&
+             a->lookup_failed == b->lookup_failed;
+    }
+  };
+  absl::flat_hash_set<std::shared_ptr<const Decision>, DecisionHash,
+                      DecisionEq>
+      decision_values ABSL_GUARDED_BY(mu);
 
   Shard() {
     absl::MutexLock lock(&mu);
@@ -162,17 +204,53 @@ struct alignas(64) Shard {
     Unlink(e);
     PushFront(e);
   }
+  // The held copy of `d`, shared with entries that decided the same.
+  std::shared_ptr<const Decision> Intern(Decision d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    // Looked up through a pointer that owns nothing: a decision already
+    // held costs no allocation.
+    auto it = decision_values.find(
+        std::shared_ptr<const Decision>(std::shared_ptr<const Decision>(), &d));
+    if (it != decision_values.end()) return *it;
+    return *decision_values.insert(std::make_shared<const Decision>(std::move(d)))
+                .first;
+  }
+  // Lets go of `d` (an entry's decision being replaced or dropped): the
+  // held copy goes once no other entry uses it.
+  void Release(std::shared_ptr<const Decision>& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (d == nullptr) return;
+    if (d.use_count() == 2) {
+      auto it = decision_values.find(d);
+      if (it != decision_values.end() && it->get() == d.get()) {
+        decision_values.erase(it);
+      }
+    }
+    d.reset();
+  }
+  // Replaces the decision of entry `e` (a decision entry).
+  void SetDecision(Entry* e, Decision d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    // An entry dropped meanwhile (reclaimed, invalidated) is not in the
+    // map: its decision is not held here, or nothing would let go of it.
+    std::shared_ptr<const Decision> held =
+        e->cached ? Intern(std::move(d))
+                  : std::make_shared<const Decision>(std::move(d));
+    Release(e->decision);
+    e->decision = std::move(held);
+  }
+
   // Removes `e` from the map and the list. O(1).
   void Drop(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     Unlink(e);
     e->cached = false;
     --count;
+    if (e->is_decision) Release(e->decision);
     // Erasing may destroy *e: the key is copied out first.
     if (e->is_decision) {
       DecisionKey k = e->dkey;
       decisions.erase(k);
     } else {
-      NameKey k = e->nkey;
+      NameKey k = e->name->key;
       names.erase(k);
     }
   }
@@ -213,21 +291,28 @@ struct AuthCache::Impl {
 
   class CachedIdentity;
 
+  // Forward confirmation: whether `name` maps back to `address`. One
+  // resolver call.
+  absl::StatusOr<bool> Confirm(const std::string& name,
+                               const IpAddress& address) {
+    lookups.fetch_add(1, std::memory_order_relaxed);
+    absl::StatusOr<std::vector<IpAddress>> fwd = resolver->AddressesOf(name);
+    if (!fwd.ok()) return fwd.status();
+    return std::find(fwd->begin(), fwd->end(), address) != fwd->end();
+  }
+
   // Runs the resolver calls that answer `key`. Called on the lookup pool.
-  NameAnswer Resolve(const NameKey& key,
-                     const std::vector<std::string>& client_names);
+  NameAnswer Resolve(const NameKey& key);
 
   // Starts a lookup flight for `e` (whose shard lock is held).
-  std::shared_ptr<Flight> StartFlight(Shard& shard, std::shared_ptr<Entry> e,
-                                      std::vector<std::string> client_names)
+  std::shared_ptr<Flight> StartFlight(Shard& shard, std::shared_ptr<Entry> e)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mu);
 
   // The answer for `key`. With `want_fresh`, an answer past its TTL is
   // refreshed and waited for (background refreshes); otherwise it is served
   // stale while a refresh runs. `expires`/`hard` report the answer's life.
-  NameAnswer Lookup(const NameKey& key, bool want_fresh,
-                    const std::vector<std::string>& client_names,
-                    absl::Time* expires, absl::Time* hard);
+  NameAnswer Lookup(const NameKey& key, bool want_fresh, absl::Time* expires,
+                    absl::Time* hard);
 
   absl::Status TimeoutStatus() const {
     return absl::DeadlineExceededError(
@@ -274,41 +359,73 @@ class AuthCache::Impl::CachedIdentity : public ClientIdentity {
   const IpAddress& address() const override { return address_; }
 
   absl::StatusOr<std::vector<std::string>> Names() override {
-    if (!names_.has_value()) {
-      NameAnswer a = Get(NameKey{NameKind::kNames, address_, ""}, {});
-      if (!a.status.ok()) return a.status;
-      names_ = std::move(a.names);
-    }
-    return *names_;
+    return NamesMatching([](std::string_view) { return true; });
   }
 
+  // Only the PTR names `wanted` accepts are looked up forward: a list
+  // needing "h1" does not pay for confirming "h1.example.com" too.
+  absl::StatusOr<std::vector<std::string>> NamesMatching(
+      absl::FunctionRef<bool(std::string_view)> wanted) override {
+    absl::StatusOr<const std::vector<std::string>*> raw = PtrNames();
+    if (!raw.ok()) return raw.status();
+    std::vector<std::string> out;
+    for (const std::string& name : **raw) {
+      if (!wanted(name)) continue;
+      NameAnswer a = Get(NameKey{NameKind::kConfirm, address_, name});
+      if (!a.status.ok()) return a.status;
+      if (a.member) out.push_back(name);
+    }
+    return out;
+  }
+
+  // A PTR name in the netgroup counts once its forward lookup gives the
+  // address back; only member names are looked up forward, so the usual
+  // storm costs PTR, one netgroup call per name until a member, and one
+  // forward call (a host with a full name and an alias: at most 3).
   absl::StatusOr<bool> InNetgroup(std::string_view netgroup) override {
-    absl::StatusOr<std::vector<std::string>> names = Names();
-    if (!names.ok()) return names.status();
+    absl::StatusOr<const std::vector<std::string>*> raw = PtrNames();
+    if (!raw.ok()) return raw.status();
     // Netgroups hold host names: a client without a name is in none.
-    if (names->empty()) return false;
-    NameAnswer a = Get(
-        NameKey{NameKind::kNetgroup, address_, std::string(netgroup)}, *names);
-    if (!a.status.ok()) return a.status;
-    return a.member;
+    for (const std::string& name : **raw) {
+      NameAnswer a = Get(NetgroupKey(netgroup, name));
+      if (!a.status.ok()) return a.status;
+      if (!a.member) continue;
+      NameAnswer c = Get(NameKey{NameKind::kConfirm, address_, name});
+      if (!c.status.ok()) return c.status;
+      if (c.member) return true;
+    }
+    return false;
   }
 
   absl::StatusOr<std::optional<IpAddress>> NetworkNamed(
       std::string_view name) override {
     NameAnswer a =
-        Get(NameKey{NameKind::kNetwork, IpAddress{}, std::string(name)}, {});
+        Get(NameKey{NameKind::kNetwork, IpAddress{}, std::string(name)});
     if (!a.status.ok()) return a.status;
     return a.network;
   }
 
   bool consulted() const { return consulted_; }
+
+ private:
+  // The PTR names (unconfirmed), fetched once per evaluation.
+  absl::StatusOr<const std::vector<std::string>*> PtrNames() {
+    if (!names_.has_value()) {
+      NameAnswer a = Get(NameKey{NameKind::kNames, address_, ""});
+      if (!a.status.ok()) return a.status;
+      names_ = std::move(a.names);
+    }
+    return &*names_;
+  }
+
+ public:
   absl::Time expires() const { return expires_; }
   absl::Time hard() const { return hard_; }
 
  private:
-  NameAnswer Get(const NameKey& key, const std::vector<std::string>& names) {
+  NameAnswer Get(const NameKey& key) {
     absl::Time e, h;
-    NameAnswer a = impl_.Lookup(key, want_fresh_, names, &e, &h);
+    NameAnswer a = impl_.Lookup(key, want_fresh_, &e, &h);
     consulted_ = true;
     expires_ = std::min(expires_, e);
     hard_ = std::min(hard_, h);
@@ -324,8 +441,7 @@ class AuthCache::Impl::CachedIdentity : public ClientIdentity {
   absl::Time hard_ = absl::InfiniteFuture();
 };
 
-NameAnswer AuthCache::Impl::Resolve(
-    const NameKey& key, const std::vector<std::string>& client_names) {
+NameAnswer AuthCache::Impl::Resolve(const NameKey& key) {
   NameAnswer out;
   switch (key.kind) {
     case NameKind::kNames: {
@@ -336,43 +452,39 @@ NameAnswer AuthCache::Impl::Resolve(
         out.status = ptr.status();
         break;
       }
-      // Forward confirmation: a name counts only if it maps back to the
-      // address, so whoever controls the PTR zone cannot claim a name.
+      // Confirmed later, one name at a time and only when a list needs
+      // it (kConfirm): whoever controls the PTR zone cannot claim a name.
       for (const std::string& raw : *ptr) {
         std::string name = absl::AsciiStrToLower(raw);
-        if (std::find(out.names.begin(), out.names.end(), name) !=
+        if (std::find(out.names.begin(), out.names.end(), name) ==
             out.names.end()) {
-          continue;
-        }
-        lookups.fetch_add(1, std::memory_order_relaxed);
-        absl::StatusOr<std::vector<IpAddress>> fwd =
-            resolver->AddressesOf(name);
-        if (!fwd.ok()) {
-          out.status = fwd.status();
-          out.names.clear();
-          break;
-        }
-        if (std::find(fwd->begin(), fwd->end(), key.address) != fwd->end()) {
           out.names.push_back(std::move(name));
         }
       }
       break;
     }
-    case NameKind::kNetgroup:
-      for (const std::string& name : client_names) {
-        lookups.fetch_add(1, std::memory_order_relaxed);
-        absl::StatusOr<bool> in = resolver->InNetgroup(key.text, name);
-        if (!in.ok()) {
-          out.status = in.status();
-          out.member = false;
-          break;
-        }
-        if (*in) {
-          out.member = true;
-          break;
-        }
+    case NameKind::kConfirm: {
+      absl::StatusOr<bool> confirmed = Confirm(key.text, key.address);
+      if (!confirmed.ok()) {
+        out.status = confirmed.status();
+      } else {
+        out.member = *confirmed;
       }
       break;
+    }
+    case NameKind::kNetgroup: {
+      const std::size_t cut = key.text.find('\0');
+      lookups.fetch_add(1, std::memory_order_relaxed);
+      absl::StatusOr<bool> in = resolver->InNetgroup(
+          std::string_view(key.text).substr(0, cut),
+          std::string_view(key.text).substr(cut + 1));
+      if (!in.ok()) {
+        out.status = in.status();
+      } else {
+        out.member = *in;
+      }
+      break;
+    }
     case NameKind::kNetwork: {
       lookups.fetch_add(1, std::memory_order_relaxed);
       absl::StatusOr<std::optional<IpAddress>> net =
@@ -399,27 +511,26 @@ void AuthCache::Impl::InsertLocked(Shard& shard,
   shard.DropOldest(per_shard_max);
 }
 
-std::shared_ptr<Flight> AuthCache::Impl::StartFlight(
-    Shard& shard, std::shared_ptr<Entry> e,
-    std::vector<std::string> client_names) {
+std::shared_ptr<Flight> AuthCache::Impl::StartFlight(Shard& shard,
+                                                     std::shared_ptr<Entry> e) {
   auto flight = std::make_shared<Flight>();
   flight->deadline = absl::Now() + config.lookup_timeout;
   // Published after Submit (which may throw std::bad_alloc), so a failed
   // start leaves no flight behind; the task cannot look before we unlock.
   lookup_pool.Submit(
-      [this, &shard, e, flight, client_names = std::move(client_names)] {
+      [this, &shard, e, flight] {
         {
           absl::MutexLock lock(&shard.mu);
           // Its callers gave up while it queued: spare the name server.
           if (flight->abandoned) return;
         }
-        NameAnswer a = Resolve(e->nkey, client_names);
+        NameAnswer a = Resolve(e->name->key);
         absl::MutexLock lock(&shard.mu);
         if (flight->abandoned) return;  // counted as a timeout already
         const absl::Time now = Now();
         if (e->inflight == flight) e->inflight = nullptr;
         if (a.status.ok() || !e->has_value || now >= e->hard_deadline) {
-          e->answer = a;
+          e->name->answer = a;
           e->has_value = true;
           e->expires = TtlFor(a, now);
           e->hard_deadline =
@@ -429,7 +540,7 @@ std::shared_ptr<Flight> AuthCache::Impl::StartFlight(
           // is retried after failure_ttl.
           e->expires = now + config.failure_ttl;
         }
-        flight->answer = e->answer;
+        flight->answer = e->name->answer;
         flight->done.Notify();
       });
   e->inflight = flight;
@@ -437,7 +548,6 @@ std::shared_ptr<Flight> AuthCache::Impl::StartFlight(
 }
 
 NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
-                                   const std::vector<std::string>& client_names,
                                    absl::Time* expires, absl::Time* hard) {
   Shard& shard = ShardFor(key);
   std::shared_ptr<Entry> e;
@@ -452,32 +562,33 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
       if (e->has_value && now < e->expires) {
         *expires = e->expires;
         *hard = e->hard_deadline;
-        return e->answer;
+        return e->name->answer;
       }
       const bool stale_ok =
-          e->has_value && e->answer.status.ok() && now < e->hard_deadline;
+          e->has_value && e->name->answer.status.ok() && now < e->hard_deadline;
       if (stale_ok && !want_fresh) {
         if (e->inflight == nullptr) {
           ++shard.refreshes;
-          StartFlight(shard, e, client_names);
+          StartFlight(shard, e);
         }
         *expires = e->expires;
         *hard = e->hard_deadline;
-        return e->answer;
+        return e->name->answer;
       }
       if (e->inflight != nullptr) {
         ++shard.coalesced;
         flight = e->inflight;
       } else {
         if (stale_ok) ++shard.refreshes;
-        flight = StartFlight(shard, e, client_names);
+        flight = StartFlight(shard, e);
       }
     } else {
       e = std::make_shared<Entry>();
-      e->nkey = key;
+      e->name = std::make_unique<Entry::NameData>();
+      e->name->key = key;
       shard.names.emplace(key, e);
       InsertLocked(shard, e);
-      flight = StartFlight(shard, e, client_names);
+      flight = StartFlight(shard, e);
     }
   }
   if (flight->done.WaitForNotificationWithDeadline(flight->deadline)) {
@@ -501,11 +612,11 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
     timeouts.fetch_add(1, std::memory_order_relaxed);
     lookup_failures.fetch_add(1, std::memory_order_relaxed);
     if (e->inflight == flight) e->inflight = nullptr;
-    if (e->has_value && e->answer.status.ok() && now < e->hard_deadline) {
+    if (e->has_value && e->name->answer.status.ok() && now < e->hard_deadline) {
       e->expires = now + config.failure_ttl;
     } else {
-      e->answer = NameAnswer{};
-      e->answer.status = TimeoutStatus();
+      e->name->answer = NameAnswer{};
+      e->name->answer.status = TimeoutStatus();
       e->has_value = true;
       e->expires = now + config.failure_ttl;
       e->hard_deadline = e->expires;
@@ -513,8 +624,8 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
   }
   *expires = e->expires;
   *hard = e->hard_deadline;
-  if (e->has_value && e->answer.status.ok() && now < e->hard_deadline) {
-    return e->answer;
+  if (e->has_value && e->name->answer.status.ok() && now < e->hard_deadline) {
+    return e->name->answer;
   }
   NameAnswer failed;
   failed.status = TimeoutStatus();
@@ -537,15 +648,15 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
       if (c->has_value && now < c->expires) {
         shard.Touch(c);
         ++shard.hits;
-        *out = c->decision;
+        *out = *c->decision;
         return;
       }
       e = it->second;
       shard.Touch(c);
-      if (c->has_value && !c->decision.lookup_failed &&
+      if (c->has_value && !c->decision->lookup_failed &&
           now < c->hard_deadline) {
         ++shard.hits;
-        *out = c->decision;
+        *out = *c->decision;
         if (!c->refreshing) {
           c->refreshing = true;
           ++shard.refreshes;
@@ -613,7 +724,7 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
     absl::MutexLock lock(&shard.mu);
     const absl::Time now = Now();
     if (e->inflight == flight) e->inflight = nullptr;
-    e->decision = d;
+    shard.SetDecision(e.get(), d);
     e->has_value = true;
     if (d.lookup_failed) {
       e->expires = now + config.failure_ttl;
@@ -646,8 +757,9 @@ void AuthCache::Impl::RefreshDecision(std::shared_ptr<Entry> e,
     e->expires = now + config.failure_ttl;
     return;
   }
-  e->decision = std::move(d);
-  if (e->decision.lookup_failed) {
+  const bool failed = d.lookup_failed;
+  shard.SetDecision(e.get(), std::move(d));
+  if (failed) {
     e->expires = now + config.failure_ttl;
     e->hard_deadline = e->expires;
   } else if (identity.consulted()) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -110,13 +111,11 @@ class Evaluation {
   }
 
  private:
-  absl::StatusOr<const std::vector<std::string>*> Names() {
-    if (!names_.has_value()) {
-      absl::StatusOr<std::vector<std::string>> n = client_.Names();
-      if (!n.ok()) return n.status();
-      names_ = *std::move(n);
-    }
-    return &*names_;
+  // Whether a forward-confirmed name of the client satisfies `wanted`.
+  absl::StatusOr<bool> AnyName(absl::FunctionRef<bool(std::string_view)> wanted) {
+    absl::StatusOr<std::vector<std::string>> n = client_.NamesMatching(wanted);
+    if (!n.ok()) return n.status();
+    return !n->empty();
   }
 
   absl::StatusOr<bool> MatchesDirectly(const AccessEntry& e) {
@@ -137,41 +136,27 @@ class Evaluation {
         return internal::InWrittenNetwork(addr, **net, e.prefix_len);
       }
       case Kind::kDomainSuffix: {
-        absl::StatusOr<const std::vector<std::string>*> names = Names();
-        if (!names.ok()) return names.status();
         absl::string_view suffix = e.name;
         if (absl::StartsWith(suffix, ".")) suffix.remove_prefix(1);
-        for (const std::string& n : **names) {
-          if (n.size() > suffix.size() &&
-              n[n.size() - suffix.size() - 1] == '.' &&
-              absl::EndsWithIgnoreCase(n, suffix)) {
-            return true;
-          }
-        }
-        return false;
+        return AnyName([suffix](std::string_view n) {
+          return n.size() > suffix.size() &&
+                 n[n.size() - suffix.size() - 1] == '.' &&
+                 absl::EndsWithIgnoreCase(Sv(n), suffix);
+        });
       }
-      case Kind::kDotless: {
-        absl::StatusOr<const std::vector<std::string>*> names = Names();
-        if (!names.ok()) return names.status();
-        for (const std::string& n : **names) {
-          if (!n.empty() && n.find('.') == std::string::npos) return true;
-        }
-        return false;
-      }
-      case Kind::kName: {
-        absl::StatusOr<const std::vector<std::string>*> names = Names();
-        if (!names.ok()) return names.status();
-        for (const std::string& n : **names) {
-          if (absl::EqualsIgnoreCase(n, e.name)) return true;
-        }
-        return false;
-      }
+      case Kind::kDotless:
+        return AnyName([](std::string_view n) {
+          return !n.empty() && n.find('.') == std::string_view::npos;
+        });
+      case Kind::kName:
+        return AnyName([&e](std::string_view n) {
+          return absl::EqualsIgnoreCase(Sv(n), e.name);
+        });
     }
     return false;
   }
 
   ClientIdentity& client_;
-  std::optional<std::vector<std::string>> names_;
 };
 
 Decision Make(Access access, std::string option, std::string entry,

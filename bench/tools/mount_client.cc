@@ -181,15 +181,53 @@ absl::Status Call(CLIENT* client, int timeout_ms, uint32_t proc, XdrFn encode,
 // many clients in one process rarely collide; a port busy on this 4-tuple
 // (EADDRINUSE at bind or EADDRNOTAVAIL at connect, e.g. in TIME_WAIT) is
 // skipped.
-absl::StatusOr<int> OpenSocket(const Options& o, const sockaddr_in& server) {
+// `text` (IPv4, or IPv6 with or without brackets) and `port` as a socket
+// address; false if it is not an address.
+bool ToSockaddr(std::string text, uint16_t port, sockaddr_storage* ss,
+                socklen_t* len) {
+  if (text.size() > 2 && text.front() == '[' && text.back() == ']') {
+    text = text.substr(1, text.size() - 2);
+  }
+  *ss = {};
+  auto* sin = reinterpret_cast<sockaddr_in*>(ss);
+  if (inet_pton(AF_INET, text.c_str(), &sin->sin_addr) == 1) {
+    sin->sin_family = AF_INET;
+    sin->sin_port = htons(port);
+    *len = sizeof(sockaddr_in);
+    return true;
+  }
+  auto* sin6 = reinterpret_cast<sockaddr_in6*>(ss);
+  if (inet_pton(AF_INET6, text.c_str(), &sin6->sin6_addr) == 1) {
+    sin6->sin6_family = AF_INET6;
+    sin6->sin6_port = htons(port);
+    *len = sizeof(sockaddr_in6);
+    return true;
+  }
+  return false;
+}
+
+void SetPort(sockaddr_storage* ss, uint16_t port) {
+  if (ss->ss_family == AF_INET6) {
+    reinterpret_cast<sockaddr_in6*>(ss)->sin6_port = htons(port);
+  } else {
+    reinterpret_cast<sockaddr_in*>(ss)->sin_port = htons(port);
+  }
+}
+
+absl::StatusOr<int> OpenSocket(const Options& o, const sockaddr_storage& server,
+                               socklen_t server_len) {
   const bool tcp = o.transport == Transport::kTcp;
-  sockaddr_in local{};
-  local.sin_family = AF_INET;
-  local.sin_addr.s_addr = htonl(INADDR_ANY);
+  const int family = server.ss_family;
+  sockaddr_storage local{};
+  socklen_t local_len = family == AF_INET6 ? sizeof(sockaddr_in6)
+                                           : sizeof(sockaddr_in);
+  local.ss_family = static_cast<sa_family_t>(family);
   if (!o.source.empty() &&
-      inet_pton(AF_INET, o.source.c_str(), &local.sin_addr) != 1) {
+      (!ToSockaddr(o.source, 0, &local, &local_len) ||
+       local.ss_family != family)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("source address \"", o.source, "\": not an IPv4 address"));
+        absl::StrCat("source address \"", o.source,
+                     "\": not an address of the server's family"));
   }
   constexpr int kLow = 600, kHigh = 1023;
   thread_local std::mt19937 rng(std::random_device{}());
@@ -199,25 +237,27 @@ absl::StatusOr<int> OpenSocket(const Options& o, const sockaddr_in& server) {
   int last_errno = 0;
   for (int i = 0; i < attempts; ++i) {
     int fd =
-        socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+        socket(family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
     if (fd < 0)
       return absl::ResourceExhaustedError(
           absl::StrCat("socket: ", strerror(errno)));
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    local.sin_port = o.port_mode == PortMode::kReserved
-                         ? htons(kLow + (start - kLow + i) % (kHigh - kLow + 1))
-                         : 0;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+    const uint16_t lport =
+        o.port_mode == PortMode::kReserved
+            ? static_cast<uint16_t>(kLow + (start - kLow + i) % (kHigh - kLow + 1))
+            : 0;
+    SetPort(&local, lport);
+    if (bind(fd, reinterpret_cast<sockaddr*>(&local), local_len) != 0) {
       last_errno = errno;
       close(fd);
       if (last_errno == EADDRINUSE) continue;
       return absl::InvalidArgumentError(
           absl::StrCat("bind to ", o.source.empty() ? "*" : o.source, ":",
-                       ntohs(local.sin_port), ": ", strerror(last_errno)));
+                       lport, ": ", strerror(last_errno)));
     }
     if (tcp && connect(fd, reinterpret_cast<const sockaddr*>(&server),
-                       sizeof server) != 0) {
+                       server_len) != 0) {
       last_errno = errno;
       close(fd);
       if (last_errno == EADDRNOTAVAIL || last_errno == EADDRINUSE) continue;
@@ -265,35 +305,41 @@ absl::StatusOr<std::unique_ptr<MountClient>> MountClient::Connect(
     return absl::InvalidArgumentError(
         absl::StrCat("MOUNT version ", o.version, ": only 1 and 3 exist"));
   }
-  sockaddr_in server{};
-  server.sin_family = AF_INET;
-  server.sin_port = htons(o.port);
-  if (inet_pton(AF_INET, o.server.c_str(), &server.sin_addr) != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("server address \"", o.server, "\": not an IPv4 address"));
+  sockaddr_storage server{};
+  socklen_t server_len = 0;
+  if (!ToSockaddr(o.server, o.port, &server, &server_len)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "server address \"", o.server, "\": not an IPv4 or IPv6 address"));
   }
   if (o.port == 0) {
     return absl::InvalidArgumentError("server port: 0 is not a port");
   }
-  absl::StatusOr<int> fd = OpenSocket(o, server);
+  absl::StatusOr<int> fd = OpenSocket(o, server, server_len);
   if (!fd.ok()) return fd.status();
 
   std::unique_ptr<MountClient> c(new MountClient);
   c->fd_ = *fd;
   c->timeout_ms_ = o.timeout_ms;
   c->version_ = o.version;
-  sockaddr_in local{};
+  sockaddr_storage local{};
   socklen_t len = sizeof local;
   if (getsockname(c->fd_, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
-    char buf[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &local.sin_addr, buf, sizeof buf);
+    char buf[INET6_ADDRSTRLEN];
+    if (local.ss_family == AF_INET6) {
+      const auto* l6 = reinterpret_cast<const sockaddr_in6*>(&local);
+      inet_ntop(AF_INET6, &l6->sin6_addr, buf, sizeof buf);
+      c->local_port_ = ntohs(l6->sin6_port);
+    } else {
+      const auto* l4 = reinterpret_cast<const sockaddr_in*>(&local);
+      inet_ntop(AF_INET, &l4->sin_addr, buf, sizeof buf);
+      c->local_port_ = ntohs(l4->sin_port);
+    }
     c->local_address_ = buf;
-    c->local_port_ = ntohs(local.sin_port);
   }
 
   netbuf raddr;
   raddr.buf = &server;
-  raddr.len = raddr.maxlen = sizeof server;
+  raddr.len = raddr.maxlen = server_len;
   c->client_ =
       o.transport == Transport::kTcp
           ? clnt_vc_create(c->fd_, &raddr, kMountProgram, o.version, 0,

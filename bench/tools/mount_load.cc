@@ -7,8 +7,8 @@
 //              (--path PATH ... | --paths-file FILE)
 //              [--duration S | --calls C] [--udp] [--vers 1|3]
 //              [--source-base 127.0.2.1] [--unreserved] [--warmup K]
-//              [--cold] [--stall-source ADDR [--stall-path PATH]]
-//              [--timeout MS] [--no-cleanup] [--proc mnt|null|export]
+//              [--cold | --first-mounts]
+//              [--stall-source ADDR [--stall-path PATH]] [--timeout MS] [--no-cleanup] [--proc mnt|null|export]
 //
 // --proc null or export times that procedure instead of MNT (paths are then
 // unused but one is still required); EXPORT's entry count is reported.
@@ -19,6 +19,12 @@
 //    never used before in the run (client i's k-th call uses source-base +
 //    i + k*N): each is a client's first mount, an authorization-cache miss.
 //    Only the MNT call is timed, not the connection set-up.
+//  --first-mounts: each client (its own address, as in warm mode) first
+//    sends one untimed MNT so that its names are known, then every timed
+//    MNT is of a path it has not mounted in this run: a new mount record
+//    and a new cached decision, the cost a mount storm pays. Use a
+//    --source-base not used before against this daemon, and --calls of at
+//    most the number of paths minus one.
 //  --stall-source ADDR: one more client, from ADDR (the host the daemon was
 //    told to stall on with --debug-resolver-delay), keeps one MNT in flight
 //    during the whole run; its calls are reported apart under "stalled".
@@ -57,7 +63,8 @@ constexpr char kUsage[] =
     "                  (--path PATH ... | --paths-file FILE)\n"
     "                  [--duration SECONDS | --calls C] [--udp] [--vers 1|3]\n"
     "                  [--source-base ADDR] [--unreserved] [--warmup K]\n"
-    "                  [--cold] [--stall-source ADDR [--stall-path PATH]]\n"
+    "                  [--cold | --first-mounts]\n"
+    "                  [--stall-source ADDR [--stall-path PATH]]\n"
     "                  [--timeout MS] [--no-cleanup] [--proc "
     "mnt|null|export]\n";
 
@@ -70,6 +77,7 @@ struct Config {
   uint32_t source_base = 0;
   int warmup = -1;  // -1: one per path, at most 1000
   bool cold = false;
+  bool first_mounts = false;
   std::string stall_source;
   std::string stall_path;
   bool cleanup = true;
@@ -174,6 +182,12 @@ class LoadRun {
     size_t next = (static_cast<size_t>(index) * 7) % np;
     int warm = cfg_.warmup >= 0 ? cfg_.warmup
                                 : static_cast<int>(std::min<size_t>(np, 1000));
+    if (cfg_.first_mounts) {
+      // The path just before this client's timed ones: its names are then
+      // cached, and none of the timed paths was mounted by it.
+      (void)Call(**c, cfg_.paths[(next + np - 1) % np]);
+      warm = 0;
+    }
     for (int i = 0; i < warm; ++i) {
       (void)Call(**c, cfg_.paths[(next + i) % np]);
     }
@@ -294,7 +308,8 @@ class LoadRun {
     const long calls = static_cast<long>(all.latencies_ns.size());
     auto us = [](int64_t ns) { return ns / 1000.0; };
     std::string json = absl::StrCat(
-        "{\"mode\":\"", cfg_.cold ? "cold" : "warm", "\",\"transport\":\"",
+        "{\"mode\":\"",
+        cfg_.cold ? "cold" : cfg_.first_mounts ? "first-mounts" : "warm", "\",\"transport\":\"",
         cfg_.base.transport == mountclient::Transport::kTcp ? "tcp" : "udp",
         "\",\"proc\":\"", cfg_.proc, "\",\"version\":", cfg_.base.version,
         ",\"clients\":", cfg_.clients, ",\"paths\":", cfg_.paths.size(),
@@ -422,6 +437,8 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--cold") {
       cfg.cold = true;
+    } else if (a == "--first-mounts") {
+      cfg.first_mounts = true;
     } else if (a == "--stall-source" && need()) {
       cfg.stall_source = v;
     } else if (a == "--stall-path" && need()) {
@@ -449,6 +466,13 @@ int main(int argc, char** argv) {
   if (cfg.paths.empty()) return Usage("no --path or --paths-file");
   if ((cfg.duration_s > 0) == (cfg.calls > 0)) {
     return Usage("give exactly one of --duration and --calls");
+  }
+  if (cfg.cold && cfg.first_mounts) {
+    return Usage("--cold and --first-mounts exclude each other");
+  }
+  if (cfg.first_mounts &&
+      (cfg.calls <= 0 || static_cast<size_t>(cfg.calls) >= cfg.paths.size())) {
+    return Usage("--first-mounts needs --calls below the number of paths");
   }
   in_addr a;
   if (inet_pton(AF_INET, source_base.c_str(), &a) != 1) {

@@ -174,6 +174,7 @@ class RpcClient final : public Client {
                                     const std::string& path) override;
   absl::StatusOr<DaemonStats> Stats() override;
   absl::Status FlushCache() override;
+  absl::StatusOr<std::vector<MountInfo>> Mounts() override;
 
  private:
   Conn conn_;
@@ -430,6 +431,26 @@ absl::StatusOr<CheckResult> RpcClient::Check(const std::string& client,
   out.option = Text(m.option);
   out.entry = Text(m.entry);
   out.reason = Text(m.reason);
+  return out;
+}
+
+absl::StatusOr<std::vector<MountInfo>> RpcClient::Mounts() {
+  Decoded<mgmt_mounts_res> res(
+      reinterpret_cast<xdrproc_t>(xdr_mgmt_mounts_res));
+  if (absl::Status s = Call(
+          MGMTPROC_MOUNTS, reinterpret_cast<xdrproc_t>(XdrNoArgs), nullptr,
+          reinterpret_cast<xdrproc_t>(xdr_mgmt_mounts_res), res.get());
+      !s.ok())
+    return s;
+  if (res->status != MGMT_OK)
+    return StatusFromMgmt(res->status, res->mgmt_mounts_res_u.message);
+  const auto& l = res->mgmt_mounts_res_u.mounts;
+  std::vector<MountInfo> out(l.mounts_len);
+  for (u_int i = 0; i < l.mounts_len; ++i) {
+    out[i].client = Text(l.mounts_val[i].client);
+    out[i].path = Text(l.mounts_val[i].path);
+    out[i].since = l.mounts_val[i].since;
+  }
   return out;
 }
 

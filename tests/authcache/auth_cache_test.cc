@@ -82,7 +82,9 @@ TEST_F(AuthCacheTest, ForgedPtrIsNotANetgroupMember) {
   resolver_->AddToNetgroup("ng", "trusted");
   Decision d = CheckSys("10.9.9.9", Opts("rw=ng"));
   EXPECT_EQ(d.access, Access::kNone) << d.reason;
-  EXPECT_EQ(resolver_->netgroup_calls("trusted"), 0);
+  // The name was a member, so its forward records were asked (and gave
+  // another address).
+  EXPECT_EQ(resolver_->forward_calls("trusted"), 1);
 }
 
 TEST_F(AuthCacheTest, PtrNamesAreComparedInLowerCase) {
@@ -208,6 +210,94 @@ TEST_F(AuthCacheTest, DistinctHostStormMakesOneCallPerHostAndKind) {
     CheckSys(absl::StrCat("10.1.", i / 256, ".", i % 256), opts);
   }
   EXPECT_EQ(resolver_->total_calls(), calls);
+}
+
+// Decisions are held once per shard and shared by the entries that decided
+// the same: dropping and re-deciding some of them leaves the others' answers
+// (and reasons) intact.
+TEST_F(AuthCacheTest, SharedDecisionsSurviveDropsOfOtherEntries) {
+  ShareOptions opts = Opts("rw=@10.3.0.0/16,ro=@10.4.0.0/16");
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 200; ++i) {
+      Decision rw = CheckSys(absl::StrCat("10.3.0.", i), opts);
+      Decision ro = CheckSys(absl::StrCat("10.4.0.", i), opts);
+      ASSERT_EQ(rw.access, Access::kRw);
+      ASSERT_EQ(rw.reason, "client matched @10.3.0.0/16 in rw=");
+      ASSERT_EQ(ro.access, Access::kRo);
+      ASSERT_EQ(ro.entry, "@10.4.0.0/16");
+    }
+    if (round == 0) Cache().InvalidateShare(kShare);
+    if (round == 1) Cache().Reclaim(50);
+  }
+}
+
+// The storm of DESIGN.md's table: 512 nodes, each with a full name and a
+// short alias in DNS, the full names in a netgroup. At most 3 resolver calls
+// per host (PTR, the forward check of the one name the netgroup needs, the
+// netgroup), none when the storm repeats.
+TEST_F(AuthCacheTest, NetgroupStormMakesAtMostThreeCallsPerHostNoneOnRepeat) {
+  ShareOptions opts = Opts("rw=farm");
+  auto addr_of = [](int i) {
+    return absl::StrCat("10.2.", i / 256, ".", i % 256);
+  };
+  for (int i = 0; i < 512; ++i) {
+    std::string full = absl::StrCat("node", i, ".farm.example");
+    resolver_->AddHost(addr_of(i), full);
+    resolver_->AddHost(addr_of(i), absl::StrCat("node", i));  // short alias
+    // Every 4th node is not in the netgroup: both its names are asked.
+    if (i % 4 != 3) resolver_->AddToNetgroup("farm", full);
+  }
+  Cache();  // built before the threads share it
+  std::vector<std::thread> threads;
+  std::atomic<int> rw{0};
+  for (int i = 0; i < 512; ++i) {
+    threads.emplace_back([&, i] {
+      if (CheckSys(addr_of(i), opts).access == Access::kRw) ++rw;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(rw.load(), 384);
+  for (int i = 0; i < 512; ++i) {
+    const std::string full = absl::StrCat("node", i, ".farm.example");
+    const std::string alias = absl::StrCat("node", i);
+    const int calls = resolver_->names_calls(addr_of(i)) +
+                      resolver_->forward_calls(full) +
+                      resolver_->forward_calls(alias) +
+                      resolver_->netgroup_calls(full) +
+                      resolver_->netgroup_calls(alias);
+    ASSERT_LE(calls, 3) << addr_of(i);
+    // The alias matches no entry: it is never looked up forward.
+    ASSERT_EQ(resolver_->forward_calls(alias), 0) << alias;
+  }
+  EXPECT_LE(resolver_->total_calls(), 3 * 512);
+  const int calls = resolver_->total_calls();
+  for (int i = 0; i < 512; ++i) CheckSys(addr_of(i), opts);
+  EXPECT_EQ(resolver_->total_calls(), calls);
+}
+
+// A name in the netgroup whose forward records do not give the client's
+// address back (PTR alone) is not a member, even when another PTR name of
+// the client is confirmed.
+TEST_F(AuthCacheTest, UnconfirmedPtrNameInNetgroupGrantsNothing) {
+  resolver_->AddHost("10.0.0.7", "plain.example");
+  resolver_->AddPtr("10.0.0.7", "trusted.example");
+  resolver_->AddForward("trusted.example", "10.0.0.99");
+  resolver_->AddToNetgroup("ng", "trusted.example");
+  Decision d = CheckSys("10.0.0.7", Opts("rw=ng:trusted.example"));
+  EXPECT_EQ(d.access, Access::kNone) << d.reason;
+  // Confirmed once (for the host entry), not again for the netgroup.
+  EXPECT_EQ(resolver_->forward_calls("trusted.example"), 1);
+  EXPECT_EQ(resolver_->forward_calls("plain.example"), 0);
+}
+
+// A suffix list confirms only the names with that suffix.
+TEST_F(AuthCacheTest, SuffixListConfirmsOnlyNamesWithTheSuffix) {
+  resolver_->AddHost("10.0.0.8", "h8.lab.example");
+  resolver_->AddHost("10.0.0.8", "h8");
+  Decision d = CheckSys("10.0.0.8", Opts("rw=.lab.example"));
+  EXPECT_EQ(d.access, Access::kRw) << d.reason;
+  EXPECT_EQ(resolver_->forward_calls("h8.lab.example"), 1);
+  EXPECT_EQ(resolver_->forward_calls("h8"), 0);
 }
 
 TEST_F(AuthCacheTest, StalledLookupDoesNotDelayCachedHostOrOtherMisses) {

@@ -30,6 +30,19 @@ class FakeIdentity : public ClientIdentity {
     if (fail_names) return absl::UnavailableError("names down");
     return names;
   }
+  // Records which names evaluation wanted confirmed.
+  absl::StatusOr<std::vector<std::string>> NamesMatching(
+      absl::FunctionRef<bool(std::string_view)> wanted) override {
+    ++names_asked;
+    if (fail_names) return absl::UnavailableError("names down");
+    std::vector<std::string> out;
+    for (const std::string& n : names) {
+      if (!wanted(n)) continue;
+      names_wanted.push_back(n);
+      out.push_back(n);
+    }
+    return out;
+  }
   absl::StatusOr<bool> InNetgroup(std::string_view netgroup) override {
     ++netgroups_asked;
     if (fail_netgroups) return absl::UnavailableError("netgroups down");
@@ -48,6 +61,7 @@ class FakeIdentity : public ClientIdentity {
   bool fail_names = false;
   bool fail_netgroups = false;
   int names_asked = 0;
+  std::vector<std::string> names_wanted;
   int netgroups_asked = 0;
 
  private:
@@ -561,13 +575,14 @@ TEST(Evaluate, NetworkListsNeverAskNames) {
   EXPECT_EQ(id.names_asked, 0);
 }
 
-TEST(Evaluate, NamesAskedOnceForManyNameEntries) {
+TEST(Evaluate, OnlyNamesAnEntryCouldMatchAreAskedFor) {
   FakeIdentity id("10.0.0.1");
-  id.names = {"zz"};
+  id.names = {"zz.b.com", "zz"};
   Decision d =
       Evaluate(Opts("rw=h1:.a.com:h2,ro=h3:.,root=h4"), id, SecFlavor::kSys, 0);
   EXPECT_EQ(d.access, Access::kRo);
-  EXPECT_EQ(id.names_asked, 1);
+  // "." (a dotless name) is the one entry a name of the client fits.
+  EXPECT_EQ(id.names_wanted, std::vector<std::string>{"zz"});
 }
 
 TEST(Evaluate, NetgroupsTriedOnlyAfterHostEntries) {

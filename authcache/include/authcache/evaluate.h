@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "libshare/options.h"
 
@@ -41,6 +42,19 @@ class ClientIdentity {
   virtual const libshare::IpAddress& address() const = 0;
   // Forward-confirmed names of the address, lower case.
   [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> Names() = 0;
+  // The forward-confirmed names for which `wanted` is true. Evaluation asks
+  // this way so that an identity may confirm (look up forward) only the
+  // names an entry could match. Default: Names() filtered.
+  [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> NamesMatching(
+      absl::FunctionRef<bool(std::string_view)> wanted) {
+    absl::StatusOr<std::vector<std::string>> all = Names();
+    if (!all.ok()) return all.status();
+    std::vector<std::string> out;
+    for (std::string& n : *all) {
+      if (wanted(n)) out.push_back(std::move(n));
+    }
+    return out;
+  }
   [[nodiscard]] virtual absl::StatusOr<bool> InNetgroup(
       std::string_view netgroup) = 0;
   // The network number of a networks(5) name (see Resolver::NetworkNamed);

@@ -93,6 +93,13 @@ struct DaemonStats {
   KernelStats kernel;
 };
 
+// One mount record (`sharectl mounts`).
+struct MountInfo {
+  std::string client;  // address
+  std::string path;
+  int64_t since = 0;  // Unix seconds of the MNT; 0: before the daemon's start
+};
+
 class Client {
  public:
   // Connects to the daemon's management socket.
@@ -111,6 +118,10 @@ class Client {
       const std::string& client, const std::string& path) = 0;
   [[nodiscard]] virtual absl::StatusOr<DaemonStats> Stats() = 0;
   [[nodiscard]] virtual absl::Status FlushCache() = 0;
+  // The daemon's mount records, by client address then path.
+  [[nodiscard]] virtual absl::StatusOr<std::vector<MountInfo>> Mounts() {
+    return absl::UnimplementedError("mounts: not supported by this client");
+  }
 };
 
 }  // namespace libshare

@@ -16,7 +16,7 @@ TEST(ConfigTest, DefaultsMatchTheDesign) {
   EXPECT_EQ(c->sharetab_path, "/run/sharemgr/sharetab");
   EXPECT_EQ(c->pid_file, "/run/sharemgr/sharemgrd.pid");
   EXPECT_EQ(c->mount_port, 0);
-  EXPECT_EQ(c->listen, "0.0.0.0");
+  EXPECT_EQ(c->listen, (std::vector<std::string>{"0.0.0.0", "::"}));
   EXPECT_FALSE(c->foreground);
   EXPECT_FALSE(c->insecure);
 }
@@ -96,6 +96,23 @@ TEST(ConfigTest, ZeroIdleTimeoutIsRefused) {
   absl::StatusOr<DaemonConfig> c = ParseCommandLine({"--idle-timeout", "0"});
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(std::string(c.status().message()), HasSubstr("--idle-timeout"));
+}
+
+TEST(ConfigTest, ListenIsRepeatableAndReplacesTheDefaults) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine(
+      {"--listen", "127.0.0.1", "--listen", "[::1]", "--listen=fd00::5"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->listen,
+            (std::vector<std::string>{"127.0.0.1", "::1", "fd00::5"}));
+}
+
+TEST(ConfigTest, ListenRefusesNamesAndRepeats) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine({"--listen", "host1"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("\"host1\""));
+  c = ParseCommandLine({"--listen", "::1", "--listen", "[::1]"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("twice"));
 }
 
 TEST(ConfigTest, HelpListsEveryOption) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "libshare/options.h"
 
@@ -169,6 +170,45 @@ TEST(MountTableTest, RestoredChangesDoNotOverrideNewerOnes) {
   auto [added2, removed2] = t.TakeChanges();
   EXPECT_TRUE(added2.empty());
   EXPECT_EQ(removed2.size(), 1u);
+}
+
+TEST(MountTableTest, PathTextIsHeldOnceAndFreedWithItsLastRecord) {
+  MountTable t;
+  for (int i = 1; i <= 50; ++i) {
+    EXPECT_TRUE(t.Add({absl::StrCat("10.0.0.", i), "/export/home"}));
+  }
+  EXPECT_EQ(t.size(), 50u);
+  EXPECT_EQ(t.path_count(), 1u);
+  (void)t.TakeChanges();  // pending changes hold their paths too
+  for (int i = 1; i <= 49; ++i) {
+    EXPECT_EQ(t.RemoveClient(absl::StrCat("10.0.0.", i)), 1u);
+  }
+  (void)t.TakeChanges();
+  EXPECT_EQ(t.path_count(), 1u);
+  EXPECT_TRUE(t.Remove({"10.0.0.50", "/export/home"}));
+  (void)t.TakeChanges();
+  EXPECT_EQ(t.path_count(), 0u);
+}
+
+TEST(MountTableTest, ListGivesTimeOfMntAndZeroForLoadedRecords) {
+  MountTable t;
+  t.Load({{"10.0.0.9", "/b"}});
+  ASSERT_TRUE(t.Add(*libshare::IpAddress::Parse("10.0.0.1"), "/a", 1234));
+  std::vector<MountListing> l = t.List();
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[0].client.ToString(), "10.0.0.1");
+  EXPECT_EQ(l[0].path, "/a");
+  EXPECT_EQ(l[0].since, 1234);
+  EXPECT_EQ(l[1].client.ToString(), "10.0.0.9");
+  EXPECT_EQ(l[1].since, 0);
+}
+
+TEST(MountTableTest, ClientsOfBothFamiliesAreKeptApart) {
+  MountTable t;
+  EXPECT_TRUE(t.Add({"::1", "/a"}));
+  EXPECT_TRUE(t.Add({"127.0.0.1", "/a"}));
+  EXPECT_EQ(t.RemoveClient("::1"), 1u);
+  EXPECT_THAT(t.All(), ElementsAre(libshare::MountRecord{"127.0.0.1", "/a"}));
 }
 
 }  // namespace

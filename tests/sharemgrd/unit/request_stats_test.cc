@@ -30,6 +30,13 @@ TEST(LatencyHistogramTest, EmptyHistogramHasZeroPercentiles) {
   EXPECT_EQ(h.Percentile(0.99), 0);
 }
 
+TEST(RequestStatsTest, IndexPastTheNamesIsNotCounted) {
+  RequestStats s({"NULL", "MNT"});
+  s.Record(2, 10, false);
+  s.Record(9, 10, false);
+  EXPECT_TRUE(s.Snapshot().empty());
+}
+
 TEST(RequestStatsTest, SnapshotListsOnlyCalledProcedures) {
   RequestStats s({"NULL", "MNT"});
   s.Record(1, 5, false);

@@ -446,6 +446,7 @@ void ExportsFollower::Sync(const std::string& path) {
   std::vector<int> origin;
   std::vector<Operation> diff = FollowDiff(group, current, plan.ops, &origin);
   if (diff.empty() && head == 0) {
+    Log(absl::StrCat(path, ": group ", group, " unchanged"));
     SetError(group, "");
     return;
   }

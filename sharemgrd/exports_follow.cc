@@ -1,7 +1,7 @@
 #include "exports_follow.h"
 
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <poll.h>
@@ -48,7 +48,7 @@ absl::StatusOr<std::string> ReadFollowed(const std::string& path,
     return absl::UnavailableError(
         absl::StrCat(path, ": cannot open: ", ::strerror(errno)));
   }
-  struct stat st{};
+  struct stat st {};
   std::string text;
   absl::Status status;
   if (::fstat(fd, &st) != 0) {
@@ -132,10 +132,9 @@ absl::StatusOr<std::string> FollowGroupName(const std::string& path) {
   return group;
 }
 
-std::vector<Operation> FollowDiff(const std::string& group,
-                                  const std::vector<libshare::ShareInfo>& current,
-                                  const std::vector<Operation>& wanted,
-                                  std::vector<int>* origin) {
+std::vector<Operation> FollowDiff(
+    const std::string& group, const std::vector<libshare::ShareInfo>& current,
+    const std::vector<Operation>& wanted, std::vector<int>* origin) {
   std::map<std::string_view, int> want;  // path -> index in wanted
   for (std::size_t i = 0; i < wanted.size(); ++i) {
     want.emplace(wanted[i].path, static_cast<int>(i));
@@ -222,10 +221,10 @@ absl::Status ExportsFollower::Setup() {
   for (const std::string& arg : config_.patterns) {
     absl::StatusOr<FollowPattern> p = ParseFollowPattern(arg);
     if (!p.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "option --follow-exports: ", p.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("option --follow-exports: ", p.status().message()));
     }
-    struct stat st{};
+    struct stat st {};
     if (::stat(p->folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
       return absl::FailedPreconditionError(
           absl::StrCat("option --follow-exports: \"", arg, "\": folder ",
@@ -247,10 +246,10 @@ absl::Status ExportsFollower::Setup() {
   // Watched before the first read, so that a change made while the files
   // are read is seen.
   for (const std::string& folder : folders) {
-    int wd = ::inotify_add_watch(
-        inotify_fd_, folder.c_str(),
-        IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
-            IN_DELETE | IN_ATTRIB | IN_ONLYDIR);
+    int wd = ::inotify_add_watch(inotify_fd_, folder.c_str(),
+                                 IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO |
+                                     IN_MOVED_FROM | IN_CREATE | IN_DELETE |
+                                     IN_ATTRIB | IN_ONLYDIR);
     if (wd < 0) {
       return absl::FailedPreconditionError(absl::StrCat(
           "--follow-exports: cannot watch ", folder, ": ", ::strerror(errno)));
@@ -272,8 +271,8 @@ absl::Status ExportsFollower::Setup() {
     if (DIR* d = ::opendir(p.folder.c_str())) {
       while (dirent* e = ::readdir(d)) {
         if (::fnmatch(p.name.c_str(), e->d_name, FNM_PERIOD) == 0) {
-          found.push_back(absl::StrCat(p.folder == "/" ? "" : p.folder, "/",
-                                       e->d_name));
+          found.push_back(
+              absl::StrCat(p.folder == "/" ? "" : p.folder, "/", e->d_name));
         }
       }
       ::closedir(d);
@@ -289,15 +288,15 @@ absl::Status ExportsFollower::Setup() {
       if (files_.count(path) > 0) continue;
       absl::StatusOr<std::string> group = FollowGroupName(path);
       if (!group.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("option --follow-exports: ", group.status().message()));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "option --follow-exports: ", group.status().message()));
       }
       auto [it, added] = group_file.emplace(*group, path);
       if (!added) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "option --follow-exports: ", it->second, " and ", path,
-            " would both be mirrored into group ", *group,
-            "; follow only one of them"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("option --follow-exports: ", it->second, " and ", path,
+                         " would both be mirrored into group ", *group,
+                         "; follow only one of them"));
       }
       files_[path] = {path, *group};
     }
@@ -490,8 +489,7 @@ void ExportsFollower::Sync(const std::string& path) {
     }
   }
   Log(absl::StrCat(path, missing ? " (deleted)" : "", ": group ", group, ": ",
-                   adds, " added, ", removes, " removed, ", sets,
-                   " changed"));
+                   adds, " added, ", removes, " removed, ", sets, " changed"));
   SetError(group, "");
 }
 
@@ -538,8 +536,8 @@ void ExportsFollower::Run() {
           }
           auto w = watches_.find(e->wd);
           if (w == watches_.end() || e->len == 0) continue;
-          std::string path = absl::StrCat(w->second == "/" ? "" : w->second,
-                                          "/", e->name);
+          std::string path =
+              absl::StrCat(w->second == "/" ? "" : w->second, "/", e->name);
           if (Match(path) != nullptr) dirty.insert(path);
         }
       }

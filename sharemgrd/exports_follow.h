@@ -123,7 +123,7 @@ class ExportsFollower {
   std::atomic<uint64_t> applied_{0};
 
   mutable absl::Mutex mu_;
-  std::map<std::string, Followed> files_ ABSL_GUARDED_BY(mu_);  // by path
+  std::map<std::string, Followed> files_ ABSL_GUARDED_BY(mu_);      // by path
   std::map<std::string, std::string> errors_ ABSL_GUARDED_BY(mu_);  // group
 };
 

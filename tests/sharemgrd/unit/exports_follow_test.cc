@@ -65,9 +65,9 @@ libshare::ShareInfo Have(const std::string& path, const std::string& options) {
 
 TEST(FollowDiffTest, RemovesThenOptionChangesThenAdds) {
   std::vector<int> origin;
-  std::vector<Operation> ops = FollowDiff(
-      "g", {Have("/a", "rw"), Have("/b", "ro"), Have("/c", "rw")},
-      {Add("/d", "rw"), Add("/b", "rw"), Add("/c", "rw")}, &origin);
+  std::vector<Operation> ops =
+      FollowDiff("g", {Have("/a", "rw"), Have("/b", "ro"), Have("/c", "rw")},
+                 {Add("/d", "rw"), Add("/b", "rw"), Add("/c", "rw")}, &origin);
   ASSERT_EQ(ops.size(), 3u);
   EXPECT_EQ(ops[0].type, Operation::Type::kRemoveShare);
   EXPECT_EQ(ops[0].path, "/a");
@@ -240,8 +240,7 @@ TEST_F(ExportsFollowerTest, BadLineKeepsLastGoodStateAndNamesTheLine) {
 TEST_F(ExportsFollowerTest, RefusedBatchNamesTheLineOfTheShare) {
   Replace("zfs.exports", dir_ + "/ex/a *(rw)\n");
   ASSERT_TRUE(StartFollower({dir_ + "/d/zfs.exports"}).ok());
-  Replace("zfs.exports",
-          dir_ + "/ex/a *(rw)\n" + dir_ + "/ex/missing *(rw)\n");
+  Replace("zfs.exports", dir_ + "/ex/a *(rw)\n" + dir_ + "/ex/missing *(rw)\n");
   std::string error;
   for (int i = 0; i < 1000 && error.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -313,7 +312,8 @@ TEST_F(ExportsFollowerTest, TwoFilesForOneGroupRefusedAtStart) {
 
 TEST_F(ExportsFollowerTest, MissingFolderRefusedAtStart) {
   absl::Status s = StartFollower({dir_ + "/nope/*.exports"});
-  EXPECT_THAT(s.message(), HasSubstr("folder " + dir_ + "/nope does not exist"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("folder " + dir_ + "/nope does not exist"));
 }
 
 }  // namespace

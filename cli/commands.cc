@@ -461,6 +461,8 @@ std::vector<std::string> OperationWords(const Operation& op) {
       w.insert(w.end(), {"-o", op.options});
       if (!op.path.empty()) w.insert(w.end(), {"-s", op.path});
       break;
+    case Operation::Type::kManageGroup:  // never in a batch file
+      break;
   }
   if (!op.group.empty()) {
     // A word starting with "-" after "--" is read as an argument.

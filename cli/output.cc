@@ -97,9 +97,32 @@ void WriteGroup(const GroupInfo& g, JsonWriter* w) {
   w->StringMember("options", g.options);
   w->Key("share_count");
   w->Uint(g.share_count);
+  if (!g.managed_by.empty()) {
+    w->Key("managed_by");
+    w->String(g.managed_by);
+    w->Key("follow_error");
+    w->String(g.follow_error);
+  }
 }
 
 }  // namespace
+
+std::string FormatFollowed(const std::vector<GroupInfo>& groups) {
+  std::string out;
+  for (const GroupInfo& g : groups) {
+    if (g.managed_by.empty()) continue;
+    if (out.empty()) out = "followed exports files:\n";
+    absl::StrAppend(&out, "  ", g.managed_by, " -> group ", g.name, " (",
+                    g.share_count, g.share_count == 1 ? " share" : " shares",
+                    "): ",
+                    g.follow_error.empty()
+                        ? std::string("ok")
+                        : absl::StrCat("last change not applied: ",
+                                       g.follow_error),
+                    "\n");
+  }
+  return out;
+}
 
 std::string FormatListJson(const std::vector<GroupInfo>& groups) {
   JsonWriter w;

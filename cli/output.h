@@ -42,6 +42,10 @@ std::string ShownForTerminal(const std::string& s);
 
 std::string FormatStats(const libshare::DaemonStats& s);
 std::string FormatStatsJson(const libshare::DaemonStats& s);
+// The managed groups (sharemgrd --follow-exports), one line each: the
+// file, its group and "ok" or the error that keeps its last version out.
+// "" when there is none.
+std::string FormatFollowed(const std::vector<libshare::GroupInfo>& groups);
 
 }  // namespace sharectl
 

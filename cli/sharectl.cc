@@ -526,6 +526,12 @@ int Runner::RunStats() {
   auto s = c->Stats();
   if (!s.ok()) return CallFailed("stats", s.status());
   out() << (json_ ? FormatStatsJson(*s) : FormatStats(*s));
+  if (!json_) {
+    // The followed exports files (list -j shows the same per group).
+    auto groups = c->ListGroups();
+    if (!groups.ok()) return CallFailed("stats", groups.status());
+    out() << FormatFollowed(*groups);
+  }
   return kExitOk;
 }
 

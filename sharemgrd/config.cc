@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "exports_follow.h"
 #include "libshare/options.h"
 
 namespace sharemgrd {
@@ -209,6 +210,16 @@ const std::vector<OptionSpec>& Options() {
        "system's group database (as rpc.mountd --manage-gids)",
        [](DaemonConfig& c, const std::string&) {
          c.manage_gids = true;
+         return absl::OkStatus();
+       }},
+      {"follow-exports", "FILE",
+       "mirror the exports(5) file FILE into the managed group named after "
+       "it (exports, exports-NAME for NAME.exports), following its changes; "
+       "the file name may be a glob (/etc/exports.d/*.exports); repeatable",
+       [](DaemonConfig& c, const std::string& v) {
+         absl::StatusOr<FollowPattern> p = ParseFollowPattern(v);
+         if (!p.ok()) return p.status();
+         c.follow_exports.push_back(v);
          return absl::OkStatus();
        }},
       {"debug-resolver-delay", "ADDR=MS",

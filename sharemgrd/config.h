@@ -62,6 +62,8 @@ struct DaemonConfig {
   int mgmt_idle_timeout_seconds = kDefaultMgmtIdleTimeoutSeconds;
   KernelModeSetting kernel = kDefaultKernelMode;
   bool manage_gids = false;
+  // --follow-exports: files (or FOLDER/GLOB patterns) to mirror.
+  std::vector<std::string> follow_exports;
   // --debug-resolver-delay: address text -> milliseconds.
   std::map<std::string, int> resolver_delays;
   bool help = false;

@@ -483,6 +483,29 @@ absl::Status Daemon::Start() {
     LogLine(s.message());
   }
   if (absl::Status s = StartKernelMode(); !s.ok()) return s;
+  const std::vector<libshare::GroupInfo> groups = catalog_->ListGroups();
+  if (!config_.follow_exports.empty() ||
+      std::any_of(groups.begin(), groups.end(),
+                  [](const libshare::GroupInfo& g) {
+                    return !g.managed_by.empty();
+                  })) {
+    // After the kernel hooks: the first sync is a batch like any other.
+    // Without --follow-exports it only releases the managed groups.
+    ExportsFollower::Config fc;
+    fc.patterns = config_.follow_exports;
+    fc.catalog = catalog_.get();
+    MgmtService* mgmt = mgmt_.get();
+    fc.apply = [mgmt](const libshare::Batch& b) { return mgmt->ApplyBatch(b); };
+    fc.log = [](const std::string& line) { LogLine(line); };
+    absl::StatusOr<std::unique_ptr<ExportsFollower>> f =
+        ExportsFollower::Start(std::move(fc));
+    if (!f.ok()) return f.status();
+    follower_ = *std::move(f);
+    ExportsFollower* follower = follower_.get();
+    mgmt_->SetFollowErrorSource([follower](const libshare::GroupInfo& g) {
+      return follower->ErrorFor(g.name);
+    });
+  }
 
   server_ = std::make_unique<RpcServer>(
       threads_, static_cast<std::size_t>(config_.max_connections));
@@ -620,6 +643,8 @@ void Daemon::Stop() {
   if (server_) server_->Stop();
   mgmt_server_.reset();
   server_.reset();
+  if (follower_) follower_->Stop();  // before what its batches reach
+  follower_.reset();
   // What the kernel holds keeps serving; what it asks meanwhile stays
   // queued for the next start.
   if (kernel_) kernel_->Stop();

@@ -15,6 +15,7 @@
 #include "authcache/auth_cache.h"
 #include "authcache/resolver.h"
 #include "config.h"
+#include "exports_follow.h"
 #include "kernel/kernel_mode.h"
 #include "libshare/catalog.h"
 #include "mgmt_service.h"
@@ -74,6 +75,7 @@ class Daemon {
   std::unique_ptr<ShareAccess> access_;         // kernel mode
   std::unique_ptr<kernel::KernelMode> kernel_;  // null when off
   std::unique_ptr<MgmtService> mgmt_;
+  std::unique_ptr<ExportsFollower> follower_;  // --follow-exports
   // MOUNT (TCP, UDP) and management each have their own threads and
   // connection limit: remote clients can neither starve nor evict the
   // administrator.

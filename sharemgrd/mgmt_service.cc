@@ -239,6 +239,9 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
         g[i].enabled = groups[i].enabled;
         g[i].options = Mutable(groups[i].options);
         g[i].share_count = groups[i].share_count;
+        g[i].managed_by = Mutable(groups[i].managed_by);
+        if (follow_error_) groups[i].follow_error = follow_error_(groups[i]);
+        g[i].follow_error = Mutable(groups[i].follow_error);
       }
       mgmt_list_groups_res r{};
       r.status = MGMT_OK;
@@ -395,6 +398,18 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   }
   a.Free();
 
+  libshare::BatchResult r = ApplyBatch(batch);
+  *error = !r.ok();
+  if (batch.ops.size() >= kTrimAfterOps) {
+    // A big batch leaves megabytes of freed decode buffers in malloc's
+    // arenas; give them back so RSS reflects the table, not the last batch.
+    batch = libshare::Batch();
+    ::malloc_trim(0);
+  }
+  return EncodeBatchResult(r, out);
+}
+
+libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch) {
   const auto start = std::chrono::steady_clock::now();
   libshare::BatchResult r;
   {
@@ -429,18 +444,18 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
       auto ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
-      LogLine(absl::StrCat("batch: ", r.applied, " operations applied in ",
+      LogLine(absl::StrCat("batch", batch.manager.empty() ? "" : " from ",
+                           batch.manager, ": ", r.applied,
+                           " operations applied in ",
                            static_cast<int64_t>(ms + 0.5), " ms, generation ",
                            r.generation));
     }
   }
-  *error = !r.ok();
-  if (batch.ops.size() >= kTrimAfterOps) {
-    // A big batch leaves megabytes of freed decode buffers in malloc's
-    // arenas; give them back so RSS reflects the table, not the last batch.
-    batch = libshare::Batch();
-    ::malloc_trim(0);
-  }
+  return r;
+}
+
+accept_stat MgmtService::EncodeBatchResult(const libshare::BatchResult& r,
+                                           std::string* out) {
   std::vector<mgmt_op_error> errs(r.errors.size());
   for (std::size_t i = 0; i < r.errors.size(); ++i) {
     errs[i].index = r.errors[i].index;

@@ -67,12 +67,25 @@ class MgmtService final : public RpcProgram {
   };
   void SetKernelHooks(KernelHooks hooks) { kernel_ = std::move(hooks); }
 
+  // Applies a batch made inside the daemon (the exports follower) as a
+  // BATCH call applies its batch: serialized with them, then the cache,
+  // the kernel's entries (incrementally) and the sharetab view follow it.
+  libshare::BatchResult ApplyBatch(const libshare::Batch& batch);
+  // LIST_GROUPS fills each group's follow_error from this (the exports
+  // follower's last refusal). Set before serving.
+  void SetFollowErrorSource(
+      std::function<std::string(const libshare::GroupInfo&)> source) {
+    follow_error_ = std::move(source);
+  }
+
  private:
   accept_stat Batch(const CallContext& ctx, XDR* args, std::string* out,
                     bool* error);
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
   accept_stat Mounts(std::string* out);
+  accept_stat EncodeBatchResult(const libshare::BatchResult& r,
+                                std::string* out);
 
   libshare::Catalog* const catalog_;
   authcache::AuthCache* const cache_;
@@ -81,6 +94,7 @@ class MgmtService final : public RpcProgram {
   const std::optional<gid_t> admin_gid_;
   RequestStats stats_;
   KernelHooks kernel_;
+  std::function<std::string(const libshare::GroupInfo&)> follow_error_;
 
   // After a batch the view is rewritten by sharetab_writer_, so that one
   // change to a big table is not an O(N) file write before its reply. For

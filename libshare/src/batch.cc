@@ -40,6 +40,8 @@ std::string_view OperationName(Operation::Type t) {
       return "move-share";
     case Operation::Type::kSetOptions:
       return "set";
+    case Operation::Type::kManageGroup:
+      return "manage";
   }
   return "unknown";
 }

@@ -71,6 +71,9 @@ class Overlay {
     bool exists = false;
     bool enabled = true;
     std::size_t count = 0;  // shares in the group
+    // The exports file that manages it (views the table's group or the
+    // batch's operation, which outlive the overlay); "" = by hand.
+    std::string_view managed_by;
   };
   struct ShareState {
     bool exists = false;
@@ -93,14 +96,15 @@ class Overlay {
       // The key views the caller's name (a batch operation's or a table
       // group's), which outlives the overlay.
       it = groups_
-               .emplace(ToAbsl(name), Group{true, g->enabled, g->shares.size()})
+               .emplace(ToAbsl(name), Group{true, g->enabled, g->shares.size(),
+                                            g->managed_by})
                .first;
     }
     return it->second.exists ? &it->second : nullptr;
   }
 
   void CreateGroup(std::string_view name) {
-    groups_[ToAbsl(name)] = Group{true, true, 0};
+    groups_[ToAbsl(name)] = Group{true, true, 0, {}};
   }
 
   // Removes the group and every share in it.
@@ -119,7 +123,7 @@ class Overlay {
       }
     }
     for (std::string_view p : victims) RemoveShare(p);
-    groups_[ToAbsl(name)] = Group{false, true, 0};
+    groups_[ToAbsl(name)] = Group{false, true, 0, {}};
   }
 
   std::optional<ShareState> FindShare(std::string_view path) const {
@@ -365,7 +369,8 @@ class CatalogImpl : public Catalog {
     absl::ReaderMutexLock l(&mu_);
     std::vector<GroupInfo> out;
     for (const ShareGroup* g : table_.SortedGroups()) {
-      out.push_back({g->name, g->enabled, g->options, g->shares.size()});
+      out.push_back(
+          {g->name, g->enabled, g->options, g->shares.size(), g->managed_by});
     }
     return out;
   }
@@ -481,6 +486,20 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
     auto group_missing = [&]() {
       refuse(absl::StrCat("group ", op.group, " does not exist"));
     };
+    // True (and the operation refused) if `group` mirrors an exports file
+    // and this batch does not come from that file.
+    auto managed_elsewhere = [&](std::string_view group) {
+      Overlay::Group* g = ov.FindGroup(group);
+      if (g == nullptr || g->managed_by.empty() ||
+          g->managed_by == batch.manager) {
+        return false;
+      }
+      refuse(absl::StrCat("group ", ToAbsl(group), " is managed by ",
+                          ToAbsl(g->managed_by),
+                          " (sharemgrd --follow-exports): edit that file "
+                          "instead"));
+      return true;
+    };
 
     switch (op.type) {
       case Op::kCreateGroup: {
@@ -515,6 +534,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
           group_missing();
           break;
         }
+        if (managed_elsewhere(op.group)) break;
         if (g->count > 0 && !op.force) {
           refuse(absl::StrCat("group ", op.group, " has ", g->count,
                               g->count == 1 ? " share" : " shares",
@@ -547,6 +567,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
           group_missing();
           break;
         }
+        if (managed_elsewhere(op.group)) break;
         if (std::optional<Overlay::ShareState> s = ov.FindShare(op.path)) {
           refuse(absl::StrCat(op.path, ": already shared (group ",
                               ToAbsl(s->group), ")"));
@@ -593,6 +614,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
                               ", not ", op.group));
           break;
         }
+        if (managed_elsewhere(s->group)) break;
         ov.RemoveShare(op.path);
         break;
       }
@@ -606,6 +628,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
           group_missing();
           break;
         }
+        if (managed_elsewhere(s->group) || managed_elsewhere(op.group)) break;
         step.noop = s->group == op.group;
         if (!step.noop) ov.MoveShare(op.path, op.group);
         break;
@@ -615,6 +638,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
           group_missing();
           break;
         }
+        if (managed_elsewhere(op.group)) break;
         if (!op.path.empty()) {
           std::optional<Overlay::ShareState> s = ov.FindShare(op.path);
           if (!s) {
@@ -638,6 +662,24 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         step.compiled = *std::move(c);
         break;
       }
+      case Op::kManageGroup: {
+        Overlay::Group* g = ov.FindGroup(op.group);
+        if (g == nullptr) {
+          group_missing();
+          break;
+        }
+        if (batch.manager.empty() ||
+            (!op.path.empty() && op.path != batch.manager)) {
+          refuse(absl::StrCat("group ", op.group,
+                              ": only the daemon's exports follower marks "
+                              "groups as managed"));
+          break;
+        }
+        if (managed_elsewhere(op.group)) break;
+        step.noop = g->managed_by == op.path;
+        g->managed_by = op.path;
+        break;
+      }
     }
     if (!errors->empty()) {
       // Nothing will be linked; free what was prepared as we go.
@@ -646,6 +688,8 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
       step.compiled.reset();
     } else if (step.op->type == Op::kSetOptions) {
       step.text = op.options;
+    } else if (step.op->type == Op::kManageGroup) {
+      step.text = op.path;
     }
   }
 }
@@ -697,6 +741,9 @@ absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
       case Op::kSetOptions:
         status = op.path.empty() ? store_->SetGroupOptions(op.group, op.options)
                                  : store_->SetShareOptions(op.path, op.options);
+        break;
+      case Op::kManageGroup:
+        status = store_->SetGroupManager(op.group, op.path);
         break;
     }
     if (!status.ok()) break;
@@ -771,6 +818,10 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
         }
         break;
       }
+      case Op::kManageGroup:
+        // Swaps, so that linking allocates nothing. No share changes.
+        table_.FindGroup(op.group)->managed_by.swap(step.text);
+        break;
     }
   }
   return changed;

@@ -347,6 +347,8 @@ absl::StatusOr<std::vector<GroupInfo>> RpcClient::ListGroups() {
     out[i].enabled = g.groups_val[i].enabled;
     out[i].options = Text(g.groups_val[i].options);
     out[i].share_count = static_cast<size_t>(g.groups_val[i].share_count);
+    out[i].managed_by = Text(g.groups_val[i].managed_by);
+    out[i].follow_error = Text(g.groups_val[i].follow_error);
   }
   return out;
 }

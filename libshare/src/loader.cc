@@ -61,6 +61,7 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
       g->name = std::move(row.name);
       g->enabled = row.enabled;
       g->options = std::move(row.options);
+      g->managed_by = std::move(row.managed_by);
       g->compiled = *std::move(compiled);
       index.emplace(g->name, work.size());
       work.push_back({g.get(), {}});

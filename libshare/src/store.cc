@@ -45,7 +45,8 @@ constexpr const char* kSql[] = {
     "BEGIN IMMEDIATE",
     "COMMIT",
     "ROLLBACK",
-    "SELECT name, enabled, options FROM groups ORDER BY name",
+    "SELECT name, enabled, options, IFNULL((SELECT file FROM managed_groups "
+    "WHERE managed_groups.name = groups.name), '') FROM groups ORDER BY name",
     "SELECT id, path, \"group\", resource, description, options, dev "
     "FROM shares WHERE \"group\" = ?1 ORDER BY id",
     "SELECT id, path, \"group\", resource, description, options, dev "
@@ -65,7 +66,16 @@ constexpr const char* kSql[] = {
     "INSERT OR IGNORE INTO mounts(client, path) VALUES(?1, ?2)",
     "DELETE FROM mounts WHERE client = ?1 AND path = ?2",
     "SELECT client, path FROM mounts ORDER BY client, path",
+    "INSERT OR REPLACE INTO managed_groups(name, file) VALUES(?1, ?2)",
+    "DELETE FROM managed_groups WHERE name = ?1",
 };
+
+// The managed-group marks (sharemgrd --follow-exports): a table of its own,
+// created when missing, so that the schema version and the other tables
+// stay as they are (an older sharemgr ignores it).
+constexpr char kManagedGroupsTable[] =
+    "CREATE TABLE IF NOT EXISTS managed_groups("
+    "name TEXT PRIMARY KEY, file TEXT NOT NULL)";
 
 void BindText(sqlite3_stmt* st, int i, std::string_view v) {
   sqlite3_bind_text(st, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
@@ -111,6 +121,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
     return s;
   }
   if (absl::Status s = store->Migrate(); !s.ok()) return s;
+  if (absl::Status s = store->Exec(kManagedGroupsTable); !s.ok()) return s;
   return store;
 }
 
@@ -223,6 +234,7 @@ absl::StatusOr<std::vector<GroupRow>> Store::LoadGroups() {
     g.name = ColumnText(*st, 0);
     g.enabled = sqlite3_column_int(*st, 1) != 0;
     g.options = ColumnText(*st, 2);
+    g.managed_by = ColumnText(*st, 3);
     out.push_back(std::move(g));
   }
   sqlite3_reset(*st);
@@ -319,10 +331,21 @@ absl::Status Store::DeleteGroup(std::string_view name) {
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = SetGroupManager(name, ""); !s.ok()) return s;
   st = Prepared(kDeleteGroup);
   if (!st.ok()) return st.status();
   BindText(*st, 1, name);
   return Run(*st, absl::StrCat("deleting group ", ToAbsl(name)));
+}
+
+absl::Status Store::SetGroupManager(std::string_view name,
+                                    std::string_view file) {
+  absl::StatusOr<sqlite3_stmt*> st =
+      Prepared(file.empty() ? kDeleteManager : kSetManager);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, name);
+  if (!file.empty()) BindText(*st, 2, file);
+  return Run(*st, absl::StrCat("marking group ", ToAbsl(name), " managed"));
 }
 
 absl::Status Store::SetGroupEnabled(std::string_view name, bool enabled) {

@@ -25,6 +25,10 @@ struct Operation {
     kMoveShare,     // path, group (destination)
     kSetOptions,    // group, options; with path: that share's own options
                     // ("" returns the share to its group's defaults)
+    // group, path: marks the group as managed by the exports file `path`
+    // ("" clears the mark). Only the daemon's own batches carry it (the
+    // management protocol refuses it).
+    kManageGroup = 10,
   };
   Type type = Type::kCreateGroup;
   std::string group;
@@ -47,6 +51,12 @@ std::string_view OperationName(Operation::Type t);
 
 struct Batch {
   std::vector<Operation> ops;
+  // The exports file this batch comes from (sharemgrd --follow-exports), or
+  // "" for a batch by hand. A batch may change the shares, options or
+  // existence of a managed group only if it comes from the group's file:
+  // any other operation on it is refused with a message naming the file
+  // (enabling and disabling stay allowed). Not carried by the protocol.
+  std::string manager;
 };
 
 // Why operation `index` (0-based, in batch order) was refused.

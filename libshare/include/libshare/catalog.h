@@ -48,6 +48,12 @@ struct GroupInfo {
   bool enabled = true;
   std::string options;  // defaults for shares with no options of their own
   std::size_t share_count = 0;
+  // The exports file the group mirrors (sharemgrd --follow-exports), or ""
+  // when it is edited by hand.
+  std::string managed_by{};
+  // Why the file's last version was not applied ("FILE:LINE: message"),
+  // or "" (filled by the daemon; the catalog leaves it empty).
+  std::string follow_error{};
 };
 
 // What a MOUNT request needs to know about the share that covers a path.

@@ -84,6 +84,7 @@ struct ShareGroup {
   bool enabled = true;
   std::string options;                           // defaults text
   std::shared_ptr<const ShareOptions> compiled;  // never null
+  std::string managed_by;  // exports file it mirrors; "" = by hand
   ShareList shares;  // not owning: the table owns the shares
 };
 

@@ -36,8 +36,10 @@ struct GroupRow {
   std::string name;
   bool enabled = true;
   std::string options;
+  std::string managed_by{};  // the followed exports file; "" = by hand
   bool operator==(const GroupRow& o) const {
-    return name == o.name && enabled == o.enabled && options == o.options;
+    return name == o.name && enabled == o.enabled && options == o.options &&
+           managed_by == o.managed_by;
   }
 };
 
@@ -105,6 +107,10 @@ class Store {
                                              bool enabled);
   [[nodiscard]] absl::Status SetGroupOptions(std::string_view name,
                                              std::string_view options);
+  // Marks the group as managed by `file` ("" clears the mark). InsertGroup
+  // never sets it.
+  [[nodiscard]] absl::Status SetGroupManager(std::string_view name,
+                                             std::string_view file);
   [[nodiscard]] absl::Status InsertShare(const ShareRow& s);
   [[nodiscard]] absl::Status DeleteShare(std::string_view path);
   [[nodiscard]] absl::Status MoveShare(std::string_view path,
@@ -140,6 +146,8 @@ class Store {
     kInsertMount,
     kDeleteMount,
     kSelectMounts,
+    kSetManager,
+    kDeleteManager,
     kStmtCount
   };
 

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# sharemgrd --follow-exports: a followed exports file becomes a managed
+# group; an atomic rename-replace is applied as one batch; sharectl's edits
+# of the group are refused naming the file; a bad line keeps the last good
+# state and shows in `sharectl stats`; a deleted file empties the group; the
+# mark survives a restart.
+source "$(dirname "$0")/lib.sh"
+sm_setup
+read -r a b c <<<"$(make_dirs a b c)"
+mkdir -p "$SM_DIR/exports.d"
+f=$SM_DIR/exports.d/zfs.exports
+replace() {  # TEXT: written as OpenZFS does, through a temporary file
+  printf '%s' "$1" >"$SM_DIR/exports.d/.zfs.exports.tmp"
+  mv "$SM_DIR/exports.d/.zfs.exports.tmp" "$f"
+}
+# Waits (10 s) until `sc list-shares`-like state of the group is $1.
+wait_group() {  # EXPECTED
+  local got
+  for _ in $(seq 100); do
+    got=$(sc --json show exports-zfs | jq -r '.groups[].shares[] | "\(.path) \(.options)"')
+    [[ "$got" == "$1" ]] && return 0
+    sleep 0.1
+  done
+  assert_eq "$1" "$got" "group exports-zfs"
+}
+replace "$a *(rw,no_subtree_check)
+"
+start_daemon --follow-exports "$SM_DIR/exports.d/*.exports"
+wait_group "$a rw"
+assert_contains "$(sc stats)" "$f -> group exports-zfs (1 share): ok" "stats"
+assert_eq "$f" "$(sc --json list | jq -r '.groups[] | select(.name=="exports-zfs") | .managed_by // ""')" "managed_by"
+
+gen=$(sc --json stats | jq .generation)
+replace "$a 127.0.0.1(ro)
+$b *(rw)
+"
+wait_group "$a ro=127.0.0.1
+$b rw"
+assert_eq $((gen + 1)) "$(sc --json stats | jq .generation)" "one batch"
+assert_contains "$(sc check 127.0.0.1 "$a")" "ro" "check"
+
+rc=0; err=$(sc add-share -s "$c" exports-zfs 2>&1) || rc=$?
+assert_eq 1 "$rc" "add-share to a managed group"
+assert_contains "$err" "managed by $f" "refusal names the file"
+rc=0; err=$(sc set -o rw -s "$a" exports-zfs 2>&1) || rc=$?
+assert_contains "$err" "managed by $f" "set refused"
+rc=0; err=$(sc delete -f exports-zfs 2>&1) || rc=$?
+assert_contains "$err" "managed by $f" "delete refused"
+
+replace "$c *(rw)
+$b *(frobnicate)
+"
+for _ in $(seq 100); do
+  st=$(sc stats)
+  [[ "$st" == *"not applied"* ]] && break
+  sleep 0.1
+done
+assert_contains "$st" "last change not applied: $f:2: " "stats names the line"
+assert_contains "$st" "frobnicate" "stats names the option"
+assert_contains "$(cat "$SM_LOG")" "$f:2:" "log names the line"
+wait_group "$a ro=127.0.0.1
+$b rw"
+
+restart_daemon --follow-exports "$SM_DIR/exports.d/*.exports"
+wait_group "$a ro=127.0.0.1
+$b rw"
+assert_eq "$f" "$(sc --json list | jq -r '.groups[] | select(.name=="exports-zfs") | .managed_by // ""')" "managed after a restart"
+rm "$f"
+wait_group ""
+assert_eq "$f" "$(sc --json list | jq -r '.groups[] | select(.name=="exports-zfs") | .managed_by // ""')" "still managed"
+
+# Started without --follow-exports: the group is released, edits work.
+restart_daemon
+assert_eq "" "$(sc --json list | jq -r '.groups[] | select(.name=="exports-zfs") | .managed_by // ""')" "released"
+sc add-share -s "$c" exports-zfs || fail "add-share after the release"
+echo ok

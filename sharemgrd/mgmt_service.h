@@ -23,6 +23,7 @@
 #include "libshare/catalog.h"
 #include "libshare/client.h"
 #include "libshare/mgmt_prot.h"
+#include "fs_watch.h"
 #include "mount_service.h"
 #include "request_stats.h"
 #include "rpc_server.h"
@@ -66,12 +67,18 @@ class MgmtService final : public RpcProgram {
     std::function<libshare::KernelStats()> stats;
   };
   void SetKernelHooks(KernelHooks hooks) { kernel_ = std::move(hooks); }
+  // Shares not served (fs_watch.h) are left out of the sharetab view,
+  // refused by CHECK with the reason, and said so by LIST_SHARES; each
+  // batch's changes are passed on. Set before serving (may stay null).
+  void SetServedShares(FsWatch* served) { served_ = served; }
 
  private:
   accept_stat Batch(const CallContext& ctx, XDR* args, std::string* out,
                     bool* error);
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
+  // The catalog's sharetab entries without the shares not served.
+  std::vector<libshare::SharetabEntry> ServedSharetabEntries() const;
 
   libshare::Catalog* const catalog_;
   authcache::AuthCache* const cache_;
@@ -80,6 +87,7 @@ class MgmtService final : public RpcProgram {
   const std::optional<gid_t> admin_gid_;
   RequestStats stats_;
   KernelHooks kernel_;
+  FsWatch* served_ = nullptr;
 
   // After a batch the view is rewritten by sharetab_writer_, so that one
   // change to a big table is not an O(N) file write before its reply. For

@@ -230,24 +230,32 @@ void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
 
 std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
                                               bool live) const {
+  std::optional<FsPlace> recorded;
+  std::shared_ptr<const MountInfo> mounts;
+  bool served = true;
   uint64_t dev = 0;
   {
     absl::ReaderMutexLock l(&mu_);
     auto it = states_.find(share_path);
     if (it == states_.end()) return std::nullopt;  // added since the probe
-    if (!it->second.served) return it->second.reason;
+    if (!live && !it->second.served) return it->second.reason;
+    if (!live) return std::nullopt;
+    served = it->second.served;
     dev = it->second.dev;
+    recorded = it->second.recorded;
+    mounts = mounts_;
   }
-  if (!live) return std::nullopt;
   PathStat st = StatPath(share_path);
-  if (st.kind == PathStat::Kind::kDirectory && st.dev == dev) {
-    return std::nullopt;
+  if (served && st.kind == PathStat::Kind::kDirectory && st.dev == dev) {
+    return std::nullopt;  // the file system it was served from, still
   }
-  Wake();
-  if (st.kind == PathStat::Kind::kDirectory) {
-    return std::string("its file system changed since the last probe");
-  }
-  ShareProbe p = ProbeShare(share_path, st, nullptr, MountInfo());
+  // Decided again with the last mount table (a mount change wakes the
+  // watch thread at once); a state that changed is probed for everyone.
+  ShareProbe p =
+      ProbeShare(share_path, st, recorded ? &*recorded : nullptr,
+                 mounts != nullptr ? *mounts : MountInfo());
+  if (p.served != served || (p.served && st.dev != dev)) Wake();
+  if (p.served) return std::nullopt;
   return p.reason;
 }
 
@@ -294,6 +302,9 @@ void FsWatch::ProbeAll() {
     n.served = p.served;
     n.dev = st.dev;
     n.reason = std::move(p.reason);
+    if (auto r = recorded_.find(s.id); r != recorded_.end()) {
+      n.recorded = r->second;
+    }
   }
   if (!to_record.empty()) {
     if (absl::Status s = store_->RecordFsPlaces(to_record); !s.ok()) {
@@ -313,6 +324,7 @@ void FsWatch::ProbeAll() {
     recorded_ = std::move(kept);
   }
 
+  const std::size_t mount_count = mounts.size();
   // What changed, and the log lines saying so.
   std::vector<std::string> changed;
   std::vector<std::string> lines;
@@ -345,6 +357,7 @@ void FsWatch::ProbeAll() {
       }
     }
     states_ = std::move(next);
+    mounts_ = std::make_shared<const MountInfo>(std::move(mounts));
   }
   if (!changed.empty()) version_.fetch_add(1);
   const bool first = first_probe_;
@@ -360,7 +373,7 @@ void FsWatch::ProbeAll() {
                             std::chrono::steady_clock::now() - start)
                             .count();
       config_.log(absl::StrCat("file systems probed: ", shares->size(),
-                               " shares, ", mounts.size(), " mounts, ",
+                               " shares, ", mount_count, " mounts, ",
                                static_cast<int64_t>(ms + 0.5), " ms"));
     }
   }

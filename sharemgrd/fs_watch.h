@@ -140,6 +140,7 @@ class FsWatch {
     bool served = true;
     uint64_t dev = 0;  // st_dev at the last probe (served only)
     std::string reason;
+    std::optional<FsPlace> recorded;  // for live probes between rounds
   };
 
   const Config config_;
@@ -151,6 +152,7 @@ class FsWatch {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, State> states_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const MountInfo> mounts_ ABSL_GUARDED_BY(mu_);  // last read
   mutable bool wake_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<uint64_t> version_{1};

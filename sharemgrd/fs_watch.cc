@@ -13,7 +13,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "libshare/path.h"
 #include "libshare/store.h"
 
@@ -67,22 +66,36 @@ absl::StatusOr<std::string> ReadAll(int fd) {
 
 MountInfo MountInfo::Parse(std::string_view text) {
   MountInfo t;
-  for (absl::string_view line :
-       absl::StrSplit(absl::string_view(text.data(), text.size()), '\n')) {
-    // ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - TYPE SOURCE
-    std::vector<absl::string_view> f =
-        absl::StrSplit(line, ' ', absl::SkipEmpty());
-    if (f.size() < 10) continue;
-    std::size_t dash = 6;
-    while (dash < f.size() && f[dash] != "-") ++dash;
-    if (dash + 2 >= f.size()) continue;
+  // ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - TYPE SOURCE
+  // Split by hand: a 15,000-dataset server has a 2 MB mountinfo, parsed at
+  // every mount change.
+  t.by_point_.reserve(
+      static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
+  std::string_view f[16];
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    std::size_t n = 0, dash = 0;
+    for (std::size_t i = 0; i < line.size() && n < 16;) {
+      std::size_t j = line.find(' ', i);
+      if (j == std::string_view::npos) j = line.size();
+      if (j > i) {
+        f[n] = line.substr(i, j - i);
+        if (dash == 0 && n >= 6 && f[n] == "-") dash = n;
+        ++n;
+      }
+      i = j + 1;
+    }
+    if (dash == 0 || dash + 2 >= n || f[4].empty() || f[4][0] != '/') continue;
     FsPlace p;
-    p.mount_point = Unescape(std::string_view(f[4].data(), f[4].size()));
-    p.fstype = Unescape(std::string_view(f[dash + 1].data(), f[dash + 1].size()));
-    p.source = Unescape(std::string_view(f[dash + 2].data(), f[dash + 2].size()));
-    if (p.mount_point.empty() || p.mount_point[0] != '/') continue;
+    p.mount_point = Unescape(f[4]);
+    p.fstype = Unescape(f[dash + 1]);
+    p.source = Unescape(f[dash + 2]);
     std::string key = p.mount_point;
-    t.by_point_[key] = std::move(p);  // later lines are mounted on top
+    t.by_point_.insert_or_assign(std::move(key), std::move(p));  // on top
   }
   return t;
 }

@@ -192,12 +192,29 @@ absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
   if (!rows.ok()) return rows.status();
   std::unique_ptr<FsWatch> w(
       new FsWatch(std::move(config), catalog, *std::move(store)));
+  MountInfo mounts = w->ReadMounts();
+  absl::MutexLock l(&w->mu_);
+  w->recorded_.reserve(rows->size());
+  w->initial_.reserve(rows->size());
   for (libshare::FsPlaceRow& r : *rows) {
-    w->recorded_[r.id] = FsPlace{std::move(r.mount_point), std::move(r.fstype),
-                                 std::move(r.source)};
+    FsPlace p{std::move(r.mount_point), std::move(r.fstype),
+              std::move(r.source)};
+    w->initial_.emplace(std::move(r.path), p);
+    w->recorded_.emplace(r.id, std::move(p));
   }
-  w->ProbeAll();
+  w->mounts_ = std::make_shared<const MountInfo>(std::move(mounts));
   return w;
+}
+
+MountInfo FsWatch::ReadMounts() const {
+  MountInfo mounts;
+  int fd = ::open(config_.mountinfo.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    absl::StatusOr<std::string> text = ReadAll(fd);
+    ::close(fd);
+    if (text.ok()) mounts = MountInfo::Parse(*text);
+  }
+  return mounts;
 }
 
 void FsWatch::Watch(ChangedFn changed) {
@@ -250,13 +267,23 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
   {
     absl::ReaderMutexLock l(&mu_);
     auto it = states_.find(share_path);
-    if (it == states_.end()) return std::nullopt;  // added since the probe
-    if (!live && !it->second.served) return it->second.reason;
-    if (!live) return std::nullopt;
-    served = it->second.served;
-    dev = it->second.dev;
-    recorded = it->second.recorded;
-    mounts = mounts_;
+    if (it == states_.end()) {
+      // Added since the last round: served (its batch woke the thread,
+      // which records it). Before the first round: decided live.
+      if (probed_) return std::nullopt;
+      served = false;
+      if (auto r = initial_.find(share_path); r != initial_.end()) {
+        recorded = r->second;
+      }
+      mounts = mounts_;
+    } else {
+      if (!live && !it->second.served) return it->second.reason;
+      if (!live) return std::nullopt;
+      served = it->second.served;
+      dev = it->second.dev;
+      recorded = it->second.recorded;
+      mounts = mounts_;
+    }
   }
   PathStat st = StatPath(share_path);
   if (served && st.kind == PathStat::Kind::kDirectory && st.dev == dev) {
@@ -275,14 +302,8 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
 void FsWatch::ProbeAll() {
   absl::MutexLock probe(&probe_mu_);
   const auto start = std::chrono::steady_clock::now();
-  MountInfo mounts;
+  MountInfo mounts = ReadMounts();
   {
-    int fd = ::open(config_.mountinfo.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      absl::StatusOr<std::string> text = ReadAll(fd);
-      ::close(fd);
-      if (text.ok()) mounts = MountInfo::Parse(*text);
-    }
     if (mounts.size() == 0) {
       // Without the mount table nothing can be told apart: keep the last
       // state rather than stop serving everything.
@@ -307,8 +328,8 @@ void FsWatch::ProbeAll() {
                               rec == recorded_.end() ? nullptr : &rec->second,
                               mounts);
     if (p.record.has_value()) {
-      to_record.push_back(
-          {s.id, p.record->mount_point, p.record->fstype, p.record->source});
+      to_record.push_back({s.id, s.path, p.record->mount_point,
+                           p.record->fstype, p.record->source});
       recorded_[s.id] = *p.record;
     }
     State& n = next[s.path];
@@ -357,7 +378,7 @@ void FsWatch::ProbeAll() {
       if (first_probe_ || old == states_.end()) {
         if (!n.served) {
           say(absl::StrCat(path, ": not served: ", n.reason));
-          if (!first_probe_) changed.push_back(path);
+          changed.push_back(path);  // first round: EXPORT may list it
         }
         continue;
       }
@@ -371,6 +392,8 @@ void FsWatch::ProbeAll() {
     }
     states_ = std::move(next);
     mounts_ = std::make_shared<const MountInfo>(std::move(mounts));
+    probed_ = true;
+    initial_.clear();
   }
   if (!changed.empty()) version_.fetch_add(1);
   const bool first = first_probe_;
@@ -396,6 +419,7 @@ void FsWatch::ProbeAll() {
 void FsWatch::Loop() {
   int fd = ::open(config_.mountinfo.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) (void)ReadAll(fd);  // POLLPRI reports changes after a read
+  ProbeAll();                      // the first round
   auto next_recheck = absl::Now() + config_.recheck;
   for (;;) {
     bool probe = false;

@@ -109,11 +109,13 @@ class FsWatch {
   // without any lock of FsWatch held.
   using ChangedFn = std::function<void(const std::vector<std::string>&)>;
 
-  // Probes every share once (recording the places not recorded yet,
-  // logging what is not served). Nothing runs in the background yet.
+  // Loads the recorded places and reads the mount table; nothing is
+  // probed yet (a daemon with 15,000 shares serves before its first round:
+  // until then every decision probes its share live, as exactly).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<FsWatch>> Open(
       Config config, const libshare::Catalog* catalog);
-  // Starts the watch thread (once).
+  // Starts the watch thread (once); its first round probes every share,
+  // records the places not recorded yet and logs what is not served.
   void Watch(ChangedFn changed);
   ~FsWatch();
   void Stop();
@@ -147,12 +149,18 @@ class FsWatch {
   ChangedFn changed_;  // set once by Watch(), before the thread starts
   const libshare::Catalog* const catalog_;
   std::unique_ptr<libshare::Store> store_;  // the watch thread's (or start's)
-  absl::flat_hash_map<uint64_t, FsPlace> recorded_;  // by share id; same
-  bool first_probe_ = true;                          // same
+  absl::flat_hash_map<uint64_t, FsPlace> recorded_;  // by share id; the
+  bool first_probe_ = true;  // watch thread's (or ProbeAll's caller's)
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, State> states_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<const MountInfo> mounts_ ABSL_GUARDED_BY(mu_);  // last read
+  // Before the first round every share is decided live, with the places
+  // read from the store by path (emptied by the first round).
+  absl::flat_hash_map<std::string, FsPlace> initial_ ABSL_GUARDED_BY(mu_);
+  bool probed_ ABSL_GUARDED_BY(mu_) = false;
+  // Reads the mount table; empty if it cannot be read.
+  MountInfo ReadMounts() const;
   mutable bool wake_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<uint64_t> version_{1};

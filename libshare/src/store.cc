@@ -72,7 +72,7 @@ constexpr const char* kSql[] = {
     "INSERT OR IGNORE INTO mounts(client, path) VALUES(?1, ?2)",
     "DELETE FROM mounts WHERE client = ?1 AND path = ?2",
     "SELECT client, path FROM mounts ORDER BY client, path",
-    "SELECT id, fs_mount, fs_type, fs_source FROM shares "
+    "SELECT id, path, fs_mount, fs_type, fs_source FROM shares "
     "WHERE fs_mount IS NOT NULL ORDER BY id",
     "UPDATE shares SET fs_mount = ?2, fs_type = ?3, fs_source = ?4 "
     "WHERE id = ?1",
@@ -442,9 +442,10 @@ absl::StatusOr<std::vector<FsPlaceRow>> Store::LoadFsPlaces() {
   while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
     FsPlaceRow r;
     r.id = static_cast<uint64_t>(sqlite3_column_int64(*st, 0));
-    r.mount_point = ColumnText(*st, 1);
-    r.fstype = ColumnText(*st, 2);
-    r.source = ColumnText(*st, 3);
+    r.path = ColumnText(*st, 1);
+    r.mount_point = ColumnText(*st, 2);
+    r.fstype = ColumnText(*st, 3);
+    r.source = ColumnText(*st, 4);
     out.push_back(std::move(r));
   }
   sqlite3_reset(*st);

@@ -62,7 +62,8 @@ struct ShareRow {
 // /proc/self/mountinfo. st_dev alone cannot recognise a file system again
 // after a remount or reboot (ZFS and tmpfs get a new one), these can.
 struct FsPlaceRow {
-  uint64_t id = 0;  // the share's id
+  uint64_t id = 0;   // the share's id
+  std::string path;  // the share's path (read only; not written)
   std::string mount_point;
   std::string fstype;
   std::string source;

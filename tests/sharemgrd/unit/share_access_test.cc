@@ -294,6 +294,7 @@ TEST_F(ServedShareAccessTest, UnmountedShareIsRefusedNotLeftToItsParent) {
   Share("rw");
   WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
   OpenWatch();
+  watch_->ProbeAll();  // records where the share is
   WriteMountinfo(MountLine("/", "root"));  // the dataset is unmounted
   watch_->ProbeAll();
   AccessResult r = DecideServed(share_ + "/open");
@@ -309,9 +310,10 @@ TEST_F(ServedShareAccessTest, RecordedPlaceSurvivesAReopen) {
   Share("rw");
   WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
   OpenWatch();
+  watch_->ProbeAll();  // records where the share is
   watch_.reset();
   WriteMountinfo(MountLine("/", "root") + MountLine(share_, "other"));
-  OpenWatch();
+  OpenWatch();  // no round yet: decided live from the stored place
   AccessResult r = DecideServed(share_);
   EXPECT_TRUE(r.not_served);
   EXPECT_THAT(r.reason, HasSubstr("recorded on data (tmpfs) mounted at"));

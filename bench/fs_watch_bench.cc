@@ -56,8 +56,8 @@ struct Fixture {
       mkdir(p.c_str(), 0755);
       paths.push_back(p);
       mi << (100 + i) << " 40 0:" << (100 + i) << " / " << p
-         << " rw,relatime shared:" << (100 + i)
-         << " - zfs tank/home/u" << i << " rw,xattr,noacl\n";
+         << " rw,relatime shared:" << (100 + i) << " - zfs tank/home/u" << i
+         << " rw,xattr,noacl\n";
       libshare::Operation s;
       s.type = libshare::Operation::Type::kAddShare;
       s.group = "homes";
@@ -98,7 +98,8 @@ BENCHMARK(BM_ReadMountinfo)->Unit(benchmark::kMillisecond);
 
 void BM_ParseMountinfo(benchmark::State& state) {
   for (auto _ : state) {
-    sharemgrd::MountInfo m = sharemgrd::MountInfo::Parse(ReadFile(F().mountinfo));
+    sharemgrd::MountInfo m =
+        sharemgrd::MountInfo::Parse(ReadFile(F().mountinfo));
     benchmark::DoNotOptimize(m.size());
   }
 }

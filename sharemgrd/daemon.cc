@@ -355,10 +355,10 @@ absl::Status Daemon::Start() {
       std::make_unique<MgmtService>(catalog_.get(), cache_.get(), mount_.get(),
                                     config_.sharetab_path, admin_gid);
   // Shares follow their file systems (fs_watch.h): probed before serving.
-  absl::StatusOr<std::unique_ptr<FsWatch>> fs_watch = FsWatch::Open(
-      {.db_path = config_.db_path,
-       .log = [](const std::string& line) { LogLine(line); }},
-      catalog_.get());
+  absl::StatusOr<std::unique_ptr<FsWatch>> fs_watch =
+      FsWatch::Open({.db_path = config_.db_path,
+                     .log = [](const std::string& line) { LogLine(line); }},
+                    catalog_.get());
   if (!fs_watch.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot probe the shares' file systems: ",

@@ -166,9 +166,8 @@ ShareProbe ProbeShare(std::string_view path, const PathStat& st,
     return r;
   }
   if (recorded->fstype != now->fstype || recorded->source != now->source) {
-    r.reason = absl::StrCat("recorded on ", Describe(*recorded),
-                            " mounted at ", recorded->mount_point, ", now ",
-                            Describe(*now));
+    r.reason = absl::StrCat("recorded on ", Describe(*recorded), " mounted at ",
+                            recorded->mount_point, ", now ", Describe(*now));
     return r;
   }
   r.served = true;
@@ -289,11 +288,17 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
   if (served && st.kind == PathStat::Kind::kDirectory && st.dev == dev) {
     return std::nullopt;  // the file system it was served from, still
   }
+  if (served && st.kind == PathStat::Kind::kDirectory) {
+    // Another device than at the last round: a mount changed and the
+    // round it woke has not finished. Not answered from a stale table.
+    Wake();
+    return std::string(
+        "its file system changed since the last probe (probing again)");
+  }
   // Decided again with the last mount table (a mount change wakes the
   // watch thread at once); a state that changed is probed for everyone.
-  ShareProbe p =
-      ProbeShare(share_path, st, recorded ? &*recorded : nullptr,
-                 mounts != nullptr ? *mounts : MountInfo());
+  ShareProbe p = ProbeShare(share_path, st, recorded ? &*recorded : nullptr,
+                            mounts != nullptr ? *mounts : MountInfo());
   if (p.served != served || (p.served && st.dev != dev)) Wake();
   if (p.served) return std::nullopt;
   return p.reason;
@@ -324,9 +329,8 @@ void FsWatch::ProbeAll() {
   for (const libshare::ShareInfo& s : *shares) {
     PathStat st = StatPath(s.path);
     auto rec = recorded_.find(s.id);
-    ShareProbe p = ProbeShare(s.path, st,
-                              rec == recorded_.end() ? nullptr : &rec->second,
-                              mounts);
+    ShareProbe p = ProbeShare(
+        s.path, st, rec == recorded_.end() ? nullptr : &rec->second, mounts);
     if (p.record.has_value()) {
       to_record.push_back({s.id, s.path, p.record->mount_point,
                            p.record->fstype, p.record->source});

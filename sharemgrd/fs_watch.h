@@ -88,7 +88,7 @@ PathStat StatPath(const std::string& path);
 // recorded yet (the share is served and `*record` says what to record).
 struct ShareProbe {
   bool served = false;
-  std::string reason;  // why not served: "recorded on ..., now ..."
+  std::string reason;             // why not served: "recorded on ..., now ..."
   std::optional<FsPlace> record;  // place to record now, if any
 };
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,

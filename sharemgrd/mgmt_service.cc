@@ -210,12 +210,12 @@ std::vector<libshare::SharetabEntry> MgmtService::ServedSharetabEntries()
     const {
   std::vector<libshare::SharetabEntry> entries = catalog_->SharetabEntries();
   if (served_ != nullptr) {
-    entries.erase(std::remove_if(entries.begin(), entries.end(),
-                                 [&](const libshare::SharetabEntry& e) {
-                                   return served_->NotServed(e.path, false)
-                                       .has_value();
-                                 }),
-                  entries.end());
+    entries.erase(
+        std::remove_if(entries.begin(), entries.end(),
+                       [&](const libshare::SharetabEntry& e) {
+                         return served_->NotServed(e.path, false).has_value();
+                       }),
+        entries.end());
   }
   return entries;
 }

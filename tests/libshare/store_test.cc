@@ -133,18 +133,18 @@ TEST_F(StoreTest, RecordedFileSystemsSurviveReopenAndSkipRemovedShares) {
     ASSERT_TRUE(store->InsertShare(Row(2, "/tank/home/b", "homes")).ok());
     ASSERT_TRUE(store->Commit().ok());
     // Share 2 has nothing recorded; share 9 does not exist: skipped.
-    ASSERT_TRUE(store
-                    ->RecordFsPlaces({{1, "", "/tank/home/a", "zfs",
-                                       "tank/home/a"},
-                                      {9, "", "/x", "zfs", "x"}})
-                    .ok());
+    ASSERT_TRUE(
+        store
+            ->RecordFsPlaces({{1, "", "/tank/home/a", "zfs", "tank/home/a"},
+                              {9, "", "/x", "zfs", "x"}})
+            .ok());
   }
   auto store = Open();
   auto places = store->LoadFsPlaces();
   ASSERT_TRUE(places.ok()) << places.status();
   ASSERT_EQ(places->size(), 1u);
-  EXPECT_EQ((*places)[0], (FsPlaceRow{1, "", "/tank/home/a", "zfs",
-                                      "tank/home/a"}));
+  EXPECT_EQ((*places)[0],
+            (FsPlaceRow{1, "", "/tank/home/a", "zfs", "tank/home/a"}));
   EXPECT_EQ((*places)[0].path, "/tank/home/a");
 }
 

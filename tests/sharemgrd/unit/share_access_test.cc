@@ -5,15 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <memory>
 #include <string>
 
-#include <fstream>
-
 #include "absl/types/span.h"
-#include "fs_watch.h"
 #include "authcache/auth_cache.h"
 #include "authcache/resolver.h"
+#include "fs_watch.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libshare/batch.h"
@@ -294,7 +293,7 @@ TEST_F(ServedShareAccessTest, UnmountedShareIsRefusedNotLeftToItsParent) {
   Share("rw");
   WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
   OpenWatch();
-  watch_->ProbeAll();  // records where the share is
+  watch_->ProbeAll();                      // records where the share is
   WriteMountinfo(MountLine("/", "root"));  // the dataset is unmounted
   watch_->ProbeAll();
   AccessResult r = DecideServed(share_ + "/open");

@@ -177,6 +177,10 @@ std::string FormatShow(const std::vector<GroupInfo>& groups,
         absl::StrAppend(&notes, "    ", Shown(s.path),
                         ": no effect in kernel mode: ", n, "\n");
       }
+      if (!s.not_served.empty()) {
+        absl::StrAppend(&notes, "    ", Shown(s.path),
+                        ": not served: ", Shown(s.not_served), "\n");
+      }
     }
     out += FormatColumns(rows, "    ");
     out += notes;
@@ -210,6 +214,8 @@ std::string FormatShowJson(const std::vector<GroupInfo>& groups,
       w.EndArray();
       w.Key("active");
       w.Bool(s.active);
+      w.Key("not_served");
+      w.String(s.not_served);
       w.Key("id");
       w.Uint(s.id);
       w.Key("generation");
@@ -222,6 +228,16 @@ std::string FormatShowJson(const std::vector<GroupInfo>& groups,
   w.EndArray();
   w.EndObject();
   return w.str() + "\n";
+}
+
+std::string FormatNotServed(const std::vector<ShareInfo>& shares) {
+  std::string out;
+  for (const auto& s : shares) {
+    if (s.not_served.empty()) continue;
+    absl::StrAppend(&out, Shown(s.path), ": not served: ", Shown(s.not_served),
+                    "\n");
+  }
+  return out;
 }
 
 std::string FormatSharetab(
@@ -267,6 +283,7 @@ std::string FormatCheck(const libshare::CheckResult& r) {
   rows.push_back({"root:", r.root ? "yes" : "no"});
   if (!r.option.empty()) rows.push_back({"option:", r.option});
   if (!r.entry.empty()) rows.push_back({"entry:", r.entry});
+  if (!r.sec.empty() && r.sec != "sys") rows.push_back({"sec:", r.sec});
   rows.push_back({"reason:", r.reason});
   return FormatColumns(rows);
 }
@@ -288,6 +305,7 @@ std::string FormatCheckJson(const libshare::CheckResult& r) {
   w.OptionalStringMember("option", r.option);
   w.OptionalStringMember("entry", r.entry);
   w.StringMember("reason", r.reason);
+  w.StringMember("sec", r.sec);
   w.EndObject();
   return w.str() + "\n";
 }

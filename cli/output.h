@@ -21,6 +21,9 @@ std::string FormatColumns(const std::vector<std::vector<std::string>>& rows,
 std::string FormatList(const std::vector<libshare::GroupInfo>& groups,
                        bool verbose);
 std::string FormatListJson(const std::vector<libshare::GroupInfo>& groups);
+// `list -v`'s lines about shares the daemon does not serve (see
+// sharemgrd.8, "Shares follow their file systems"): "PATH: not served: WHY".
+std::string FormatNotServed(const std::vector<libshare::ShareInfo>& shares);
 
 // `groups` in the order to print; `shares` may be of any of them.
 std::string FormatShow(const std::vector<libshare::GroupInfo>& groups,

@@ -391,6 +391,11 @@ int Runner::RunList(const ParsedArgs& a) {
   auto groups = c->ListGroups();
   if (!groups.ok()) return CallFailed("list", groups.status());
   out() << (json_ ? FormatListJson(*groups) : FormatList(*groups, a.Has("-v")));
+  if (!json_ && a.Has("-v")) {
+    auto shares = c->ListShares({});
+    if (!shares.ok()) return CallFailed("list", shares.status());
+    out() << FormatNotServed(*shares);
+  }
   return kExitOk;
 }
 
@@ -508,15 +513,29 @@ int Runner::RunShare() {
 }
 
 int Runner::RunCheck(const ParsedArgs& a) {
+  const std::string sec = a.Get("--sec");
+  if (a.Has("--sec")) {
+    bool known = false;
+    for (std::string_view f : {"sys", "none", "dh", "krb5", "krb5i", "krb5p"}) {
+      known |= sec == f;
+    }
+    if (!known) {
+      return Usage("check",
+                   absl::StrCat("--sec \"", sec,
+                                "\": not a flavor (sys, none, dh, krb5, "
+                                "krb5i, krb5p)"));
+    }
+  }
   absl::StatusOr<std::string> path = libshare::NormalizePath(a.args[1]);
   if (!path.ok()) return Refused("check", path.status().message());
   int rc = kExitOk;
   Client* c = Connection("check", &rc);
   if (c == nullptr) return rc;
-  auto r = c->Check(a.args[0], *path);
+  auto r = c->Check(a.args[0], *path, sec);
   if (!r.ok()) return CallFailed("check", r.status());
   out() << (json_ ? FormatCheckJson(*r) : FormatCheck(*r));
-  return kExitOk;
+  // As a test would use it: 0 when the client may mount, 1 when refused.
+  return r->access == "none" ? kExitRefused : kExitOk;
 }
 
 int Runner::RunStats() {

@@ -479,10 +479,27 @@ absl::Status Daemon::Start() {
   mgmt_ =
       std::make_unique<MgmtService>(catalog_.get(), cache_.get(), mount_.get(),
                                     config_.sharetab_path, admin_gid);
+  // Shares follow their file systems (fs_watch.h): probed before serving.
+  absl::StatusOr<std::unique_ptr<FsWatch>> fs_watch =
+      FsWatch::Open({.db_path = config_.db_path,
+                     .log = [](const std::string& line) { LogLine(line); }},
+                    catalog_.get());
+  if (!fs_watch.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot probe the shares' file systems: ",
+                     fs_watch.status().message()));
+  }
+  fs_watch_ = *std::move(fs_watch);
+  mount_->SetServedShares(fs_watch_.get());
+  mgmt_->SetServedShares(fs_watch_.get());
   if (absl::Status s = MakeParent(config_.sharetab_path); !s.ok()) {
     LogLine(s.message());
   }
   if (absl::Status s = StartKernelMode(); !s.ok()) return s;
+  fs_watch_->Watch([this](const std::vector<std::string>& paths) {
+    mgmt_->RefreshSharetab();
+    if (kernel_) kernel_->SharesChanged(paths);
+  });
   const std::vector<libshare::GroupInfo> groups = catalog_->ListGroups();
   if (!config_.follow_exports.empty() ||
       std::any_of(groups.begin(), groups.end(),
@@ -582,7 +599,8 @@ absl::Status Daemon::StartKernelMode() {
   LogLine(absl::StrCat("kernel mode ", on ? "on" : "off", " (", why, ")"));
   if (!on) return absl::OkStatus();
 
-  access_ = std::make_unique<ShareAccess>(catalog_.get(), cache_.get());
+  access_ = std::make_unique<ShareAccess>(catalog_.get(), cache_.get(),
+                                          fs_watch_.get());
   kernel::KernelConfig kc;
   kc.manage_gids = config_.manage_gids;
   kc.insecure = config_.insecure;
@@ -638,6 +656,7 @@ void Daemon::ReloadResolver() {
 }
 
 void Daemon::Stop() {
+  if (fs_watch_) fs_watch_->Stop();  // no more pushes from its thread
   // No new calls; calls in progress finish.
   if (mgmt_server_) mgmt_server_->Stop();
   if (server_) server_->Stop();
@@ -656,6 +675,7 @@ void Daemon::Stop() {
   mgmt_.reset();
   mount_.reset();
   cache_.reset();
+  fs_watch_.reset();
   catalog_.reset();  // closes the store
   if (started_) {
     ::unlink(config_.socket_path.c_str());

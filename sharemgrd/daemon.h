@@ -16,6 +16,7 @@
 #include "authcache/resolver.h"
 #include "config.h"
 #include "exports_follow.h"
+#include "fs_watch.h"
 #include "kernel/kernel_mode.h"
 #include "libshare/catalog.h"
 #include "mgmt_service.h"
@@ -71,6 +72,7 @@ class Daemon {
   int threads_ = 0;
   std::unique_ptr<libshare::Catalog> catalog_;
   std::unique_ptr<authcache::AuthCache> cache_;
+  std::unique_ptr<FsWatch> fs_watch_;  // which shares are served
   std::unique_ptr<MountService> mount_;
   std::unique_ptr<ShareAccess> access_;         // kernel mode
   std::unique_ptr<kernel::KernelMode> kernel_;  // null when off

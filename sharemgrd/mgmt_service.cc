@@ -207,9 +207,23 @@ void MgmtService::SharetabWriterLoop() {
   }
 }
 
+std::vector<libshare::SharetabEntry> MgmtService::ServedSharetabEntries()
+    const {
+  std::vector<libshare::SharetabEntry> entries = catalog_->SharetabEntries();
+  if (served_ != nullptr) {
+    entries.erase(
+        std::remove_if(entries.begin(), entries.end(),
+                       [&](const libshare::SharetabEntry& e) {
+                         return served_->NotServed(e.path, false).has_value();
+                       }),
+        entries.end());
+  }
+  return entries;
+}
+
 void MgmtService::WriteSharetab() {
   absl::Status s =
-      libshare::WriteSharetab(sharetab_path_, catalog_->SharetabEntries());
+      libshare::WriteSharetab(sharetab_path_, ServedSharetabEntries());
   absl::MutexLock l(&sharetab_mu_);
   if (s.ok()) {
     sharetab_error_.clear();
@@ -281,6 +295,15 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
         s[i].effective_options = Mutable(in.effective_options);
         s[i].active = in.active;
       }
+      // Why a share is not served (kept alive until encoded).
+      std::vector<std::string> not_served(shares->size());
+      for (std::size_t i = 0; i < shares->size(); ++i) {
+        if (served_ != nullptr) {
+          not_served[i] =
+              served_->NotServed((*shares)[i].path, false).value_or("");
+        }
+        s[i].not_served = Mutable(not_served[i]);
+      }
       mgmt_list_shares_res r{};
       r.status = MGMT_OK;
       r.mgmt_list_shares_res_u.shares.shares_len = static_cast<u_int>(s.size());
@@ -289,8 +312,7 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
       break;
     }
     case MGMTPROC_SHARETAB: {
-      std::vector<libshare::SharetabEntry> entries =
-          catalog_->SharetabEntries();
+      std::vector<libshare::SharetabEntry> entries = ServedSharetabEntries();
       std::vector<mgmt_sharetab_entry> e(entries.size());
       for (std::size_t i = 0; i < entries.size(); ++i) {
         e[i].path = Mutable(entries[i].path);
@@ -426,6 +448,7 @@ libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch) {
         }
       }
       cache_->InvalidateShares(removed);
+      if (served_ != nullptr) served_->SharesChanged(r.changes);
       if (!r.changes_complete) {
         // Without the list, what the kernel holds cannot be rewritten
         // entry by entry: drop it all rather than serve stale grants.
@@ -484,6 +507,24 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
   if (!a.Decode(args)) return GARBAGE_ARGS;
   std::string client = Text(a->client);
   std::string raw_path = Text(a->path);
+  std::string sec = Text(a->sec);
+  if (sec.empty()) sec = "sys";
+  std::optional<libshare::SecFlavor> flavor;
+  for (libshare::SecFlavor f :
+       {libshare::SecFlavor::kSys, libshare::SecFlavor::kNone,
+        libshare::SecFlavor::kDh, libshare::SecFlavor::kKrb5,
+        libshare::SecFlavor::kKrb5i, libshare::SecFlavor::kKrb5p}) {
+    if (libshare::SecFlavorName(f) == sec) flavor = f;
+  }
+  if (!flavor.has_value()) {
+    *error = true;
+    EncodeFailure(MGMT_ERR_INVAL,
+                  absl::StrCat("sec \"", sec,
+                               "\": not a flavor (sys, none, dh, krb5, krb5i, "
+                               "krb5p)"),
+                  out);
+    return SUCCESS;
+  }
 
   std::optional<libshare::IpAddress> addr = libshare::IpAddress::Parse(client);
   if (!addr.has_value()) {
@@ -498,13 +539,14 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
     }
     addr = *resolved;
   }
-  AccessResult r = ShareAccess(catalog_, cache_)
+  AccessResult r = ShareAccess(catalog_, cache_, served_)
                        .Decide({.client = *addr,
                                 .path = raw_path,
-                                .flavor = libshare::SecFlavor::kSys,
+                                .flavor = *flavor,
                                 .uid = 0,
                                 .gid = 0,
-                                .resolve = true});
+                                .resolve = true,
+                                .explain = true});
   if (r.outcome == AccessOutcome::kBadPath) {
     *error = true;
     EncodeFailure(MGMT_ERR_INVAL, r.reason, out);
@@ -566,6 +608,7 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
   cr.option = Mutable(option);
   cr.entry = Mutable(entry);
   cr.reason = Mutable(reason);
+  cr.sec = Mutable(sec);
   return Encode(Proc(xdr_mgmt_check_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 

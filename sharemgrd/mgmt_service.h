@@ -23,6 +23,7 @@
 #include "libshare/catalog.h"
 #include "libshare/client.h"
 #include "libshare/mgmt_prot.h"
+#include "fs_watch.h"
 #include "mount_service.h"
 #include "request_stats.h"
 #include "rpc_server.h"
@@ -66,6 +67,10 @@ class MgmtService final : public RpcProgram {
     std::function<libshare::KernelStats()> stats;
   };
   void SetKernelHooks(KernelHooks hooks) { kernel_ = std::move(hooks); }
+  // Shares not served (fs_watch.h) are left out of the sharetab view,
+  // refused by CHECK with the reason, and said so by LIST_SHARES; each
+  // batch's changes are passed on. Set before serving (may stay null).
+  void SetServedShares(FsWatch* served) { served_ = served; }
 
   // Applies a batch made inside the daemon (the exports follower) as a
   // BATCH call applies its batch: serialized with them, then the cache,
@@ -86,6 +91,8 @@ class MgmtService final : public RpcProgram {
   accept_stat Mounts(std::string* out);
   accept_stat EncodeBatchResult(const libshare::BatchResult& r,
                                 std::string* out);
+  // The catalog's sharetab entries without the shares not served.
+  std::vector<libshare::SharetabEntry> ServedSharetabEntries() const;
 
   libshare::Catalog* const catalog_;
   authcache::AuthCache* const cache_;
@@ -95,6 +102,7 @@ class MgmtService final : public RpcProgram {
   RequestStats stats_;
   KernelHooks kernel_;
   std::function<std::string(const libshare::GroupInfo&)> follow_error_;
+  FsWatch* served_ = nullptr;
 
   // After a batch the view is rewritten by sharetab_writer_, so that one
   // change to a big table is not an O(N) file write before its reply. For

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/types/span.h"
+#include "fs_watch.h"
 #include "libshare/path.h"
 #include "log.h"
 #include "share_access.h"
@@ -373,15 +374,24 @@ void MountService::FlushOnce() {
 
 std::shared_ptr<const std::string> MountService::ExportBody() {
   uint64_t gen = catalog_->generation();
+  const uint64_t served = served_ != nullptr ? served_->version() : 0;
   absl::MutexLock l(&export_mu_);
-  if (export_body_ != nullptr && export_generation_ == gen) return export_body_;
+  if (export_body_ != nullptr && export_generation_ == gen &&
+      export_served_version_ == served) {
+    return export_body_;
+  }
   ExportListEncoder enc;
   catalog_->ForEachActive(
       [&](const libshare::ShareInfo& info, const libshare::ShareOptions& o) {
+        if (served_ != nullptr &&
+            served_->NotServed(info.path, false).has_value()) {
+          return;
+        }
         enc.Add(info.path, ExportGroups(o));
       });
   export_body_ = std::make_shared<const std::string>(enc.Finish());
   export_generation_ = gen;
+  export_served_version_ = served;
   return export_body_;
 }
 
@@ -406,7 +416,7 @@ MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
   // Every refusal that is not about a name inside what the client reaches
   // is ACCES, as for an unshared path: the answer reveals nothing outside.
   AccessResult a =
-      ShareAccess(catalog_, cache_)
+      ShareAccess(catalog_, cache_, served_)
           .Decide({.client = client,
                    .path = raw_path,
                    .uid = ctx.auth_sys ? ctx.uid : 65534u,

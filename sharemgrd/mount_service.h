@@ -182,6 +182,9 @@ class MountService final : public RpcProgram {
   void SetHandleSource(HandleSource source) {
     handle_source_ = std::move(source);
   }
+  // Shares not served (fs_watch.h) are refused by MNT and left out of
+  // EXPORT. Set before serving; null: every share is served.
+  void SetServedShares(const FsWatch* served) { served_ = served; }
 
   // Loads the records kept in the store and starts the write-behind.
   [[nodiscard]] absl::Status Start();
@@ -217,6 +220,7 @@ class MountService final : public RpcProgram {
   authcache::AuthCache* const cache_;
   const bool insecure_;
   HandleSource handle_source_;
+  const FsWatch* served_ = nullptr;
   RequestStats stats_;
   MountTable mounts_;
   // A client repeating a refused MNT must not flood the log.
@@ -224,6 +228,7 @@ class MountService final : public RpcProgram {
 
   absl::Mutex export_mu_;
   uint64_t export_generation_ ABSL_GUARDED_BY(export_mu_) = ~uint64_t{0};
+  uint64_t export_served_version_ ABSL_GUARDED_BY(export_mu_) = 0;
   std::shared_ptr<const std::string> export_body_ ABSL_GUARDED_BY(export_mu_);
 
   absl::Mutex flush_mu_;

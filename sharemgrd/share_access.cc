@@ -1,6 +1,7 @@
 #include "share_access.h"
 
 #include "absl/strings/str_cat.h"
+#include "fs_watch.h"
 #include "libshare/dir_walk.h"
 #include "libshare/path.h"
 
@@ -30,6 +31,13 @@ libshare::WalkIdentity WalkerFor(const AccessRequest& req,
   return {.root = false, .uid = anon, .gid = anon};
 }
 
+// `path` is `top` or below it (both normalized).
+bool IsWithin(std::string_view path, std::string_view top) {
+  if (top == "/") return true;
+  return path.size() >= top.size() && path.substr(0, top.size()) == top &&
+         (path.size() == top.size() || path[top.size()] == '/');
+}
+
 }  // namespace
 
 AccessResult ShareAccess::Decide(const AccessRequest& req) const {
@@ -44,8 +52,19 @@ AccessResult ShareAccess::Decide(const AccessRequest& req) const {
   r.share = catalog_->FindNearest(r.path);
   if (!r.share.has_value()) {
     r.outcome = AccessOutcome::kNotShared;
-    r.reason = absl::StrCat(r.path, " is not inside an active share");
+    r.reason = NotSharedReason(r.path, req.explain);
     return r;
+  }
+  // An unserved share is refused, never left to an ancestor share: its
+  // folder may be the empty mountpoint of a dataset not mounted.
+  if (served_ != nullptr) {
+    if (std::optional<std::string> why =
+            served_->NotServed(r.share->path, req.resolve)) {
+      r.outcome = AccessOutcome::kNotShared;
+      r.not_served = true;
+      r.reason = absl::StrCat(r.share->path, ": not served: ", *why);
+      return r;
+    }
   }
   if (!r.share->exact && r.share->options->nosub) {
     r.outcome = AccessOutcome::kNosub;
@@ -68,6 +87,34 @@ AccessResult ShareAccess::Decide(const AccessRequest& req) const {
                   : AccessOutcome::kGranted;
   if (req.resolve && r.granted()) Resolve(req, &r);
   return r;
+}
+
+std::string ShareAccess::NotSharedReason(const std::string& path,
+                                         bool explain) const {
+  if (explain) {
+    std::vector<std::string> disabled;
+    for (const libshare::GroupInfo& g : catalog_->ListGroups()) {
+      if (!g.enabled) disabled.push_back(g.name);
+    }
+    absl::StatusOr<std::vector<libshare::ShareInfo>> shares =
+        disabled.empty() ? absl::StatusOr<std::vector<libshare::ShareInfo>>(
+                               std::vector<libshare::ShareInfo>())
+                         : catalog_->ListShares(disabled);
+    const libshare::ShareInfo* nearest = nullptr;
+    if (shares.ok()) {
+      for (const libshare::ShareInfo& s : *shares) {
+        if (IsWithin(path, s.path) &&
+            (nearest == nullptr || s.path.size() > nearest->path.size())) {
+          nearest = &s;
+        }
+      }
+    }
+    if (nearest != nullptr) {
+      return absl::StrCat(nearest->path, " is in group ", nearest->group,
+                          ", which is disabled");
+    }
+  }
+  return absl::StrCat(path, " is not inside an active share");
 }
 
 // Every refusal that concerns what lies outside the client's reach is

@@ -26,11 +26,15 @@
 
 namespace sharemgrd {
 
+class FsWatch;
+
 enum class AccessOutcome : uint8_t {
   kGranted,    // decision.access is ro or rw
   kBadPath,    // the path is not absolute/normal (reason says why)
-  kNotShared,  // no active share is the path or above it, or the path
-               // leaves its share on disk (a symlink out): same answer
+  kNotShared,  // no active share is the path or above it, the share is
+               // not served (not on its recorded file system, see
+               // fs_watch.h), or the path leaves its share on disk (a
+               // symlink out): same answer
   kNosub,      // below a share that has nosub
   kDenied,     // the share's lists give the client nothing
   kNoent,      // (resolve only) the path does not exist beneath the share
@@ -65,6 +69,10 @@ struct AccessRequest {
   // that the client may not reach, is kNotShared, exactly as an unshared
   // path; kNoent / kNotdir only for names inside what the client reaches.
   bool resolve = false;
+  // `sharectl check`: when no active share covers the path, name the
+  // disabled group of a share that would (costs a scan of disabled
+  // groups' shares; never on MNT or upcalls).
+  bool explain = false;
 };
 
 struct AccessResult {
@@ -76,6 +84,8 @@ struct AccessResult {
   // resolve and granted: the directory the walk ended on (for the MNT
   // file handle), from fstat of its descriptor, never re-resolved by name.
   bool resolved = false;
+  // kNotShared because the share is not served (reason says why).
+  bool not_served = false;
   uint64_t dev = 0;
   uint64_t ino = 0;
   bool granted() const { return outcome == AccessOutcome::kGranted; }
@@ -83,16 +93,22 @@ struct AccessResult {
 
 class ShareAccess {
  public:
-  ShareAccess(const libshare::Catalog* catalog, authcache::AuthCache* cache)
-      : catalog_(catalog), cache_(cache) {}
+  // `served` (may be null: every share is served) must outlive this.
+  ShareAccess(const libshare::Catalog* catalog, authcache::AuthCache* cache,
+              const FsWatch* served = nullptr)
+      : catalog_(catalog), cache_(cache), served_(served) {}
 
   AccessResult Decide(const AccessRequest& req) const;
 
  private:
   void Resolve(const AccessRequest& req, AccessResult* r) const;
+  // "PATH is not inside an active share", or, explained, the disabled
+  // group whose share would cover it.
+  std::string NotSharedReason(const std::string& path, bool explain) const;
 
   const libshare::Catalog* const catalog_;
   authcache::AuthCache* const cache_;
+  const FsWatch* const served_;
 };
 
 }  // namespace sharemgrd

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "internal/net_match.h"
 
 namespace authcache {
@@ -76,6 +77,8 @@ class Evaluation {
     bool as_netgroup = false;
     absl::Status error;  // a lookup failed before the list decided
   };
+
+  const IpAddress& address() const { return client_.address(); }
 
   ListResult Match(const AccessList& list) {
     ListResult r;
@@ -201,9 +204,15 @@ Decision DecideAccess(const SecScope& scope, Evaluation& ev) {
   // A deny entry that decided a list, remembered for the reason if no other
   // list gives access.
   std::optional<std::pair<std::string, std::string>> denied;
-  auto note_deny = [&](const Evaluation::ListResult& r, const char* option) {
+  // The lists that gave nothing, as written ("rw=@192.168.0.0/16"), for a
+  // reason that names them.
+  std::vector<std::string> unmatched;
+  auto note_deny = [&](const Evaluation::ListResult& r, const char* option,
+                       const AccessList& list) {
     if (r.entry != nullptr && !r.in_list && !denied.has_value()) {
       denied.emplace(option, r.entry->Canonical());
+    } else if (r.entry == nullptr) {
+      unmatched.push_back(absl::StrCat(option, list.Canonical()));
     }
   };
   if (scope.rw.has_value()) {
@@ -213,7 +222,7 @@ Decision DecideAccess(const SecScope& scope, Evaluation& ev) {
       // rw beats ro, including bare ro ("ro,rw=LIST").
       return Make(Access::kRw, "rw=", r.entry->Canonical(), Matched(r, "rw="));
     }
-    note_deny(r, "rw=");
+    note_deny(r, "rw=", *scope.rw);
   }
   if (scope.rw_all) {
     // The one exception to "rw beats ro": bare rw with ro=LIST.
@@ -233,17 +242,25 @@ Decision DecideAccess(const SecScope& scope, Evaluation& ev) {
     if (r.in_list) {
       return Make(Access::kRo, "ro=", r.entry->Canonical(), Matched(r, "ro="));
     }
-    note_deny(r, "ro=");
+    note_deny(r, "ro=", *scope.ro);
   }
   if (scope.ro_all) {
     return Make(Access::kRo, "ro", "", "bare ro: every client gets ro");
   }
+  const std::string who = ev.address().ToString();
   if (denied.has_value()) {
-    return Make(Access::kNone, denied->first, denied->second,
-                absl::StrCat("client matched ", denied->second, " in ",
-                             denied->first, " (denied) and no other list"));
+    return Make(
+        Access::kNone, denied->first, denied->second,
+        absl::StrCat(who, " matched ", denied->second, " in ", denied->first,
+                     " (denied)",
+                     unmatched.empty()
+                         ? std::string(" and no other list")
+                         : absl::StrCat(" and no entry of ",
+                                        absl::StrJoin(unmatched, " or "))));
   }
-  return Make(Access::kNone, "", "", "no list matched");
+  return Make(Access::kNone, "", "",
+              absl::StrCat(who, " matches no entry of ",
+                           absl::StrJoin(unmatched, " or ")));
 }
 
 }  // namespace

@@ -171,7 +171,8 @@ class RpcClient final : public Client {
       const std::vector<std::string>& groups) override;
   absl::StatusOr<std::vector<SharetabEntry>> Sharetab() override;
   absl::StatusOr<CheckResult> Check(const std::string& client,
-                                    const std::string& path) override;
+                                    const std::string& path,
+                                    const std::string& sec) override;
   absl::StatusOr<DaemonStats> Stats() override;
   absl::Status FlushCache() override;
   absl::StatusOr<std::vector<MountInfo>> Mounts() override;
@@ -385,6 +386,7 @@ absl::StatusOr<std::vector<ShareInfo>> RpcClient::ListShares(
     s.options = Text(m.options);
     s.effective_options = Text(m.effective_options);
     s.active = m.active;
+    s.not_served = Text(m.not_served);
   }
   return out;
 }
@@ -413,8 +415,9 @@ absl::StatusOr<std::vector<SharetabEntry>> RpcClient::Sharetab() {
 }
 
 absl::StatusOr<CheckResult> RpcClient::Check(const std::string& client,
-                                             const std::string& path) {
-  mgmt_check_args args{Mutable(client), Mutable(path)};
+                                             const std::string& path,
+                                             const std::string& sec) {
+  mgmt_check_args args{Mutable(client), Mutable(path), Mutable(sec)};
   Decoded<mgmt_check_res> res(reinterpret_cast<xdrproc_t>(xdr_mgmt_check_res));
   if (absl::Status s = Call(
           MGMTPROC_CHECK, reinterpret_cast<xdrproc_t>(xdr_mgmt_check_args),
@@ -433,6 +436,7 @@ absl::StatusOr<CheckResult> RpcClient::Check(const std::string& client,
   out.option = Text(m.option);
   out.entry = Text(m.entry);
   out.reason = Text(m.reason);
+  out.sec = Text(m.sec);
   return out;
 }
 

@@ -36,6 +36,13 @@ CREATE TABLE mounts(
   path TEXT NOT NULL,
   PRIMARY KEY(client, path));
 )sql",
+    // v2: the file system each share was recorded on (NULL: not yet; the
+    // daemon records it at its next start).
+    R"sql(
+ALTER TABLE shares ADD COLUMN fs_mount TEXT;
+ALTER TABLE shares ADD COLUMN fs_type TEXT;
+ALTER TABLE shares ADD COLUMN fs_source TEXT;
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == Store::kSchemaVersion,
@@ -68,6 +75,10 @@ constexpr const char* kSql[] = {
     "SELECT client, path FROM mounts ORDER BY client, path",
     "INSERT OR REPLACE INTO managed_groups(name, file) VALUES(?1, ?2)",
     "DELETE FROM managed_groups WHERE name = ?1",
+    "SELECT id, path, fs_mount, fs_type, fs_source FROM shares "
+    "WHERE fs_mount IS NOT NULL ORDER BY id",
+    "UPDATE shares SET fs_mount = ?2, fs_type = ?3, fs_source = ?4 "
+    "WHERE id = ?1",
 };
 
 // The managed-group marks (sharemgrd --follow-exports): a table of its own,
@@ -444,6 +455,50 @@ absl::StatusOr<std::vector<MountRecord>> Store::LoadMounts() {
   sqlite3_reset(*st);
   if (rc != SQLITE_DONE) return Error("reading mount records");
   return out;
+}
+
+absl::StatusOr<std::vector<FsPlaceRow>> Store::LoadFsPlaces() {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSelectFsPlaces);
+  if (!st.ok()) return st.status();
+  std::vector<FsPlaceRow> out;
+  int rc;
+  while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
+    FsPlaceRow r;
+    r.id = static_cast<uint64_t>(sqlite3_column_int64(*st, 0));
+    r.path = ColumnText(*st, 1);
+    r.mount_point = ColumnText(*st, 2);
+    r.fstype = ColumnText(*st, 3);
+    r.source = ColumnText(*st, 4);
+    out.push_back(std::move(r));
+  }
+  sqlite3_reset(*st);
+  if (rc != SQLITE_DONE) return Error("reading recorded file systems");
+  return out;
+}
+
+absl::Status Store::RecordFsPlaces(const std::vector<FsPlaceRow>& places) {
+  if (places.empty()) return absl::OkStatus();
+  if (absl::Status s = Begin(); !s.ok()) return s;
+  for (const FsPlaceRow& p : places) {
+    absl::StatusOr<sqlite3_stmt*> st = Prepared(kSetFsPlace);
+    absl::Status s = st.status();
+    if (s.ok()) {
+      sqlite3_bind_int64(*st, 1, static_cast<sqlite3_int64>(p.id));
+      BindText(*st, 2, p.mount_point);
+      BindText(*st, 3, p.fstype);
+      BindText(*st, 4, p.source);
+      s = Run(*st, absl::StrCat("recording the file system of share ", p.id));
+    }
+    if (!s.ok()) {
+      Rollback();
+      return s;
+    }
+  }
+  if (absl::Status s = Commit(); !s.ok()) {
+    Rollback();
+    return s;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace libshare

@@ -546,10 +546,28 @@ INSTANTIATE_TEST_SUITE_P(Rules, DecisionTable, ::testing::ValuesIn(kRows),
                            return std::string(info.param.test_name);
                          });
 
-TEST(Evaluate, NoListMatchedSaysSo) {
-  FakeIdentity id("192.168.1.1");
-  Decision d = Evaluate(Opts("rw=@10.0.0.0/8"), id, SecFlavor::kSys, 0);
-  EXPECT_EQ(d.reason, "no list matched");
+TEST(Evaluate, NoListMatchedNamesClientAndList) {
+  FakeIdentity id("10.1.2.3");
+  Decision d = Evaluate(Opts("rw=@192.168.0.0/16"), id, SecFlavor::kSys, 0);
+  EXPECT_EQ(d.reason, "10.1.2.3 matches no entry of rw=@192.168.0.0/16");
+}
+
+TEST(Evaluate, NoListMatchedNamesEveryListConsulted) {
+  FakeIdentity id("10.1.2.3");
+  Decision d = Evaluate(Opts("rw=@192.168.0.0/16,ro=@172.16.0.0/12:.example"),
+                        id, SecFlavor::kSys, 0);
+  EXPECT_EQ(d.reason,
+            "10.1.2.3 matches no entry of rw=@192.168.0.0/16 or "
+            "ro=@172.16.0.0/12:.example");
+}
+
+TEST(Evaluate, DenyEntryReasonNamesTheOtherLists) {
+  FakeIdentity id("10.1.2.3");
+  Decision d = Evaluate(Opts("rw=-@10.0.0.0/8:*,ro=@192.168.0.0/16"), id,
+                        SecFlavor::kSys, 0);
+  EXPECT_EQ(d.reason,
+            "10.1.2.3 matched -@10.0.0.0/8 in rw= (denied) and no entry of "
+            "ro=@192.168.0.0/16");
 }
 
 TEST(Evaluate, FlavorNotOfferedReasonNamesFlavor) {

@@ -76,15 +76,31 @@ ok "check --json: network entry gives rw" \
 ok "check --json has reason, option, entry, address" \
   '[[ $(jqv "has(\"reason\") and has(\"option\") and has(\"entry\") and has(\"address\")") == true ]]'
 run sc --json check 172.16.0.1 "$X/b"
-ok "check --json: unlisted client gets none" '[[ $(jqv .access) == none ]]'
+ok "check --json: unlisted client gets none, exit 1" \
+  '[[ $RC == 1 && $(jqv .access) == none ]]'
+ok "check names the client and the list it matched no entry of" \
+  '[[ $(jqv .reason) == "172.16.0.1 matches no entry of rw=@10.0.0.0/8:builders" ]]'
 run sc --json check build1.example.com "$X/b/deeper"
 ok "check --json: netgroup member by name gets rw and root" \
   '[[ $(jqv .access) == rw && $(jqv .root) == true && $(jqv .share) == "$X/b" ]]'
 run sc --json check 10.1.2.3 "$X/c"
-ok "check --json: unshared path has share null" \
-  '[[ $RC == 0 && $(jqv .share) == null && $(jqv .access) == none ]]'
+ok "check --json: unshared path has share null, exit 1" \
+  '[[ $RC == 1 && $(jqv .share) == null && $(jqv .access) == none ]]'
 run sc check 172.16.0.1 "$X/b"
-ok "check text explains" '[[ $RC == 0 && $OUT == *access:*none* && $OUT == *reason:* ]]'
+ok "check text explains, exit 1" '[[ $RC == 1 && $OUT == *access:*none* && $OUT == *reason:* ]]'
+run sc check --sec krb5 10.1.2.3 "$X/b"
+ok "check --sec krb5 of a sys-only share: none, says so" \
+  '[[ $RC == 1 && $OUT == *"sec:"*krb5* && $OUT == *"not offered with sec=krb5"* ]]'
+run sc check --sec sys 10.1.2.3 "$X/b"
+ok "check --sec sys: rw, exit 0" '[[ $RC == 0 && $OUT == *access:*rw* ]]'
+run sc check --sec krb6 10.1.2.3 "$X/b"
+ok "check --sec with an unknown flavor is a usage error naming it" \
+  '[[ $RC == 2 && $ERR == *krb6* ]]'
+run sc disable g
+run sc check 10.1.2.3 "$X/b/deeper"
+ok "check names a disabled group" \
+  '[[ $RC == 1 && $OUT == *"$X/b is in group g, which is disabled"* ]]'
+run sc enable g
 run sc check onlyone
 ok "check with one argument is a usage error" '[[ $RC == 2 ]]'
 

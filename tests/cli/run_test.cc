@@ -48,6 +48,7 @@ class FakeClient : public libshare::Client {
     return std::vector<libshare::SharetabEntry>{};
   }
   absl::StatusOr<libshare::CheckResult> Check(const std::string&,
+                                              const std::string&,
                                               const std::string&) override {
     return libshare::CheckResult{};
   }

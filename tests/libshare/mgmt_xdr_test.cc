@@ -84,10 +84,10 @@ TEST(MgmtXdrTest, StringLongerThanTheBytesLeftIsRefused) {
 TEST(MgmtXdrTest, StringWithANulInsideIsRefused) {
   // "rw\0,n": read as a C string it would silently become "rw".
   Decoded<mgmt_check_args> a(xdr_mgmt_check_args);
-  EXPECT_FALSE(a.Decode(Words({5, 0x7277002cu, 0x6e000000u, 0})));
+  EXPECT_FALSE(a.Decode(Words({5, 0x7277002cu, 0x6e000000u, 0, 0})));
   // The same bytes with an "x" for the NUL decode.
   Decoded<mgmt_check_args> b(xdr_mgmt_check_args);
-  EXPECT_TRUE(b.Decode(Words({5, 0x7277782cu, 0x6e000000u, 0})));
+  EXPECT_TRUE(b.Decode(Words({5, 0x7277782cu, 0x6e000000u, 0, 0})));
   EXPECT_STREQ(b->client, "rwx,n");
 }
 
@@ -132,6 +132,7 @@ TEST(MgmtXdrTest, StringLongerThanOneReadStepRoundTrips) {
   mgmt_check_args in{};
   in.client = reason.data();
   in.path = empty;
+  in.sec = empty;
   std::string bytes = Encode(xdr_mgmt_check_args, &in);
   Decoded<mgmt_check_args> out(xdr_mgmt_check_args);
   ASSERT_TRUE(out.Decode(bytes));

@@ -124,6 +124,56 @@ TEST_F(StoreTest, CommittedRowsSurviveReopen) {
   EXPECT_EQ(*store->MaxShareId(), 7u);
 }
 
+TEST_F(StoreTest, RecordedFileSystemsSurviveReopenAndSkipRemovedShares) {
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->Begin().ok());
+    ASSERT_TRUE(store->InsertGroup({"homes", true, ""}).ok());
+    ASSERT_TRUE(store->InsertShare(Row(1, "/tank/home/a", "homes")).ok());
+    ASSERT_TRUE(store->InsertShare(Row(2, "/tank/home/b", "homes")).ok());
+    ASSERT_TRUE(store->Commit().ok());
+    // Share 2 has nothing recorded; share 9 does not exist: skipped.
+    ASSERT_TRUE(
+        store
+            ->RecordFsPlaces({{1, "", "/tank/home/a", "zfs", "tank/home/a"},
+                              {9, "", "/x", "zfs", "x"}})
+            .ok());
+  }
+  auto store = Open();
+  auto places = store->LoadFsPlaces();
+  ASSERT_TRUE(places.ok()) << places.status();
+  ASSERT_EQ(places->size(), 1u);
+  EXPECT_EQ((*places)[0],
+            (FsPlaceRow{1, "", "/tank/home/a", "zfs", "tank/home/a"}));
+  EXPECT_EQ((*places)[0].path, "/tank/home/a");
+}
+
+TEST_F(StoreTest, SchemaOneStoreGainsEmptyFileSystemColumns) {
+  path_ = dir_.path() + "/v1.db";  // a folder that exists
+  RawExec(
+      "CREATE TABLE groups(name TEXT PRIMARY KEY, enabled INTEGER NOT NULL "
+      "DEFAULT 1, options TEXT NOT NULL DEFAULT '');"
+      "CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,"
+      " \"group\" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT '',"
+      " description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT"
+      " '', dev INTEGER NOT NULL);"
+      "CREATE TABLE mounts(client TEXT NOT NULL, path TEXT NOT NULL,"
+      " PRIMARY KEY(client, path));"
+      "INSERT INTO groups(name) VALUES('g');"
+      "INSERT INTO shares(id, path, \"group\", dev) VALUES(5, '/old', 'g', 7);"
+      "PRAGMA user_version = 1;");
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), Store::kSchemaVersion);
+  auto shares = store->LoadAllShares();
+  ASSERT_TRUE(shares.ok());
+  ASSERT_EQ(shares->size(), 1u);
+  EXPECT_EQ((*shares)[0].dev, 7u);
+  auto places = store->LoadFsPlaces();
+  ASSERT_TRUE(places.ok());
+  EXPECT_TRUE(places->empty());  // recorded by the daemon's first round
+}
+
 TEST_F(StoreTest, RolledBackRowsAreGone) {
   auto store = Open();
   ASSERT_TRUE(store->Begin().ok());

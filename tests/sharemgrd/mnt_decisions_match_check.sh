@@ -30,8 +30,12 @@ for addr in 127.0.1.1 127.0.1.2 127.0.1.3 127.0.1.4 127.0.1.9; do
   for s in "$s1" "$s2" "$s3" "$s4" "$s5"; do
     got=$(probe --source "$addr" --reserved mnt "$s") ||
       fail "MNT $s from $addr: RPC failed"
-    access=$(sc --json check "$addr" "$s" | jq -r .access) ||
-      fail "sharectl check $addr $s failed"
+    rc=0
+    json=$(sc --json check "$addr" "$s") || rc=$?
+    access=$(jq -r .access <<<"$json") || fail "sharectl check $addr $s failed"
+    # check exits 0 when access is granted, 1 when refused.
+    [[ $rc == $([[ $access == none ]] && echo 1 || echo 0) ]] ||
+      fail "sharectl check $addr $s: exit $rc with access $access"
     echo "$addr $s: MNT ${got%% *} check $access"
     if [[ $access == none ]]; then
       assert_eq MNT3ERR_ACCES "$got" "MNT $s from $addr (check says none)"

@@ -56,7 +56,7 @@ assert_eq MNT3ERR_NOTDIR "$(mnt "$real/file/x")" "below a file inside"
 ok_mnt "$real/secret"
 acces "$real/secret/inner"
 acces "$real/secret/nothing"
-check=$(sc --json check 127.0.0.1 "$real/secret/inner")
+check=$(sc --json check 127.0.0.1 "$real/secret/inner") && fail "check exit 0"
 assert_eq none "$(jq -r .access <<<"$check")" "check of the unsearchable dir"
 assert_contains "$(jq -r .reason <<<"$check")" "may not search"
 # With root= the client keeps root and passes.
@@ -66,7 +66,7 @@ assert_eq MNT3ERR_NOENT "$(mnt "$real/secret/nothing")" "missing name, root kept
 acces "$real/esc"
 
 # check agrees with MNT on a link out.
-check=$(sc --json check 127.0.0.1 "$real/esc")
+check=$(sc --json check 127.0.0.1 "$real/esc") && fail "check exit 0"
 assert_eq none "$(jq -r .access <<<"$check")" "check of a link out"
 assert_contains "$(jq -r .reason <<<"$check")" "symlink"
 
@@ -100,9 +100,9 @@ mv "$swap" "$swap.orig"
 ln -s /etc "$swap"
 acces "$swap"
 acces "$swap/ssh"
-check=$(sc --json check 127.0.0.1 "$swap")
+check=$(sc --json check 127.0.0.1 "$swap") && fail "check exit 0"
 assert_eq none "$(jq -r .access <<<"$check")" "check of a swapped share"
-assert_contains "$(jq -r .reason <<<"$check")" "is not served"
+assert_contains "$(jq -r .reason <<<"$check")" "not served: the path is now a symbolic link"
 rm "$swap"
 mv "$swap.orig" "$swap"
 ok_mnt "$swap"

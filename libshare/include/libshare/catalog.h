@@ -41,6 +41,9 @@ struct ShareInfo {
   std::string options;            // the share's own text ("" = inherit)
   std::string effective_options;  // own text, or the group's if own is ""
   bool active = false;            // its group is enabled
+  // Filled by the daemon's LIST_SHARES: why it does not serve the share
+  // ("" if it does; see sharemgrd's fs_watch.h). Never set by the Catalog.
+  std::string not_served;
 };
 
 struct GroupInfo {

@@ -44,6 +44,7 @@ struct CheckResult {
   std::string option;  // option that decided ("rw=", "ro", "none=", "" ...)
   std::string entry;   // the list entry that matched ("" if none)
   std::string reason;  // one human sentence
+  std::string sec;     // the flavor decided for ("sys", "krb5", ...)
 };
 
 struct RequestStats {
@@ -113,9 +114,12 @@ class Client {
   [[nodiscard]] virtual absl::StatusOr<std::vector<ShareInfo>> ListShares(
       const std::vector<std::string>& groups) = 0;
   [[nodiscard]] virtual absl::StatusOr<std::vector<SharetabEntry>> Sharetab() = 0;
-  // `client` is an address or a host name (resolved by the daemon).
+  // `client` is an address or a host name (resolved by the daemon);
+  // `sec` the flavor to decide for ("" is sys; the daemon refuses an
+  // unknown one with kInvalidArgument).
   [[nodiscard]] virtual absl::StatusOr<CheckResult> Check(
-      const std::string& client, const std::string& path) = 0;
+      const std::string& client, const std::string& path,
+      const std::string& sec) = 0;
   [[nodiscard]] virtual absl::StatusOr<DaemonStats> Stats() = 0;
   [[nodiscard]] virtual absl::Status FlushCache() = 0;
   // The daemon's mount records, by client address then path.

@@ -58,10 +58,27 @@ struct ShareRow {
   }
 };
 
+// The file system a share was found on when it was recorded (at add, or
+// at the first start for shares stored before schema 2): the mount point,
+// type and source of the mount containing its path, from
+// /proc/self/mountinfo. st_dev alone cannot recognise a file system again
+// after a remount or reboot (ZFS and tmpfs get a new one), these can.
+struct FsPlaceRow {
+  uint64_t id = 0;   // the share's id
+  std::string path;  // the share's path (read only; not written)
+  std::string mount_point;
+  std::string fstype;
+  std::string source;
+  bool operator==(const FsPlaceRow& o) const {
+    return id == o.id && mount_point == o.mount_point && fstype == o.fstype &&
+           source == o.source;
+  }
+};
+
 class Store {
  public:
   // The schema version this program writes.
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
   static constexpr int kDefaultBusyTimeoutMs = 5000;
 
   // Opens the store for reading and writing, creating its folder (0755)
@@ -124,6 +141,14 @@ class Store {
       const std::vector<MountRecord>& removed);
   [[nodiscard]] absl::StatusOr<std::vector<MountRecord>> LoadMounts();
 
+  // ---- Recorded file systems of shares (sharemgrd's served-state probe).
+  // The recorded place of every share that has one, in id order.
+  [[nodiscard]] absl::StatusOr<std::vector<FsPlaceRow>> LoadFsPlaces();
+  // Records the places in one transaction of its own; rows of shares
+  // removed meanwhile are skipped (not an error).
+  [[nodiscard]] absl::Status RecordFsPlaces(
+      const std::vector<FsPlaceRow>& places);
+
  private:
   enum Stmt {
     kBegin,
@@ -148,6 +173,8 @@ class Store {
     kSelectMounts,
     kSetManager,
     kDeleteManager,
+    kSelectFsPlaces,
+    kSetFsPlace,
     kStmtCount
   };
 

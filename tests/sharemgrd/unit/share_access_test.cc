@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <memory>
 #include <string>
 
 #include "absl/types/span.h"
 #include "authcache/auth_cache.h"
 #include "authcache/resolver.h"
+#include "fs_watch.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libshare/batch.h"
@@ -243,6 +245,105 @@ TEST_F(ShareAccessTest, WithoutResolveNothingIsReadFromDisk) {
                        .Decide({.client = libshare::IpAddress::FromV4(1),
                                 .path = share_ + "/esc"});
   EXPECT_FALSE(r.resolved);
+}
+
+// A mountinfo line for a mount at `point`.
+std::string MountLine(const std::string& point, const std::string& source) {
+  return "30 1 0:40 / " + point + " rw,relatime shared:1 - tmpfs " + source +
+         " rw\n";
+}
+
+class ServedShareAccessTest : public ShareAccessTest {
+ protected:
+  void WriteMountinfo(const std::string& text) {
+    std::ofstream(dir_ + "/mountinfo") << text;
+  }
+  void OpenWatch() {
+    FsWatch::Config c;
+    c.db_path = dir_ + "/db";
+    c.mountinfo = dir_ + "/mountinfo";
+    auto w = FsWatch::Open(c, catalog_.get());
+    ASSERT_TRUE(w.ok()) << w.status();
+    watch_ = std::move(*w);
+  }
+  AccessResult DecideServed(const std::string& path, bool explain = false) {
+    return ShareAccess(catalog_.get(), cache_.get(), watch_.get())
+        .Decide({.client = libshare::IpAddress::FromV4(0x7f000001),
+                 .path = path,
+                 .uid = 0,
+                 .gid = 0,
+                 .resolve = true,
+                 .explain = explain});
+  }
+  void TearDown() override {
+    watch_.reset();
+    ShareAccessTest::TearDown();
+  }
+  std::unique_ptr<FsWatch> watch_;
+};
+
+TEST_F(ServedShareAccessTest, ShareOnItsRecordedMountIsServed) {
+  Share("rw");
+  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
+  OpenWatch();
+  EXPECT_TRUE(DecideServed(share_).granted());
+}
+
+TEST_F(ServedShareAccessTest, UnmountedShareIsRefusedNotLeftToItsParent) {
+  Share("rw");
+  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
+  OpenWatch();
+  watch_->ProbeAll();                      // records where the share is
+  WriteMountinfo(MountLine("/", "root"));  // the dataset is unmounted
+  watch_->ProbeAll();
+  AccessResult r = DecideServed(share_ + "/open");
+  EXPECT_EQ(r.outcome, AccessOutcome::kNotShared);
+  EXPECT_TRUE(r.not_served);
+  EXPECT_EQ(r.reason, share_ +
+                          ": not served: recorded on a file system mounted "
+                          "at " +
+                          share_ + ", now /");
+}
+
+TEST_F(ServedShareAccessTest, RecordedPlaceSurvivesAReopen) {
+  Share("rw");
+  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
+  OpenWatch();
+  watch_->ProbeAll();  // records where the share is
+  watch_.reset();
+  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "other"));
+  OpenWatch();  // no round yet: decided live from the stored place
+  AccessResult r = DecideServed(share_);
+  EXPECT_TRUE(r.not_served);
+  EXPECT_THAT(r.reason, HasSubstr("recorded on data (tmpfs) mounted at"));
+  EXPECT_THAT(r.reason, HasSubstr("now other (tmpfs)"));
+}
+
+TEST_F(ServedShareAccessTest, MovedFolderIsRefusedAtOnceNotNoent) {
+  Share("rw");
+  WriteMountinfo(MountLine("/", "root"));
+  OpenWatch();
+  ASSERT_EQ(rename(share_.c_str(), (dir_ + "/moved").c_str()), 0);
+  AccessResult r = DecideServed(share_);
+  EXPECT_EQ(r.outcome, AccessOutcome::kNotShared);
+  EXPECT_EQ(r.reason, share_ + ": not served: the folder does not exist");
+}
+
+TEST_F(ShareAccessTest, ExplainedRefusalNamesTheDisabledGroup) {
+  Share("rw");
+  libshare::Batch b;
+  libshare::Operation d;
+  d.type = libshare::Operation::Type::kDisableGroup;
+  d.group = "g";
+  b.ops = {d};
+  ASSERT_TRUE(catalog_->Apply(b).ok());
+  AccessResult r =
+      ShareAccess(catalog_.get(), cache_.get())
+          .Decide({.client = libshare::IpAddress::FromV4(0x7f000001),
+                   .path = share_ + "/open",
+                   .explain = true});
+  EXPECT_EQ(r.outcome, AccessOutcome::kNotShared);
+  EXPECT_EQ(r.reason, share_ + " is in group g, which is disabled");
 }
 
 }  // namespace

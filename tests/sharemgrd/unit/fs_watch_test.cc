@@ -1,0 +1,104 @@
+#include "fs_watch.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace sharemgrd {
+namespace {
+
+constexpr char kMountinfo[] =
+    "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+    "40 22 0:45 / /tank/home rw shared:20 - zfs tank/home rw,xattr\n"
+    "41 40 0:46 / /tank/home/alice rw shared:21 master:3 - zfs "
+    "tank/home/alice rw\n"
+    "42 22 0:47 / /srv/with\\040space rw - tmpfs tmpfs rw\n"
+    "43 22 0:48 / /tank/home rw shared:22 - zfs tank/home2 rw\n"
+    "garbage line\n";
+
+PathStat Stat(PathStat::Kind kind) {
+  PathStat st;
+  st.kind = kind;
+  st.dev = 46;
+  return st;
+}
+PathStat Dir() { return Stat(PathStat::Kind::kDirectory); }
+
+TEST(MountInfo, NearestMountPointContainsThePath) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  ASSERT_NE(m.Containing("/tank/home/alice/x"), nullptr);
+  EXPECT_EQ(m.Containing("/tank/home/alice/x")->source, "tank/home/alice");
+  EXPECT_EQ(m.Containing("/tank/homes")->mount_point, "/");
+  EXPECT_EQ(m.Containing("/")->fstype, "ext4");
+}
+
+TEST(MountInfo, LaterMountOnTheSamePointIsOnTop) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  EXPECT_EQ(m.Containing("/tank/home/bob")->source, "tank/home2");
+}
+
+TEST(MountInfo, EscapedSpaceIsUnescaped) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  EXPECT_EQ(m.Containing("/srv/with space/a")->fstype, "tmpfs");
+}
+
+TEST(MountInfo, UnparsableLinesAreSkipped) {
+  EXPECT_EQ(MountInfo::Parse(kMountinfo).size(), 4u);
+  EXPECT_EQ(MountInfo::Parse("x y z\n").size(), 0u);
+}
+
+TEST(ProbeShare, NothingRecordedIsServedAndRecordsTheCurrentMount) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  ShareProbe p = ProbeShare("/tank/home/alice", Dir(), nullptr, m);
+  EXPECT_TRUE(p.served);
+  ASSERT_TRUE(p.record.has_value());
+  EXPECT_EQ(p.record->mount_point, "/tank/home/alice");
+  EXPECT_EQ(p.record->source, "tank/home/alice");
+}
+
+TEST(ProbeShare, UnmountedDatasetSaysWhereItWasAndIsNow) {
+  MountInfo m = MountInfo::Parse(
+      "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+      "40 22 0:45 / /tank/home rw - zfs tank/home rw\n");
+  FsPlace rec{"/tank/home/alice", "zfs", "tank/home/alice"};
+  ShareProbe p = ProbeShare("/tank/home/alice", Dir(), &rec, m);
+  EXPECT_FALSE(p.served);
+  EXPECT_FALSE(p.record.has_value());
+  EXPECT_EQ(p.reason,
+            "recorded on a file system mounted at /tank/home/alice, now "
+            "/tank/home");
+}
+
+TEST(ProbeShare, AnotherFileSystemAtTheSamePointIsNotServed) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  FsPlace rec{"/tank/home", "zfs", "tank/home"};
+  ShareProbe p = ProbeShare("/tank/home", Dir(), &rec, m);
+  EXPECT_FALSE(p.served);
+  EXPECT_EQ(p.reason,
+            "recorded on tank/home (zfs) mounted at /tank/home, now "
+            "tank/home2 (zfs)");
+}
+
+TEST(ProbeShare, RemountedWithANewDeviceIsServed) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  FsPlace rec{"/tank/home/alice", "zfs", "tank/home/alice"};
+  PathStat st = Dir();
+  st.dev = 999;  // st_dev is not compared: ZFS gets a new one per mount
+  EXPECT_TRUE(ProbeShare("/tank/home/alice", st, &rec, m).served);
+}
+
+TEST(ProbeShare, MissingLinkAndFileAreNotServed) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  FsPlace rec{"/", "ext4", "/dev/sda1"};
+  EXPECT_EQ(ProbeShare("/a", Stat(PathStat::Kind::kMissing), &rec, m).reason,
+            "the folder does not exist");
+  EXPECT_EQ(ProbeShare("/a", Stat(PathStat::Kind::kLink), &rec, m).reason,
+            "the path is now a symbolic link");
+  EXPECT_EQ(ProbeShare("/a", Stat(PathStat::Kind::kOther), &rec, m).reason,
+            "the path is no longer a directory");
+  EXPECT_FALSE(
+      ProbeShare("/a", Stat(PathStat::Kind::kMissing), nullptr, m).served);
+}
+
+}  // namespace
+}  // namespace sharemgrd

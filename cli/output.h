@@ -20,6 +20,10 @@ std::string FormatColumns(const std::vector<std::vector<std::string>>& rows,
 
 std::string FormatList(const std::vector<libshare::GroupInfo>& groups,
                        bool verbose);
+// list -v with an OPEN column: what opens the group's shares to every
+// client (GroupOpenNote).
+std::string FormatList(const std::vector<libshare::GroupInfo>& groups,
+                       const std::vector<libshare::ShareInfo>& shares);
 std::string FormatListJson(const std::vector<libshare::GroupInfo>& groups);
 
 // `groups` in the order to print; `shares` may be of any of them.

@@ -935,9 +935,14 @@ void InheritScope(const SecScope& own, SecScope* into) {
   if (own.root_mapping) into->root_mapping = own.root_mapping;
 }
 
+// A "*" entry that is not a deny: every client the list does not name
+// before it ("-a:*" still opens to every other client).
 bool FirstEntryIsEveryone(const std::optional<AccessList>& l) {
-  return l && !l->entries.empty() &&
-         l->entries[0].kind == AccessEntry::Kind::kAny && !l->entries[0].deny;
+  if (!l) return false;
+  for (const AccessEntry& e : l->entries) {
+    if (e.kind == AccessEntry::Kind::kAny) return !e.deny;
+  }
+  return false;
 }
 
 constexpr std::string_view kScopedNames[] = {"rw", "ro", "root", "none",

@@ -76,7 +76,7 @@ ok "check --json: network entry gives rw" \
 ok "check --json has reason, option, entry, address" \
   '[[ $(jqv "has(\"reason\") and has(\"option\") and has(\"entry\") and has(\"address\")") == true ]]'
 run sc --json check 172.16.0.1 "$X/b"
-ok "check --json: unlisted client gets none" '[[ $(jqv .access) == none ]]'
+ok "check --json: unlisted client gets the group's bare ro (inherited per property)" '[[ $(jqv .access) == ro ]]'
 run sc --json check build1.example.com "$X/b/deeper"
 ok "check --json: netgroup member by name gets rw and root" \
   '[[ $(jqv .access) == rw && $(jqv .root) == true && $(jqv .share) == "$X/b" ]]'
@@ -84,7 +84,7 @@ run sc --json check 10.1.2.3 "$X/c"
 ok "check --json: unshared path has share null" \
   '[[ $RC == 0 && $(jqv .share) == null && $(jqv .access) == none ]]'
 run sc check 172.16.0.1 "$X/b"
-ok "check text explains" '[[ $RC == 0 && $OUT == *access:*none* && $OUT == *reason:* ]]'
+ok "check text explains" '[[ $RC == 0 && $OUT == *access:*ro* && $OUT == *reason:* ]]'
 run sc check onlyone
 ok "check with one argument is a usage error" '[[ $RC == 2 ]]'
 
@@ -95,8 +95,11 @@ run sc --json show g
 ok "set -s changes the share's own options" \
   '[[ $(jqv ".groups[0].shares[] | select(.path==\"$X/a\") | .options") == rw ]]'
 run sc set -o '' -s "$X/a" g
+ok "set -o '' is refused, saying how to inherit" \
+  '[[ $RC == 1 && $ERR == *"option -o is empty"*"unset -p all"* ]]'
+run sc unset -p all -s "$X/a" g
 run sc --json show g
-ok "set -o '' returns the share to the group's options" \
+ok "unset -p all returns the share to the group's options" \
   '[[ $(jqv ".groups[0].shares[] | select(.path==\"$X/a\") | .effective_options") == ro ]]'
 run sc set -o 'rw=' g
 ok "set with a bad option is refused" '[[ $RC == 1 && $ERR == *rw=* ]]'

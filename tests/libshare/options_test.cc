@@ -966,6 +966,8 @@ TEST(OpensToAllTest, FlagsWorldWritableAndRootForAll) {
   EXPECT_FALSE(OpensReadWriteToAll(Parse("rw=@10.0.0.0/8")));
   EXPECT_FALSE(OpensReadWriteToAll(Parse("rw,none=*")));
   EXPECT_TRUE(GivesRootToAll(Parse("ro,root=*")));
+  EXPECT_TRUE(GivesRootToAll(Parse("rw,root=-adminhost:*")));
+  EXPECT_TRUE(OpensReadWriteToAll(Parse("rw=-badhost:*")));
   EXPECT_FALSE(GivesRootToAll(Parse("root=adminhost")));
 }
 

@@ -188,10 +188,12 @@ ShareOptions InheritOptions(const ShareOptions& group, const ShareOptions& own);
     const ShareOptions& options, std::string_view name);
 
 // True if some offered flavor gives every client rw: a scope with no rw/ro
-// option, bare "rw", or "rw=*" (unless "none=*" denies everyone first).
+// option, bare "rw", or an rw= list with a "*" entry ("rw=-a:*": every
+// client but a); a scope whose none= list has "*" denies all and is not
+// counted.
 bool OpensReadWriteToAll(const ShareOptions& options);
-// True if some scope gives root to every client ("root=*"), unless
-// "none=*" denies everyone in it.
+// True if some scope's root= list has a "*" entry ("root=*",
+// "root=-a:*"), unless its none= list has one too.
 bool GivesRootToAll(const ShareOptions& options);
 
 // The options the Linux kernel NFS server (sharemgrd's kernel mode) cannot

@@ -1049,7 +1049,7 @@ ImportPlan ImportDfstab(const std::vector<SourceFile>& files,
       }
       op.path = *path;
       if (args.size() == 2 && args[1] != "-") op.resource = args[1];
-      if (!op.options.empty()) AddOpenWarnings(op, where, &plan.warnings);
+      AddOpenWarnings(op, where, &plan.warnings);
       plan.ops.push_back(std::move(op));
       plan.origins.push_back(where);
     }

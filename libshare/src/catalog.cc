@@ -382,6 +382,7 @@ class CatalogImpl : public Catalog {
     absl::StatusOr<LoadStats> stats = LoadShareTable(*store_, threads, &table_);
     if (!stats.ok()) return stats.status();
     load_stats_ = *stats;
+    RebuildRuleIndexes();
     absl::StatusOr<uint64_t> max_id = store_->MaxShareId();
     if (!max_id.ok()) return max_id.status();
     next_id_ = *max_id + 1;
@@ -541,7 +542,8 @@ class CatalogImpl : public Catalog {
   // committed batch changed (all shares if the list is incomplete).
   void UpdateRuleIndexes(const BatchResult& result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
-  void RebuildRuleIndexes() ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
+  void RebuildRuleIndexes() ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_)
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Writes the steps in one transaction.
   absl::Status Commit(const std::vector<Step>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
@@ -578,8 +580,8 @@ class CatalogImpl : public Catalog {
   absl::flat_hash_map<std::string, std::string> resource_of_
       ABSL_GUARDED_BY(apply_mu_);
   std::vector<std::string> public_ ABSL_GUARDED_BY(apply_mu_);
-  // Built by the first Apply (start-up does not pay for them), rebuilt
-  // after one could not be kept up to date.
+  // Built at load; rebuilt by the next Apply after one could not be kept
+  // up to date (out of memory).
   bool rule_indexes_stale_ ABSL_GUARDED_BY(apply_mu_) = true;
 };
 
@@ -973,13 +975,15 @@ void CatalogImpl::CheckPublic(const Batch& batch, Overlay& ov,
                               const std::vector<PendingInherit>& pending,
                               std::vector<OperationError>* errors) {
   std::vector<std::string_view> pubs;
-  std::unordered_map<std::string_view, bool> decided;
   for (const PendingInherit& p : pending) {
-    decided.emplace(p.path, true);
     if (p.is_public) pubs.push_back(p.path);
   }
   for (const std::string& path : public_) {
-    if (decided.count(path) == 0 && ov.FindShare(path)) pubs.push_back(path);
+    // Its state as the batch leaves it is in `pending` if the batch
+    // touched it (public_ holds one or two shares: a scan is fine).
+    bool decided = false;
+    for (const PendingInherit& p : pending) decided |= p.path == path;
+    if (!decided && ov.FindShare(path)) pubs.push_back(path);
   }
   if (pubs.size() <= 1) return;
   std::sort(pubs.begin(), pubs.end());
@@ -1007,7 +1011,6 @@ void CatalogImpl::RebuildRuleIndexes() {
   resource_owner_.clear();
   resource_of_.clear();
   public_.clear();
-  absl::ReaderMutexLock l(&mu_);
   table_.ForEachShare([&](const Share& s) {
     if (!s.resource.empty()) {
       resource_owner_.emplace(s.resource, s.path);
@@ -1284,11 +1287,11 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
   std::vector<std::unique_ptr<ShareGroup>> dead_groups;
   TouchedShares touched;
   std::vector<PendingInherit> pending;
-  if (rule_indexes_stale_) RebuildRuleIndexes();
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
     // the annotations and costs readers nothing.
     absl::ReaderMutexLock r(&mu_);
+    if (rule_indexes_stale_) RebuildRuleIndexes();
     Validate(batch, &steps, &pending, &result.errors);
     result.generation = table_.generation();
     if (!result.errors.empty()) return result;

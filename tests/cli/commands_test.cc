@@ -148,7 +148,7 @@ TEST(ParseChangeCommandTest, BadPathIsARefusalNotAUsageError) {
 }
 
 TEST(OperationWordsTest, ParseGivesBackTheSameOperation) {
-  std::vector<Operation> ops(8);
+  std::vector<Operation> ops(10);
   ops[0] = {Operation::Type::kCreateGroup, "g", "", "ro", "", "", false};
   ops[1] = {Operation::Type::kDeleteGroup, "g", "", "", "", "", true};
   ops[2] = {Operation::Type::kEnableGroup, "g", "", "", "", "", false};
@@ -162,7 +162,10 @@ TEST(OperationWordsTest, ParseGivesBackTheSameOperation) {
             false};
   ops[5] = {Operation::Type::kRemoveShare, "", "/a", "", "", "", false};
   ops[6] = {Operation::Type::kMoveShare, "h", "/a", "", "", "", false};
-  ops[7] = {Operation::Type::kSetOptions, "g", "/a", "", "", "", false};
+  ops[7] = {Operation::Type::kSetOptions, "g", "/a", "ro", "", "", false};
+  ops[8] = {Operation::Type::kModifyShare, "", "/a", "rw", "", "r", false};
+  ops[8].set_options = ops[8].set_description = ops[8].set_resource = true;
+  ops[9] = {Operation::Type::kUnsetOption, "g", "", "nosuid", "", "", false};
   for (const Operation& op : ops) {
     auto c = ParseChangeCommand(OperationWords(op));
     ASSERT_TRUE(c.ok()) << c.status();
@@ -175,7 +178,15 @@ TEST(OperationWordsTest, ParseGivesBackTheSameOperation) {
     EXPECT_EQ(back.description, op.description);
     EXPECT_EQ(back.resource, op.resource);
     EXPECT_EQ(back.force, op.force);
+    EXPECT_EQ(back.set_options, op.set_options);
+    EXPECT_EQ(back.set_description, op.set_description);
+    EXPECT_EQ(back.set_resource, op.set_resource);
   }
+}
+
+TEST(OperationWordsTest, ShareBackToGroupOptionsIsWrittenAsUnsetAll) {
+  Operation op{Operation::Type::kSetOptions, "g", "/a", "", "", "", false};
+  EXPECT_EQ(JoinShellWords(OperationWords(op)), "unset -p all -s /a g");
 }
 
 TEST(HelpTest, GlobalHelpListsEveryCommandAndOption) {

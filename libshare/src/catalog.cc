@@ -575,9 +575,11 @@ class CatalogImpl : public Catalog {
   // share_nfs rules (share_rules.h): resource name -> the share that has
   // it, and the shares whose effective options hold "public". Read and
   // written only by Apply.
-  absl::flat_hash_map<std::string, std::string> resource_owner_
+  // std::unordered_map, not absl::flat_hash_map: updated after a commit,
+  // where an allocation failure must leave them usable (see Overlay).
+  std::unordered_map<std::string, std::string> resource_owner_
       ABSL_GUARDED_BY(apply_mu_);
-  absl::flat_hash_map<std::string, std::string> resource_of_
+  std::unordered_map<std::string, std::string> resource_of_
       ABSL_GUARDED_BY(apply_mu_);
   std::vector<std::string> public_ ABSL_GUARDED_BY(apply_mu_);
   // Built at load; rebuilt by the next Apply after one could not be kept
@@ -607,7 +609,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         it != batch_resources.end() && claimed(it->second)) {
       return it->second;
     }
-    if (auto it = resource_owner_.find(ToAbsl(res));
+    if (auto it = resource_owner_.find(std::string(res));
         it != resource_owner_.end() && claimed(it->second)) {
       return std::string_view(it->second);
     }

@@ -74,9 +74,28 @@ const std::vector<CommandSpec>& Commands() {
        1},
       {"set",
        "-o OPTS [-s PATH] GROUP",
-       "set a group's default options, or with -s one share's own options",
+       "set a group's options, or with -s the options one share overrides",
        true,
-       {{"-o", "OPTS", "share_nfs options (\"\" with -s: use the group's)"},
+       {{"-o", "OPTS", "share_nfs options (not empty)"},
+        {"-s", "PATH", "the share to change"}},
+       1,
+       1},
+      {"set-share",
+       "[-o OPTS] [-d DESC] [-r RESOURCE] -s PATH [GROUP]",
+       "change a share in place (it keeps its id)",
+       true,
+       {{"-o", "OPTS", "the share's own share_nfs options (not empty)"},
+        {"-d", "DESC", "description (\"\" clears it)"},
+        {"-r", "RESOURCE", "resource name (\"\" clears it)"},
+        {"-s", "PATH", "the share to change"}},
+       0,
+       1},
+      {"unset",
+       "-p PROPERTY [-s PATH] GROUP",
+       "remove one option property from a group, or from a share's own",
+       true,
+       {{"-p", "PROPERTY",
+         "nosuid, rw, root, ..., sec=MODE (a scope), or with -s all"},
         {"-s", "PATH", "the share to change"}},
        1,
        1},
@@ -351,7 +370,8 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
   if (!spec->changes) {
     return absl::InvalidArgumentError(
         "not a changing command (a batch holds create, delete, enable, "
-        "disable, add-share, remove-share, move-share, set)");
+        "disable, add-share, remove-share, move-share, set, set-share, "
+        "unset)");
   }
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(
       *spec, std::vector<std::string>(words.begin() + 1, words.end()));
@@ -369,7 +389,8 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
   // The daemon refuses bad group names too; refusing them here says so
   // before connecting, and keeps "--help" or "" out of batch files.
   for (size_t i = 0; i < a.args.size(); ++i) {
-    const bool optional_group = spec->name == "remove-share";
+    const bool optional_group =
+        spec->name == "remove-share" || spec->name == "set-share";
     if (optional_group && a.args[i].empty()) continue;
     if (absl::Status s = libshare::ValidateGroupName(a.args[i]); !s.ok()) {
       // A refusal (exit 1), as the daemon's, not a usage error.
@@ -378,6 +399,19 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
   }
   Operation op;
   const std::string_view name = spec->name;
+  // An empty -o (think -o "$OPTS" with OPTS unset) would open a group to
+  // every client, or silently mean "inherit" for a share: refused.
+  if (a.values.count("-o") && a.Get("-o").empty()) {
+    const bool share = name == "add-share" || name == "set-share" ||
+                       (name == "set" && a.values.count("-s"));
+    return absl::FailedPreconditionError(
+        share ? "option -o is empty; leave -o out to inherit the group's "
+                "options (unset -p all -s PATH GROUP drops a share's own)"
+              : "option -o is empty, which would make the group's shares "
+                "read-write to every client; write the access you mean: "
+                "-o rw (every client, explicitly), -o ro, -o "
+                "rw=@10.0.0.0/8");
+  }
   if (name == "create") {
     op.type = Operation::Type::kCreateGroup;
     op.group = a.args[0];
@@ -426,6 +460,30 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
     op.type = Operation::Type::kSetOptions;
     op.group = a.args[0];
     op.options = a.Get("-o");
+  } else if (name == "set-share") {
+    if (absl::Status s = NeedOption(a, "-s", *spec); !s.ok()) return s;
+    op.type = Operation::Type::kModifyShare;
+    if (!a.args.empty()) op.group = a.args[0];
+    op.set_options = a.values.count("-o") != 0;
+    op.set_description = a.values.count("-d") != 0;
+    op.set_resource = a.values.count("-r") != 0;
+    if (!op.set_options && !op.set_description && !op.set_resource) {
+      return absl::InvalidArgumentError(
+          "give at least one of -o, -d, -r; usage: set-share "
+          "[-o OPTS] [-d DESC] [-r RESOURCE] -s PATH [GROUP]");
+    }
+    op.options = a.Get("-o");
+    op.description = a.Get("-d");
+    op.resource = a.Get("-r");
+  } else if (name == "unset") {
+    if (absl::Status s = NeedOption(a, "-p", *spec); !s.ok()) return s;
+    op.type = Operation::Type::kUnsetOption;
+    op.group = a.args[0];
+    op.options = a.Get("-p");
+    if (op.options == "all" && !a.values.count("-s")) {
+      return absl::FailedPreconditionError(
+          "-p all needs -s PATH (a group's options are changed with set -o)");
+    }
   }
   if (a.values.count("-s")) {
     absl::StatusOr<std::string> p = UserPath(a.Get("-s"));
@@ -460,7 +518,23 @@ std::vector<std::string> OperationWords(const Operation& op) {
       w.insert(w.end(), {"-s", op.path});
       break;
     case Operation::Type::kSetOptions:
+      if (!op.path.empty() && op.options.empty()) {
+        // What the client API's "inherit again" is on a command line.
+        w[0] = "unset";
+        w.insert(w.end(), {"-p", "all", "-s", op.path});
+        break;
+      }
       w.insert(w.end(), {"-o", op.options});
+      if (!op.path.empty()) w.insert(w.end(), {"-s", op.path});
+      break;
+    case Operation::Type::kModifyShare:
+      if (op.set_options) w.insert(w.end(), {"-o", op.options});
+      if (op.set_description) w.insert(w.end(), {"-d", op.description});
+      if (op.set_resource) w.insert(w.end(), {"-r", op.resource});
+      w.insert(w.end(), {"-s", op.path});
+      break;
+    case Operation::Type::kUnsetOption:
+      w.insert(w.end(), {"-p", op.options});
       if (!op.path.empty()) w.insert(w.end(), {"-s", op.path});
       break;
     case Operation::Type::kManageGroup:  // never in a batch file

@@ -824,6 +824,26 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
   return options;
 }
 
+// A warning for an imported share that opens rw or root to every client
+// by its own options (the group's are checked when it is created).
+void AddOpenWarnings(const Operation& op, const std::string& where,
+                     std::vector<ImportProblem>* out) {
+  absl::StatusOr<libshare::ShareOptions> o =
+      libshare::ParseOptions(op.options);
+  if (!o.ok()) return;  // reported by the daemon
+  if (libshare::OpensReadWriteToAll(*o)) {
+    out->push_back({where, absl::StrCat(op.path,
+                                        ": read-write to every client (",
+                                        op.options.empty() ? "no options"
+                                                           : op.options,
+                                        ")")});
+  }
+  if (libshare::GivesRootToAll(*o)) {
+    out->push_back({where, absl::StrCat(op.path, ": root for every client (",
+                                        op.options, ")")});
+  }
+}
+
 }  // namespace
 
 ImportPlan ImportExports(const std::vector<SourceFile>& files,
@@ -919,6 +939,18 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
           continue;
         }
         std::string spec = t.substr(0, open);
+        if (spec.empty() && i > 1 && l.tokens[i - 1][0] != '-' &&
+            l.tokens[i - 1].find('(') == std::string::npos) {
+          plan.warnings.push_back(
+              {p.where,
+               absl::StrCat("\"", l.tokens[i - 1], " ", t,
+                            "\": the space makes \"", t,
+                            "\" apply to every client and gives \"",
+                            l.tokens[i - 1],
+                            "\" the default options (imported so, as "
+                            "rpc.mountd reads it); write \"",
+                            l.tokens[i - 1], t, "\" if that was meant")});
+        }
         add_client(spec.empty() ? "*" : spec,
                    absl::string_view(t).substr(open + 1, t.size() - open - 2));
       }
@@ -934,6 +966,7 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
     op.path = e.path;
     op.group = group;
     op.options = *std::move(options);
+    AddOpenWarnings(op, e.where, &plan.warnings);
     plan.ops.push_back(std::move(op));
     plan.origins.push_back(e.where);
   }
@@ -1016,6 +1049,7 @@ ImportPlan ImportDfstab(const std::vector<SourceFile>& files,
       }
       op.path = *path;
       if (args.size() == 2 && args[1] != "-") op.resource = args[1];
+      AddOpenWarnings(op, where, &plan.warnings);
       plan.ops.push_back(std::move(op));
       plan.origins.push_back(where);
     }

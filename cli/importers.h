@@ -32,6 +32,10 @@ struct ImportPlan {
   std::vector<libshare::Operation> ops;  // kAddShare, in file order
   std::vector<std::string> origins;      // "FILE:LINE" of each op
   std::vector<ImportProblem> problems;
+  // Imported as written but worth a look: "host (rw)" (a space that makes
+  // the options apply to every client), a share read-write to every
+  // client or giving root to every client. Never stop the import.
+  std::vector<ImportProblem> warnings;
 };
 
 // Each exported path becomes one add-share into `group`; several lines for

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "json_writer.h"
+#include "option_report.h"
 #include "libshare/options.h"
 
 namespace sharectl {
@@ -72,6 +73,19 @@ std::string NfsOptions(const std::string& options) {
 }  // namespace
 
 std::string ShownForTerminal(const std::string& s) { return Shown(s); }
+
+std::string FormatList(const std::vector<GroupInfo>& groups,
+                       const std::vector<ShareInfo>& shares) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"GROUP", "STATE", "SHARES", "OPTIONS", "OPEN"});
+  for (const auto& g : groups) {
+    std::string note = GroupOpenNote(g, shares);
+    rows.push_back({g.name, g.enabled ? "enabled" : "disabled",
+                    std::to_string(g.share_count), NfsOptions(g.options),
+                    note.empty() ? "-" : "!! " + note});
+  }
+  return FormatColumns(rows);
+}
 
 std::string FormatList(const std::vector<GroupInfo>& groups, bool verbose) {
   if (!verbose) {
@@ -160,6 +174,11 @@ std::string FormatShow(const std::vector<GroupInfo>& groups,
     std::string head = g.name;
     if (verbose) absl::StrAppend(&head, " ", NfsOptions(g.options));
     if (!g.enabled) absl::StrAppend(&head, " (disabled)");
+    if (verbose) {
+      for (const std::string& c : OpenConcerns(g.options)) {
+        absl::StrAppend(&head, " !! ", c);
+      }
+    }
     absl::StrAppend(&out, head, "\n");
     std::vector<std::vector<std::string>> rows;
     std::string notes;
@@ -173,6 +192,17 @@ std::string FormatShow(const std::vector<GroupInfo>& groups,
                       s.resource.empty() ? "-" : Shown(s.resource),
                       s.options.empty() ? "-" : NfsOptions(s.options),
                       s.description.empty() ? "" : Quoted(s.description)});
+      if (!s.options.empty()) {
+        // Its own options are only part of the story: what it gets.
+        absl::StrAppend(&notes, "    ", Shown(s.path), ": effective ",
+                        NfsOptions(s.effective_options), " = ",
+                        FormatOrigins(ExplainEffective(s, g.options)), "\n");
+      }
+      for (const std::string& c : OpenConcerns(s.effective_options)) {
+        if (!s.options.empty()) {
+          absl::StrAppend(&notes, "    ", Shown(s.path), ": !! ", c, "\n");
+        }
+      }
       for (const std::string& n : KernelNotes(s)) {
         absl::StrAppend(&notes, "    ", Shown(s.path),
                         ": no effect in kernel mode: ", n, "\n");
@@ -208,6 +238,26 @@ std::string FormatShowJson(const std::vector<GroupInfo>& groups,
       w.OptionalStringMember("description", s.description);
       w.OptionalStringMember("options", s.options);  // null: inherited
       w.StringMember("effective_options", s.effective_options);
+      {
+        const EffectiveView view = ExplainEffective(s, g.options);
+        w.Key("replaces_group");
+        w.Bool(view.replaces_group);
+        w.Key("origins");
+        w.BeginArray();
+        for (const auto& p : view.properties) {
+          w.BeginObject();
+          w.Key("property");
+          w.String(p.name);
+          w.Key("scope");
+          w.String(p.scope);
+          w.Key("text");
+          w.String(p.text);
+          w.Key("from");
+          w.String(p.from_share ? "share" : "group");
+          w.EndObject();
+        }
+        w.EndArray();
+      }
       w.Key("kernel_no_effect");
       w.BeginArray();
       for (const std::string& n : KernelNotes(s)) w.String(n);

@@ -20,6 +20,10 @@ std::string FormatColumns(const std::vector<std::vector<std::string>>& rows,
 
 std::string FormatList(const std::vector<libshare::GroupInfo>& groups,
                        bool verbose);
+// list -v with an OPEN column: what opens the group's shares to every
+// client (GroupOpenNote).
+std::string FormatList(const std::vector<libshare::GroupInfo>& groups,
+                       const std::vector<libshare::ShareInfo>& shares);
 std::string FormatListJson(const std::vector<libshare::GroupInfo>& groups);
 // `list -v`'s lines about shares the daemon does not serve (see
 // sharemgrd.8, "Shares follow their file systems"): "PATH: not served: WHY".

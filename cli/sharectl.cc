@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -20,9 +21,11 @@
 #include "dump.h"
 #include "importers.h"
 #include "json_writer.h"
+#include "libshare/options.h"
 #include "libshare/path.h"
 #include "libshare/spelling.h"
 #include "mounts.h"
+#include "option_report.h"
 #include "output.h"
 #include "shell_words.h"
 
@@ -215,6 +218,11 @@ class Runner {
                          const std::vector<Problem>& problems) const;
 
   int RunChange(const CommandSpec& spec, const std::vector<std::string>& words);
+  // Warnings and notes on stderr after one committed change: options that
+  // open to every client; for a group's `set`, the shares that keep their
+  // own value of a changed property.
+  void ReportChange(std::string_view cmd, const Operation& op,
+                    const std::optional<std::string>& old_group_options);
   int RunList(const ParsedArgs& a);
   int RunShow(const ParsedArgs& a);
   int RunShowShares(const ParsedArgs& a);
@@ -380,8 +388,87 @@ int Runner::RunChange(const CommandSpec& spec,
       return kExitOk;
     }
   }
-  return Apply(spec.name, batch,
-               std::vector<std::string>(batch.ops.size(), "sharectl"), false);
+  // A group's options before `set` changes them, for its report.
+  std::optional<std::string> old_group_options;
+  const Operation* only = batch.ops.size() == 1 ? &batch.ops[0] : nullptr;
+  if (only != nullptr && only->type == Operation::Type::kSetOptions &&
+      only->path.empty()) {
+    int rc = kExitOk;
+    Client* c = Connection(spec.name, &rc);
+    if (c == nullptr) return rc;
+    auto groups = c->ListGroups();
+    if (!groups.ok()) return CallFailed(spec.name, groups.status());
+    for (const auto& g : *groups) {
+      if (g.name == only->group) old_group_options = g.options;
+    }
+  }
+  int rc = Apply(spec.name, batch,
+                 std::vector<std::string>(batch.ops.size(), "sharectl"), false);
+  if (rc == kExitOk && only != nullptr) ReportChange(spec.name, *only, old_group_options);
+  return rc;
+}
+
+void Runner::ReportChange(std::string_view cmd, const Operation& op,
+                          const std::optional<std::string>& old_group_options) {
+  auto warn = [&](const std::string& who, const std::string& what) {
+    err() << "sharectl: " << cmd << ": warning: " << who << ": " << what
+          << "\n";
+  };
+  if (op.type == Operation::Type::kCreateGroup) {
+    for (const std::string& c : OpenConcerns(op.options)) {
+      warn("group " + op.group,
+           op.options.empty()
+               ? c + " (no -o given; -o rw says so explicitly, -o ro or "
+                     "-o rw=LIST narrow it)"
+               : c);
+    }
+    return;
+  }
+  const bool share_options =
+      (op.type == Operation::Type::kAddShare ||
+       op.type == Operation::Type::kSetOptions ||
+       (op.type == Operation::Type::kModifyShare && op.set_options)) &&
+      !op.path.empty();
+  const bool group_set =
+      op.type == Operation::Type::kSetOptions && op.path.empty();
+  if (!share_options && !group_set) return;
+  int rc = kExitOk;
+  Client* c = Connection(cmd, &rc);
+  if (c == nullptr) return;
+  if (group_set) {
+    for (const std::string& w : OpenConcerns(op.options)) {
+      warn("group " + op.group, w);
+    }
+    auto shares = c->ListShares({op.group});
+    if (!shares.ok() || !old_group_options) return;
+    for (const std::string& line :
+         KeptOwnValues(op.group, *old_group_options, op.options, *shares)) {
+      err() << "sharectl: " << cmd << ": " << line << "\n";
+    }
+    return;
+  }
+  // The share's effective options from its group's (the groups are few:
+  // listing the shares would cost O(N) per add-share).
+  auto groups = c->ListGroups();
+  if (!groups.ok()) return;
+  std::string group_options;
+  for (const auto& g : *groups) {
+    if (g.name == op.group) group_options = g.options;
+  }
+  std::string effective = group_options;
+  if (op.type != Operation::Type::kModifyShare || !op.group.empty()) {
+    if (!op.options.empty()) {
+      auto group = libshare::ParseOptions(group_options);
+      auto own = libshare::ParseOptions(op.options);
+      if (!group.ok() || !own.ok()) return;
+      effective = libshare::InheritOptions(*group, *own).Canonical();
+    }
+  } else {
+    return;  // set-share without GROUP: the group is not known here
+  }
+  for (const std::string& w : OpenConcerns(effective)) {
+    warn(op.path, op.options.empty() ? w + " (its group's options)" : w);
+  }
 }
 
 int Runner::RunList(const ParsedArgs& a) {
@@ -390,6 +477,12 @@ int Runner::RunList(const ParsedArgs& a) {
   if (c == nullptr) return rc;
   auto groups = c->ListGroups();
   if (!groups.ok()) return CallFailed("list", groups.status());
+  if (!json_ && a.Has("-v")) {
+    auto shares = c->ListShares({});
+    if (!shares.ok()) return CallFailed("list", shares.status());
+    out() << FormatList(*groups, *shares);
+    return kExitOk;
+  }
   out() << (json_ ? FormatListJson(*groups) : FormatList(*groups, a.Has("-v")));
   if (!json_ && a.Has("-v")) {
     auto shares = c->ListShares({});
@@ -761,6 +854,10 @@ int Runner::RunImport(const ParsedArgs& a) {
                "options that have no share_nfs equivalent\n";
     }
     return kExitRefused;
+  }
+  for (const auto& w : plan.warnings) {
+    err() << w.where << ": warning: " << w.message << "\n";
+    warnings_.push_back({w.where, w.message});
   }
   if (plan.ops.empty()) {
     err() << "sharectl: import: no shares found\n";

@@ -450,6 +450,10 @@ absl::Status Daemon::Start() {
         "cannot open ", config_.db_path, ": ", catalog.status().message()));
   }
   catalog_ = std::move(*catalog);
+  // Rows a later rule would refuse are served; the log says which.
+  for (const std::string& w : catalog_->load_stats().warnings) {
+    LogLine(absl::StrCat("store: ", w));
+  }
 
   authcache::AuthCacheConfig cc;
   cc.max_entries = config_.auth_cache_max;

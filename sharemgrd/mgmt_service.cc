@@ -402,7 +402,7 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   for (u_int i = 0; i < a->ops.ops_len; ++i) {
     const mgmt_op& m = a->ops.ops_val[i];
     Operation& o = batch.ops[i];
-    if (static_cast<uint32_t>(m.type) > MGMT_OP_SET_OPTIONS) {
+    if (static_cast<uint32_t>(m.type) > MGMT_OP_UNSET_OPTION) {
       *error = true;
       EncodeFailure(MGMT_ERR_INVAL,
                     absl::StrCat("operation ", i, ": unknown type ",
@@ -417,6 +417,9 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
     o.description = Text(m.description);
     o.resource = Text(m.resource);
     o.force = m.force;
+    o.set_options = (m.fields & MGMT_FIELD_OPTIONS) != 0;
+    o.set_description = (m.fields & MGMT_FIELD_DESCRIPTION) != 0;
+    o.set_resource = (m.fields & MGMT_FIELD_RESOURCE) != 0;
   }
   a.Free();
 

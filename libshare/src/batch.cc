@@ -40,6 +40,10 @@ std::string_view OperationName(Operation::Type t) {
       return "move-share";
     case Operation::Type::kSetOptions:
       return "set";
+    case Operation::Type::kModifyShare:
+      return "set-share";
+    case Operation::Type::kUnsetOption:
+      return "unset";
     case Operation::Type::kManageGroup:
       return "manage";
   }

@@ -71,6 +71,8 @@ class Overlay {
     bool exists = false;
     bool enabled = true;
     std::size_t count = 0;  // shares in the group
+    std::string_view options;  // its options text
+    std::shared_ptr<const ShareOptions> compiled;  // null if bad
     // The exports file that manages it (views the table's group or the
     // batch's operation, which outlive the overlay); "" = by hand.
     std::string_view managed_by;
@@ -79,6 +81,9 @@ class Overlay {
     bool exists = false;
     std::string_view group;
     uint64_t dev = 0;
+    std::string_view own;      // its own options text
+    bool replaces = false;     // Share::replaces_group
+    std::string_view resource;
   };
 
   Overlay(const ShareTable& table, std::size_t ops) : table_(table) {
@@ -97,14 +102,17 @@ class Overlay {
       // group's), which outlives the overlay.
       it = groups_
                .emplace(ToAbsl(name), Group{true, g->enabled, g->shares.size(),
+                                            g->options, g->compiled,
                                             g->managed_by})
                .first;
     }
     return it->second.exists ? &it->second : nullptr;
   }
 
-  void CreateGroup(std::string_view name) {
-    groups_[ToAbsl(name)] = Group{true, true, 0, {}};
+  void CreateGroup(std::string_view name, std::string_view options,
+                   std::shared_ptr<const ShareOptions> compiled) {
+    groups_[ToAbsl(name)] = Group{true, true, 0, options, std::move(compiled),
+                                  {}};
   }
 
   // Removes the group and every share in it.
@@ -123,7 +131,7 @@ class Overlay {
       }
     }
     for (std::string_view p : victims) RemoveShare(p);
-    groups_[ToAbsl(name)] = Group{false, true, 0, {}};
+    groups_[ToAbsl(name)] = Group{false, true, 0, {}, nullptr, {}};
   }
 
   std::optional<ShareState> FindShare(std::string_view path) const {
@@ -134,14 +142,21 @@ class Overlay {
     }
     const Share* s = table_.Find(path);
     if (s == nullptr) return std::nullopt;
-    return ShareState{true, s->group->name, s->dev};
+    return ShareState{true,       s->group->name,   s->dev,
+                      s->options, s->replaces_group, s->resource};
   }
 
-  void AddShare(std::string_view path, std::string_view group, uint64_t dev) {
+  // Replaces the state of an existing share (own options, resource).
+  void UpdateShare(std::string_view path, const ShareState& st) {
+    shares_[ToAbsl(path)] = st;
+  }
+
+  void AddShare(std::string_view path, std::string_view group, uint64_t dev,
+                std::string_view own, std::string_view resource) {
     if (clear_folder_ == path || IsBelow(clear_folder_, path)) {
       clear_folder_ = {};
     }
-    shares_[ToAbsl(path)] = ShareState{true, group, dev};
+    shares_[ToAbsl(path)] = ShareState{true, group, dev, own, false, resource};
     FindGroup(group)->count++;
     CountAncestors(path, dev, +1);
   }
@@ -151,7 +166,7 @@ class Overlay {
     if (!s) return;
     if (Group* g = FindGroup(s->group)) g->count--;
     CountAncestors(path, s->dev, -1);
-    shares_[ToAbsl(path)] = ShareState{false, {}, 0};
+    shares_[ToAbsl(path)] = ShareState{false, {}, 0, {}, false, {}};
   }
 
   void MoveShare(std::string_view path, std::string_view group) {
@@ -253,11 +268,93 @@ struct TouchedShares {
 struct Step {
   const Operation* op = nullptr;
   bool noop = false;
-  std::unique_ptr<Share> share;                  // kAddShare
-  std::unique_ptr<ShareGroup> group;             // kCreateGroup
-  std::shared_ptr<const ShareOptions> compiled;  // kSetOptions
-  std::string text;                              // kSetOptions
+  std::unique_ptr<Share> share;       // kAddShare
+  std::unique_ptr<ShareGroup> group;  // kCreateGroup
+  // The new own options (kSetOptions, kUnsetOption, kModifyShare with
+  // set_options); compiled is null for a share's "".
+  std::shared_ptr<const ShareOptions> compiled;
+  std::string text;
+  // kModifyShare: the share's description and resource after it.
+  std::string description;
+  std::string resource;
 };
+
+// The effective options a share has once the batch is linked (computed
+// for every share whose own options, group or group options the batch
+// changes). `path` views an operation's or a table share's path.
+struct PendingInherit {
+  std::string_view path;
+  bool replaces = false;
+  std::shared_ptr<const InheritedOptions> inherited;  // null: group's
+  bool is_public = false;  // its effective options hold "public"
+};
+
+// Records new own options (a share's, or with an empty path the group's)
+// in the overlay. `text` outlives the overlay (an operation's or a step's).
+void SetOwnOptions(Overlay& ov, std::string_view group, std::string_view path,
+                   std::string_view text,
+                   std::shared_ptr<const ShareOptions> compiled) {
+  if (path.empty()) {
+    Overlay::Group* g = ov.FindGroup(group);
+    g->options = text;
+    g->compiled = std::move(compiled);
+    return;
+  }
+  std::optional<Overlay::ShareState> st = ov.FindShare(path);
+  st->own = text;
+  st->replaces = false;
+  ov.UpdateShare(path, *st);
+}
+
+// The effective options, as the batch leaves them, of every share whose
+// own options, group or group options the valid batch changes.
+void InheritPass(const ShareTable& table, const std::vector<Step>& steps,
+                 Overlay& ov, OptionsCache& cache,
+                 std::vector<PendingInherit>* pending) {
+  InheritedCache inherited;
+  std::unordered_map<std::string_view, bool> seen;
+  auto consider = [&](std::string_view path) {
+    if (!seen.emplace(path, true).second) return;
+    std::optional<Overlay::ShareState> st = ov.FindShare(path);
+    if (!st) return;
+    Overlay::Group* g = ov.FindGroup(st->group);
+    PendingInherit p;
+    p.path = path;
+    p.replaces = st->replaces;
+    if (!st->own.empty()) {
+      absl::StatusOr<std::shared_ptr<const ShareOptions>> own =
+          cache.Get(st->own);
+      if (!own.ok()) return;  // validated already
+      p.inherited =
+          inherited.Get(g->options, *g->compiled, st->own, *own, st->replaces);
+      p.is_public = p.inherited->compiled->public_fh;
+    } else {
+      p.is_public = g->compiled->public_fh;
+    }
+    pending->push_back(std::move(p));
+  };
+  for (const Step& step : steps) {
+    if (step.noop) continue;
+    const Operation& op = *step.op;
+    switch (op.type) {
+      case Op::kAddShare:
+      case Op::kMoveShare:
+      case Op::kModifyShare:
+        consider(op.path);
+        break;
+      case Op::kSetOptions:
+      case Op::kUnsetOption:
+        if (!op.path.empty()) {
+          consider(op.path);
+        } else if (const ShareGroup* g = table.FindGroup(op.group)) {
+          for (const Share& s : g->shares) consider(s.path);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+}
 
 ShareInfo MakeInfo(const Share& s) {
   ShareInfo i;
@@ -290,6 +387,7 @@ class CatalogImpl : public Catalog {
     absl::StatusOr<LoadStats> stats = LoadShareTable(*store_, threads, &table_);
     if (!stats.ok()) return stats.status();
     load_stats_ = *stats;
+    RebuildRuleIndexes();
     absl::StatusOr<uint64_t> max_id = store_->MaxShareId();
     if (!max_id.ok()) return max_id.status();
     next_id_ = *max_id + 1;
@@ -434,10 +532,24 @@ class CatalogImpl : public Catalog {
     return SortedByPath(std::move(v));
   }
 
-  // Validates the batch; fills `steps` (one per operation) and `errors`.
+  // Validates the batch; fills `steps` (one per operation), `pending` (the
+  // effective options of the shares it changes) and `errors`.
   void Validate(const Batch& batch, std::vector<Step>* steps,
+                std::vector<PendingInherit>* pending,
                 std::vector<OperationError>* errors)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The share_nfs rules over the whole table as the batch leaves it: at
+  // most one public share. Appends to `errors`.
+  void CheckPublic(const Batch& batch, Overlay& ov,
+                   const std::vector<PendingInherit>& pending,
+                   std::vector<OperationError>* errors)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Brings resource_owner_ and public_ up to date with the shares a
+  // committed batch changed (all shares if the list is incomplete).
+  void UpdateRuleIndexes(const BatchResult& result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
+  void RebuildRuleIndexes() ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_)
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Writes the steps in one transaction.
   absl::Status Commit(const std::vector<Step>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
@@ -447,7 +559,8 @@ class CatalogImpl : public Catalog {
   // changed. Removed objects go to the garbage vectors.
   // `touched` receives every share added or changed (with repeats); its
   // capacity must already fit them (linking must not allocate).
-  bool Link(std::vector<Step>& steps, uint64_t generation,
+  bool Link(std::vector<Step>& steps, std::vector<PendingInherit>& pending,
+            uint64_t generation,
             std::vector<std::unique_ptr<Share>>* dead_shares,
             std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
             TouchedShares* touched)
@@ -465,12 +578,49 @@ class CatalogImpl : public Catalog {
   uint64_t next_id_ ABSL_GUARDED_BY(apply_mu_) = 1;
   ShareTable table_ ABSL_GUARDED_BY(mu_);
   LoadStats load_stats_ ABSL_GUARDED_BY(mu_);
+  // share_nfs rules (share_rules.h): resource name -> the share that has
+  // it, and the shares whose effective options hold "public". Read and
+  // written only by Apply.
+  // std::unordered_map, not absl::flat_hash_map: updated after a commit,
+  // where an allocation failure must leave them usable (see Overlay).
+  std::unordered_map<std::string, std::string> resource_owner_
+      ABSL_GUARDED_BY(apply_mu_);
+  std::unordered_map<std::string, std::string> resource_of_
+      ABSL_GUARDED_BY(apply_mu_);
+  std::vector<std::string> public_ ABSL_GUARDED_BY(apply_mu_);
+  // Built at load; rebuilt by the next Apply after one could not be kept
+  // up to date (out of memory).
+  bool rule_indexes_stale_ ABSL_GUARDED_BY(apply_mu_) = true;
 };
 
 void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
+                           std::vector<PendingInherit>* pending,
                            std::vector<OperationError>* errors) {
   Overlay ov(table_, batch.ops.size());
   OptionsCache cache;
+  // Resource names the batch gives, with the share that took each last.
+  std::unordered_map<std::string_view, std::string_view> batch_resources;
+  // The share other than `path` that has resource `res` as of the batch so
+  // far, if any.
+  auto resource_user =
+      [&](std::string_view res,
+          std::string_view path) -> std::optional<std::string_view> {
+    if (res.empty()) return std::nullopt;
+    auto claimed = [&](std::string_view p) {
+      if (p == path) return false;
+      std::optional<Overlay::ShareState> st = ov.FindShare(p);
+      return st && st->resource == res;
+    };
+    if (auto it = batch_resources.find(res);
+        it != batch_resources.end() && claimed(it->second)) {
+      return it->second;
+    }
+    if (auto it = resource_owner_.find(std::string(res));
+        it != resource_owner_.end() && claimed(it->second)) {
+      return std::string_view(it->second);
+    }
+    return std::nullopt;
+  };
   uint64_t id = next_id_;
   steps->resize(batch.ops.size());
   for (std::size_t i = 0; i < batch.ops.size(); ++i) {
@@ -513,9 +663,10 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         }
         // A group with bad options is still created in the overlay, so the
         // batch's later operations on it are not refused in cascade.
-        ov.CreateGroup(op.group);
         absl::StatusOr<std::shared_ptr<const ShareOptions>> compiled =
             cache.Get(op.options);
+        ov.CreateGroup(op.group, op.options,
+                       compiled.ok() ? *compiled : nullptr);
         if (!compiled.ok()) {
           refuse(absl::StrCat("group ", op.group, ": ",
                               compiled.status().message()));
@@ -573,6 +724,17 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
                               ToAbsl(s->group), ")"));
           break;
         }
+        if (absl::Status s = internal::CheckShareLimits(
+                op.path, op.resource, op.description);
+            !s.ok()) {
+          refuse_status(s);
+          break;
+        }
+        if (std::optional<std::string_view> user =
+                resource_user(op.resource, op.path)) {
+          refuse(internal::ResourceTakenMessage(op.path, op.resource, *user));
+          break;
+        }
         absl::StatusOr<uint64_t> dev = CanonicalDirectoryDevice(op.path);
         if (!dev.ok()) {
           refuse_status(dev.status());
@@ -582,7 +744,8 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
           refuse_status(s);
           break;
         }
-        ov.AddShare(op.path, op.group, *dev);
+        ov.AddShare(op.path, op.group, *dev, op.options, op.resource);
+        if (!op.resource.empty()) batch_resources[op.resource] = op.path;
         std::shared_ptr<const ShareOptions> compiled;
         if (!op.options.empty()) {
           absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
@@ -651,15 +814,174 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
             break;
           }
         }
-        if (!op.path.empty() && op.options.empty()) break;  // inherit again
-        absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
-            cache.Get(op.options);
-        if (!c.ok()) {
-          refuse(absl::StrCat(op.path.empty() ? "group " + op.group : op.path,
-                              ": ", c.status().message()));
+        std::shared_ptr<const ShareOptions> compiled;
+        if (op.path.empty() || !op.options.empty()) {
+          absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
+              cache.Get(op.options);
+          if (!c.ok()) {
+            refuse(absl::StrCat(
+                op.path.empty() ? "group " + op.group : op.path, ": ",
+                c.status().message()));
+            break;
+          }
+          compiled = *std::move(c);
+        }
+        step.text = op.options;
+        step.compiled = compiled;
+        SetOwnOptions(ov, op.group, op.path, op.options, std::move(compiled));
+        break;
+      }
+      case Op::kModifyShare: {
+        std::optional<Overlay::ShareState> st = ov.FindShare(op.path);
+        if (!st) {
+          refuse(absl::StrCat(op.path, ": not shared"));
           break;
         }
-        step.compiled = *std::move(c);
+        if (!op.group.empty() && op.group != st->group) {
+          refuse(absl::StrCat(op.path, ": share is in group ",
+                              ToAbsl(st->group), ", not ", op.group));
+          break;
+        }
+        if (!op.set_options && !op.set_description && !op.set_resource) {
+          refuse(absl::StrCat(op.path, ": nothing to change"));
+          break;
+        }
+        const Share* current = table_.Find(op.path);
+        std::string_view description =
+            op.set_description ? std::string_view(op.description)
+            : current != nullptr ? std::string_view(current->description)
+                                 : std::string_view();
+        std::string_view resource = op.set_resource ? std::string_view(op.resource)
+                                                    : st->resource;
+        if (current == nullptr && (!op.set_description || !op.set_resource)) {
+          // Added earlier in this batch: its fields are that operation's.
+          for (std::size_t j = i; j-- > 0;) {
+            const Operation& prev = batch.ops[j];
+            if (prev.path != op.path) continue;
+            if (prev.type == Op::kAddShare) {
+              if (!op.set_description) description = prev.description;
+              break;
+            }
+            if (prev.type == Op::kModifyShare && prev.set_description &&
+                !op.set_description) {
+              description = prev.description;
+              break;
+            }
+          }
+        }
+        if (absl::Status s = internal::ValidateShareFields(op.path, resource,
+                                                           description);
+            !s.ok()) {
+          refuse_status(s);
+          break;
+        }
+        if (absl::Status s =
+                internal::CheckShareLimits(op.path, resource, description);
+            !s.ok()) {
+          refuse_status(s);
+          break;
+        }
+        if (std::optional<std::string_view> user =
+                resource_user(resource, op.path)) {
+          refuse(internal::ResourceTakenMessage(op.path, resource, *user));
+          break;
+        }
+        std::shared_ptr<const ShareOptions> compiled;
+        if (op.set_options && !op.options.empty()) {
+          absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
+              cache.Get(op.options);
+          if (!c.ok()) {
+            refuse(absl::StrCat(op.path, ": ", c.status().message()));
+            break;
+          }
+          compiled = *std::move(c);
+        }
+        step.description = std::string(description);
+        step.resource = std::string(resource);
+        st->resource = op.set_resource ? std::string_view(op.resource)
+                                       : st->resource;
+        ov.UpdateShare(op.path, *st);
+        if (op.set_resource && !op.resource.empty()) {
+          batch_resources[op.resource] = op.path;
+        }
+        if (op.set_options) {
+          step.text = op.options;
+          step.compiled = compiled;
+          SetOwnOptions(ov, st->group, op.path, op.options,
+                        std::move(compiled));
+        }
+        break;
+      }
+      case Op::kUnsetOption: {
+        Overlay::Group* g = ov.FindGroup(op.group);
+        if (g == nullptr) {
+          group_missing();
+          break;
+        }
+        std::string_view own = g->options;
+        std::string who = absl::StrCat("group ", op.group);
+        if (!op.path.empty()) {
+          std::optional<Overlay::ShareState> st = ov.FindShare(op.path);
+          if (!st) {
+            refuse(absl::StrCat(op.path, ": not shared"));
+            break;
+          }
+          if (st->group != op.group) {
+            refuse(absl::StrCat(op.path, ": share is in group ",
+                                ToAbsl(st->group), ", not ", op.group));
+            break;
+          }
+          own = st->own;
+          who = op.path;
+        }
+        if (!op.path.empty() && op.options == "all") {
+          if (own.empty()) {
+            refuse(absl::StrCat(who, ": has no options of its own (all come "
+                                     "from group ",
+                                op.group, ")"));
+            break;
+          }
+          step.text.clear();
+          SetOwnOptions(ov, op.group, op.path, step.text, nullptr);
+          break;
+        }
+        absl::StatusOr<std::shared_ptr<const ShareOptions>> before =
+            cache.Get(own);
+        if (!before.ok()) {
+          refuse(absl::StrCat(who, ": ", before.status().message()));
+          break;
+        }
+        absl::StatusOr<ShareOptions> after =
+            RemoveOptionProperty(**before, op.options);
+        if (!after.ok()) {
+          std::string why(after.status().message());
+          if (absl::IsNotFound(after.status())) {
+            absl::StrAppend(&why, op.path.empty()
+                                      ? " in the group's options"
+                                      : " in the share's own options");
+          }
+          refuse(absl::StrCat(who, ": ", why));
+          break;
+        }
+        if (op.path.empty() && !OpensReadWriteToAll(**before) &&
+            OpensReadWriteToAll(*after)) {
+          refuse(absl::StrCat(
+              who, ": removing ", op.options,
+              " would make its shares read-write to every client; write "
+              "the options you want with set -o (\"rw\" says so explicitly)"));
+          break;
+        }
+        step.text = after->Canonical();
+        if (op.path.empty() || !step.text.empty()) {
+          absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
+              cache.Get(step.text);
+          if (!c.ok()) {
+            refuse(absl::StrCat(who, ": ", c.status().message()));
+            break;
+          }
+          step.compiled = *std::move(c);
+        }
+        SetOwnOptions(ov, op.group, op.path, step.text, step.compiled);
         break;
       }
       case Op::kManageGroup: {
@@ -686,11 +1008,93 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
       step.share.reset();
       step.group.reset();
       step.compiled.reset();
-    } else if (step.op->type == Op::kSetOptions) {
-      step.text = op.options;
     } else if (step.op->type == Op::kManageGroup) {
       step.text = op.path;
     }
+  }
+  if (errors->empty()) {
+    InheritPass(table_, *steps, ov, cache, pending);
+    CheckPublic(batch, ov, *pending, errors);
+  }
+}
+
+void CatalogImpl::CheckPublic(const Batch& batch, Overlay& ov,
+                              const std::vector<PendingInherit>& pending,
+                              std::vector<OperationError>* errors) {
+  std::vector<std::string_view> pubs;
+  for (const PendingInherit& p : pending) {
+    if (p.is_public) pubs.push_back(p.path);
+  }
+  for (const std::string& path : public_) {
+    // Its state as the batch leaves it is in `pending` if the batch
+    // touched it (public_ holds one or two shares: a scan is fine).
+    bool decided = false;
+    for (const PendingInherit& p : pending) decided |= p.path == path;
+    if (!decided && ov.FindShare(path)) pubs.push_back(path);
+  }
+  if (pubs.size() <= 1) return;
+  std::sort(pubs.begin(), pubs.end());
+  // Blame the last operation that names one of them (or the last one).
+  std::size_t index = batch.ops.size() - 1;
+  std::string_view culprit = pubs.back();
+  for (std::size_t i = batch.ops.size(); i-- > 0;) {
+    const Operation& op = batch.ops[i];
+    auto it = std::find(pubs.begin(), pubs.end(), op.path);
+    if (!op.path.empty() && it != pubs.end()) {
+      index = i;
+      culprit = *it;
+      break;
+    }
+  }
+  std::string_view other = culprit == pubs.front() ? pubs[1] : pubs.front();
+  errors->push_back(
+      {index, absl::StrCat(ToAbsl(culprit), ": a second public share (",
+                           ToAbsl(other),
+                           " is public; share_nfs allows one public share)")});
+}
+
+void CatalogImpl::RebuildRuleIndexes() {
+  rule_indexes_stale_ = true;
+  resource_owner_.clear();
+  resource_of_.clear();
+  public_.clear();
+  table_.ForEachShare([&](const Share& s) {
+    if (!s.resource.empty()) {
+      resource_owner_.emplace(s.resource, s.path);
+      resource_of_.emplace(s.path, s.resource);
+    }
+    if (s.effective_options()->public_fh) public_.push_back(s.path);
+  });
+  rule_indexes_stale_ = false;
+}
+
+void CatalogImpl::UpdateRuleIndexes(const BatchResult& result) {
+  if (!result.changes_complete) {
+    rule_indexes_stale_ = true;
+    return;
+  }
+  try {
+    absl::ReaderMutexLock l(&mu_);
+    for (const ShareChange& c : result.changes) {
+      if (auto it = resource_of_.find(c.path); it != resource_of_.end()) {
+        auto owner = resource_owner_.find(it->second);
+        if (owner != resource_owner_.end() && owner->second == c.path) {
+          resource_owner_.erase(owner);
+        }
+        resource_of_.erase(it);
+      }
+      public_.erase(std::remove(public_.begin(), public_.end(), c.path),
+                    public_.end());
+      const Share* s = table_.Find(c.path);
+      if (s == nullptr) continue;
+      if (!s->resource.empty()) {
+        resource_owner_.emplace(s->resource, s->path);
+        resource_of_.emplace(s->path, s->resource);
+      }
+      if (s->effective_options()->public_fh) public_.push_back(s->path);
+    }
+  } catch (const std::bad_alloc&) {
+    rule_indexes_stale_ = true;  // the next Apply rebuilds them
   }
 }
 
@@ -739,8 +1143,16 @@ absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
         status = store_->MoveShare(op.path, op.group);
         break;
       case Op::kSetOptions:
-        status = op.path.empty() ? store_->SetGroupOptions(op.group, op.options)
-                                 : store_->SetShareOptions(op.path, op.options);
+      case Op::kUnsetOption:
+        status = op.path.empty() ? store_->SetGroupOptions(op.group, step.text)
+                                 : store_->SetShareOptions(op.path, step.text);
+        break;
+      case Op::kModifyShare:
+        if (op.set_options) status = store_->SetShareOptions(op.path, step.text);
+        if (status.ok()) {
+          status =
+              store_->SetShareText(op.path, step.description, step.resource);
+        }
         break;
       case Op::kManageGroup:
         status = store_->SetGroupManager(op.group, op.path);
@@ -751,7 +1163,8 @@ absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
   return status;
 }
 
-bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
+bool CatalogImpl::Link(std::vector<Step>& steps,
+                       std::vector<PendingInherit>& pending, uint64_t gen,
                        std::vector<std::unique_ptr<Share>>* dead_shares,
                        std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
                        TouchedShares* touched) {
@@ -798,7 +1211,20 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
         touched->Note(s);
         break;
       }
-      case Op::kSetOptions: {
+      case Op::kModifyShare: {
+        Share* s = table_.FindMutable(op.path);
+        if (op.set_options) {
+          s->options.swap(step.text);
+          s->compiled.swap(step.compiled);
+        }
+        s->description.swap(step.description);
+        s->resource.swap(step.resource);
+        s->generation = gen;
+        touched->Note(s);
+        break;
+      }
+      case Op::kSetOptions:
+      case Op::kUnsetOption: {
         // Swaps, so the old values are freed with `steps`, after unlock.
         if (op.path.empty()) {
           ShareGroup* g = table_.FindGroup(op.group);
@@ -822,6 +1248,20 @@ bool CatalogImpl::Link(std::vector<Step>& steps, uint64_t gen,
         // Swaps, so that linking allocates nothing. No share changes.
         table_.FindGroup(op.group)->managed_by.swap(step.text);
         break;
+    }
+  }
+  // Effective options last, from the table as the batch left it.
+  for (PendingInherit& p : pending) {
+    Share* s = table_.FindMutable(p.path);
+    if (s == nullptr) continue;
+    const bool differs =
+        (s->inherited == nullptr) != (p.inherited == nullptr) ||
+        (s->inherited != nullptr && s->inherited->text != p.inherited->text);
+    s->replaces_group = p.replaces;
+    s->inherited.swap(p.inherited);
+    if (differs) {
+      s->generation = gen;
+      touched->Note(s);
     }
   }
   return changed;
@@ -900,11 +1340,13 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
   std::vector<std::unique_ptr<Share>> dead_shares;
   std::vector<std::unique_ptr<ShareGroup>> dead_groups;
   TouchedShares touched;
+  std::vector<PendingInherit> pending;
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
     // the annotations and costs readers nothing.
     absl::ReaderMutexLock r(&mu_);
-    Validate(batch, &steps, &result.errors);
+    if (rule_indexes_stale_) RebuildRuleIndexes();
+    Validate(batch, &steps, &pending, &result.errors);
     result.generation = table_.generation();
     if (!result.errors.empty()) return result;
     std::size_t adds = 0;
@@ -936,9 +1378,11 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
       if (s.noop) continue;
       switch (s.op->type) {
         case Op::kMoveShare:
+        case Op::kModifyShare:
           ++touches;
           break;
         case Op::kSetOptions:
+        case Op::kUnsetOption:
         case Op::kEnableGroup:
         case Op::kDisableGroup:
           if (!s.op->path.empty()) {
@@ -953,7 +1397,7 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
           break;
       }
     }
-    touched.shares.reserve(touches);
+    touched.shares.reserve(touches + pending.size());
     buckets = table_.PrepareCapacity(table_.size() + adds);
     // Room for what Link removes, so that linking after the commit does
     // not allocate for it.
@@ -977,7 +1421,7 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     try {
       buckets = table_.InstallCapacity(std::move(buckets));
       uint64_t gen = table_.generation() + 1;
-      if (Link(steps, gen, &dead_shares, &dead_groups, &touched)) {
+      if (Link(steps, pending, gen, &dead_shares, &dead_groups, &touched)) {
         table_.set_generation(gen);
       }
     } catch (const std::bad_alloc&) {
@@ -1000,6 +1444,7 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     result.changes.clear();
     result.changes_complete = false;
   }
+  UpdateRuleIndexes(result);
   return result;
 }
 

@@ -294,6 +294,9 @@ absl::StatusOr<BatchResult> RpcClient::Apply(const Batch& batch) {
     m.description = Mutable(o.description);
     m.resource = Mutable(o.resource);
     m.force = o.force ? TRUE : FALSE;
+    m.fields = (o.set_options ? MGMT_FIELD_OPTIONS : 0) |
+               (o.set_description ? MGMT_FIELD_DESCRIPTION : 0) |
+               (o.set_resource ? MGMT_FIELD_RESOURCE : 0);
   }
   mgmt_batch_args args{};
   args.ops.ops_len = static_cast<u_int>(ops.size());

@@ -92,6 +92,7 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
 
   auto run = [&]() {
     OptionsCache cache;
+    InheritedCache inherited;
     std::vector<std::unique_ptr<Share>> built;
     for (std::size_t i = next++; i < work.size() && !failed; i = next++) {
       ShareGroup* group = work[i].group;
@@ -113,6 +114,10 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
                 absl::StrCat(row.path, ": ", compiled.status().message())));
           }
           s->compiled = *std::move(compiled);
+          s->replaces_group = row.replaces_group;
+          s->inherited =
+              inherited.Get(group->options, *group->compiled, row.options,
+                            s->compiled, row.replaces_group);
         }
         s->id = row.id;
         s->dev = row.dev;
@@ -153,6 +158,50 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
   if (!nesting.ok()) return nesting;
 
   LoadStats stats;
+  {
+    // Rules added after these rows may have been written: warn, serve.
+    absl::flat_hash_map<absl::string_view, absl::string_view> resources;
+    std::vector<const Share*> publics;
+    std::size_t replacing = 0;
+    std::vector<const Share*> all;
+    all.reserve(table->size());
+    table->ForEachShare([&](const Share& s) { all.push_back(&s); });
+    std::sort(all.begin(), all.end(), [](const Share* a, const Share* b) {
+      return a->path < b->path;
+    });
+    for (const Share* s : all) {
+      if (absl::Status v = internal::CheckShareLimits(s->path, s->resource,
+                                                      s->description);
+          !v.ok()) {
+        stats.warnings.push_back(std::string(v.message()));
+      }
+      if (!s->resource.empty()) {
+        auto [it, fresh] = resources.emplace(s->resource, s->path);
+        if (!fresh) {
+          stats.warnings.push_back(
+              internal::ResourceTakenMessage(
+              s->path, s->resource,
+              std::string_view(it->second.data(), it->second.size())));
+        }
+      }
+      if (s->effective_options()->public_fh) publics.push_back(s);
+      replacing += s->replaces_group;
+    }
+    if (publics.size() > 1) {
+      std::string names;
+      for (const Share* s : publics) absl::StrAppend(&names, " ", s->path);
+      stats.warnings.push_back(absl::StrCat(
+          publics.size(), " public shares (share_nfs allows one):", names));
+    }
+    if (replacing > 0) {
+      stats.warnings.push_back(absl::StrCat(
+          replacing,
+          replacing == 1 ? " share keeps" : " shares keep",
+          " own options written before per-property inheritance; they "
+          "replace the group's options whole until they are next set "
+          "(sharectl show -v marks them)"));
+    }
+  }
   stats.load_ms = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - start)
                       .count();

@@ -32,4 +32,27 @@ absl::Status ValidateShareFields(std::string_view path,
   return CheckText(path, "description", description);
 }
 
+absl::Status CheckShareLimits(std::string_view path, std::string_view resource,
+                              std::string_view description) {
+  if (resource.size() > kMaxResourceLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(path), ": resource longer than ",
+                     kMaxResourceLength, " bytes (", resource.size(), ")"));
+  }
+  if (description.size() > kMaxDescriptionLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(path), ": description longer than ",
+                     kMaxDescriptionLength, " bytes (", description.size(),
+                     ")"));
+  }
+  return absl::OkStatus();
+}
+
+std::string ResourceTakenMessage(std::string_view path,
+                                 std::string_view resource,
+                                 std::string_view user) {
+  return absl::StrCat(ToAbsl(path), ": resource name ", Quote(resource),
+                      " is already used by ", ToAbsl(user));
+}
+
 }  // namespace libshare::internal

@@ -7,6 +7,8 @@
 #ifndef LIBSHARE_SRC_SHARE_RULES_H_
 #define LIBSHARE_SRC_SHARE_RULES_H_
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -21,6 +23,21 @@ namespace libshare::internal {
 [[nodiscard]] absl::Status ValidateShareFields(std::string_view path,
                                                std::string_view resource,
                                                std::string_view description);
+
+// share_nfs limits, checked when a share is added or modified (a store row
+// that breaks them is loaded, with a warning: it was legal when written).
+inline constexpr std::size_t kMaxResourceLength = 255;
+inline constexpr std::size_t kMaxDescriptionLength = 1024;
+//   /srv/a: resource longer than 255 bytes (300)
+[[nodiscard]] absl::Status CheckShareLimits(std::string_view path,
+                                            std::string_view resource,
+                                            std::string_view description);
+
+// The refusal of a resource name another share has:
+//   /srv/b: resource name "proj" is already used by /srv/a
+std::string ResourceTakenMessage(std::string_view path,
+                                 std::string_view resource,
+                                 std::string_view user);
 
 }  // namespace libshare::internal
 

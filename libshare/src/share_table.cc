@@ -25,11 +25,11 @@ bool IsBelow(std::string_view p, std::string_view dir) {
 }  // namespace
 
 const std::string& Share::effective_options_text() const {
-  return options.empty() ? group->options : options;
+  return inherited != nullptr ? inherited->text : group->options;
 }
 
 const std::shared_ptr<const ShareOptions>& Share::effective_options() const {
-  return compiled != nullptr ? compiled : group->compiled;
+  return inherited != nullptr ? inherited->compiled : group->compiled;
 }
 
 bool Share::active() const { return group != nullptr && group->enabled; }

@@ -43,6 +43,13 @@ ALTER TABLE shares ADD COLUMN fs_mount TEXT;
 ALTER TABLE shares ADD COLUMN fs_type TEXT;
 ALTER TABLE shares ADD COLUMN fs_source TEXT;
 )sql",
+    // v3: per-property option inheritance. Shares that already had options
+    // of their own keep them as a whole replacement of their group's (what
+    // they meant when written) until their options are next written.
+    R"sql(
+ALTER TABLE shares ADD COLUMN replaces_group INTEGER NOT NULL DEFAULT 0;
+UPDATE shares SET replaces_group = 1 WHERE options <> '';
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == Store::kSchemaVersion,
@@ -54,10 +61,10 @@ constexpr const char* kSql[] = {
     "ROLLBACK",
     "SELECT name, enabled, options, IFNULL((SELECT file FROM managed_groups "
     "WHERE managed_groups.name = groups.name), '') FROM groups ORDER BY name",
-    "SELECT id, path, \"group\", resource, description, options, dev "
-    "FROM shares WHERE \"group\" = ?1 ORDER BY id",
-    "SELECT id, path, \"group\", resource, description, options, dev "
-    "FROM shares ORDER BY id",
+    "SELECT id, path, \"group\", resource, description, options, dev, "
+    "replaces_group FROM shares WHERE \"group\" = ?1 ORDER BY id",
+    "SELECT id, path, \"group\", resource, description, options, dev, "
+    "replaces_group FROM shares ORDER BY id",
     "SELECT COUNT(*) FROM shares",
     "SELECT IFNULL(MAX(id), 0) FROM shares",
     "INSERT INTO groups(name, enabled, options) VALUES(?1, ?2, ?3)",
@@ -69,7 +76,8 @@ constexpr const char* kSql[] = {
     "dev) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     "DELETE FROM shares WHERE path = ?1",
     "UPDATE shares SET \"group\" = ?2 WHERE path = ?1",
-    "UPDATE shares SET options = ?2 WHERE path = ?1",
+    "UPDATE shares SET options = ?2, replaces_group = 0 WHERE path = ?1",
+    "UPDATE shares SET description = ?2, resource = ?3 WHERE path = ?1",
     "INSERT OR IGNORE INTO mounts(client, path) VALUES(?1, ?2)",
     "DELETE FROM mounts WHERE client = ?1 AND path = ?2",
     "SELECT client, path FROM mounts ORDER BY client, path",
@@ -266,6 +274,7 @@ absl::StatusOr<std::vector<ShareRow>> Store::ReadShares(sqlite3_stmt* st,
     r.description = ColumnText(st, 4);
     r.options = ColumnText(st, 5);
     r.dev = static_cast<uint64_t>(sqlite3_column_int64(st, 6));
+    r.replaces_group = sqlite3_column_int64(st, 7) != 0;
     out.push_back(std::move(r));
   }
   sqlite3_reset(st);
@@ -410,6 +419,17 @@ absl::Status Store::SetShareOptions(std::string_view path,
   if (!st.ok()) return st.status();
   BindText(*st, 1, path);
   BindText(*st, 2, options);
+  return Run(*st, absl::StrCat("updating share ", ToAbsl(path)));
+}
+
+absl::Status Store::SetShareText(std::string_view path,
+                                 std::string_view description,
+                                 std::string_view resource) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSetShareText);
+  if (!st.ok()) return st.status();
+  BindText(*st, 1, path);
+  BindText(*st, 2, description);
+  BindText(*st, 3, resource);
   return Run(*st, absl::StrCat("updating share ", ToAbsl(path)));
 }
 

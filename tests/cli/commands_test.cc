@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "shell_words.h"
 
 namespace sharectl {
 namespace {
@@ -71,12 +72,54 @@ TEST(ParseChangeCommandTest, DeleteForceAndRemoveWithoutGroup) {
   EXPECT_EQ(r->ops[0].group, "");
 }
 
-TEST(ParseChangeCommandTest, SetWithEmptyOptionsReturnsShareToGroupDefaults) {
-  auto c = Parse({"set", "-o", "", "-s", "/a", "g"});
+TEST(ParseChangeCommandTest, EmptyOptionsAreRefusedSayingWhatToWrite) {
+  for (const std::vector<std::string>& words :
+       std::vector<std::vector<std::string>>{{"set", "-o", "", "g"},
+                                             {"create", "-o", "", "g"}}) {
+    auto c = Parse(words);
+    ASSERT_FALSE(c.ok());
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(c.status().message(),
+                HasSubstr("read-write to every client; write the access you "
+                          "mean: -o rw"));
+  }
+  for (const std::vector<std::string>& words :
+       std::vector<std::vector<std::string>>{
+           {"set", "-o", "", "-s", "/a", "g"},
+           {"add-share", "-o", "", "-s", "/a", "g"},
+           {"set-share", "-o", "", "-s", "/a"}}) {
+    auto c = Parse(words);
+    ASSERT_FALSE(c.ok());
+    EXPECT_THAT(c.status().message(), HasSubstr("leave -o out to inherit"));
+  }
+}
+
+TEST(ParseChangeCommandTest, SetShareChangesOnlyTheFieldsGiven) {
+  auto c = Parse({"set-share", "-d", "", "-r", "res", "-s", "/a/", "g"});
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->ops[0].type, Operation::Type::kSetOptions);
-  EXPECT_EQ(c->ops[0].options, "");
-  EXPECT_EQ(c->ops[0].path, "/a");
+  const Operation& op = c->ops[0];
+  EXPECT_EQ(op.type, Operation::Type::kModifyShare);
+  EXPECT_EQ(op.path, "/a");
+  EXPECT_EQ(op.group, "g");
+  EXPECT_FALSE(op.set_options);
+  EXPECT_TRUE(op.set_description);
+  EXPECT_TRUE(op.set_resource);
+  EXPECT_EQ(op.resource, "res");
+  EXPECT_EQ(JoinShellWords(OperationWords(op)),
+            "set-share -d '' -r res -s /a g");
+  auto none = Parse({"set-share", "-s", "/a"});
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ParseChangeCommandTest, UnsetNamesOneProperty) {
+  auto c = Parse({"unset", "-p", "nosuid", "-s", "/a", "g"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->ops[0].type, Operation::Type::kUnsetOption);
+  EXPECT_EQ(c->ops[0].options, "nosuid");
+  EXPECT_EQ(JoinShellWords(OperationWords(c->ops[0])),
+            "unset -p nosuid -s /a g");
+  auto all = Parse({"unset", "-p", "all", "g"});
+  EXPECT_THAT(all.status().message(), HasSubstr("-p all needs -s"));
 }
 
 TEST(ParseChangeCommandTest, UsageErrorsNameTheCulprit) {
@@ -105,7 +148,7 @@ TEST(ParseChangeCommandTest, BadPathIsARefusalNotAUsageError) {
 }
 
 TEST(OperationWordsTest, ParseGivesBackTheSameOperation) {
-  std::vector<Operation> ops(8);
+  std::vector<Operation> ops(10);
   ops[0] = {Operation::Type::kCreateGroup, "g", "", "ro", "", "", false};
   ops[1] = {Operation::Type::kDeleteGroup, "g", "", "", "", "", true};
   ops[2] = {Operation::Type::kEnableGroup, "g", "", "", "", "", false};
@@ -119,7 +162,10 @@ TEST(OperationWordsTest, ParseGivesBackTheSameOperation) {
             false};
   ops[5] = {Operation::Type::kRemoveShare, "", "/a", "", "", "", false};
   ops[6] = {Operation::Type::kMoveShare, "h", "/a", "", "", "", false};
-  ops[7] = {Operation::Type::kSetOptions, "g", "/a", "", "", "", false};
+  ops[7] = {Operation::Type::kSetOptions, "g", "/a", "ro", "", "", false};
+  ops[8] = {Operation::Type::kModifyShare, "", "/a", "rw", "", "r", false};
+  ops[8].set_options = ops[8].set_description = ops[8].set_resource = true;
+  ops[9] = {Operation::Type::kUnsetOption, "g", "", "nosuid", "", "", false};
   for (const Operation& op : ops) {
     auto c = ParseChangeCommand(OperationWords(op));
     ASSERT_TRUE(c.ok()) << c.status();
@@ -132,7 +178,15 @@ TEST(OperationWordsTest, ParseGivesBackTheSameOperation) {
     EXPECT_EQ(back.description, op.description);
     EXPECT_EQ(back.resource, op.resource);
     EXPECT_EQ(back.force, op.force);
+    EXPECT_EQ(back.set_options, op.set_options);
+    EXPECT_EQ(back.set_description, op.set_description);
+    EXPECT_EQ(back.set_resource, op.set_resource);
   }
+}
+
+TEST(OperationWordsTest, ShareBackToGroupOptionsIsWrittenAsUnsetAll) {
+  Operation op{Operation::Type::kSetOptions, "g", "/a", "", "", "", false};
+  EXPECT_EQ(JoinShellWords(OperationWords(op)), "unset -p all -s /a g");
 }
 
 TEST(HelpTest, GlobalHelpListsEveryCommandAndOption) {

@@ -39,7 +39,11 @@ $X/proj     @engineers(rw) 192.168.0.0/255.255.0.0(ro) \\
 $X/pub      -ro,anonuid=65534 *
 EXPORTS
 run sc import --exports "$T/exports"
-ok "exports import: exit 0" '[[ $RC == 0 && -z $ERR ]]'
+ok "exports import: exit 0" '[[ $RC == 0 ]]'
+ok "exports import warns, naming the line, about the share open to all" \
+  '[[ $ERR == *"/exports:4: warning: $X/scratch: read-write to every client"* &&
+      $ERR == *"/exports:4: warning: $X/scratch: root for every client"* &&
+      $(grep -c warning <<<"$ERR") == 2 ]]'
 run sc --json show imported
 ok "group 'imported' created with one share per path" \
   '[[ $(jqv ".groups[0].shares | length") == 5 ]]'
@@ -65,7 +69,9 @@ $X/prec  10.0.0.0/8(rw,no_root_squash) 10.9.9.9(ro)
 $X/ng    @engineers(ro) *(rw)
 EXPORTS
 run sc import --exports "$T/precedence.exports" -g prec
-ok "precedence import: exit 0" '[[ $RC == 0 && -z $ERR ]]'
+ok "precedence import: exit 0" '[[ $RC == 0 ]]'
+ok "precedence import warns that *(rw) is read-write to every client" \
+  '[[ $ERR == *"precedence.exports:2: warning: $X/ng: read-write to every client"* ]]'
 ok "prec: the single host inside the rw network stays ro, root squashed" \
   '[[ $(access 10.9.9.9 "$X/prec") == "ro root=false share=$X/prec" ]]'
 ok "prec: the rest of the network gets rw and root" \
@@ -189,6 +195,20 @@ ok "dry run: nothing applied" \
 run sc batch "$T/dry.batch"
 ok "dry-run output loads with sharectl batch" '[[ $RC == 0 ]]'
 ok "and gives the same access" '[[ $(access 10.0.0.7 "$X/dry") == "rw root=false share=$X/dry" && $(access 203.0.113.9 "$X/dry") == "ro root=false share=$X/dry" ]]'
+# --- the classic "host (opts)" spacing mistake: imported as rpc.mountd
+# reads it (the options for every client), with a warning naming the line
+mkdir -p "$X/spaced"
+printf '# a comment\n%s  adminhost (rw,no_root_squash)\n' "$X/spaced" >"$T/spaced.exports"
+run sc import --exports "$T/spaced.exports" -g spaced
+ok "spacing mistake: imported, warning names the line and the fix" \
+  '[[ $RC == 0 && $ERR == *"spaced.exports:2: warning: \"adminhost (rw,no_root_squash)\": the space makes"* &&
+      $ERR == *"write \"adminhost(rw,no_root_squash)\""* ]]'
+ok "spacing mistake: also warned as read-write and root for every client" \
+  '[[ $ERR == *"spaced.exports:2: warning: $X/spaced: read-write to every client"* &&
+      $ERR == *"spaced.exports:2: warning: $X/spaced: root for every client"* ]]'
+ok "spacing mistake: a world entry, as rpc.mountd would serve it" \
+  '[[ $(access 203.0.113.9 "$X/spaced") == "rw root=true share=$X/spaced" ]]'
+
 stop_daemon
 run sc import --dfstab "$T/dfstab" -g offline --dry-run
 ok "dry run works without a daemon" '[[ $RC == 0 && $OUT == *"create offline"* ]]'

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libshare/store.h"
+#include <sqlite3.h>
 #include "share_test_dirs.h"
 
 namespace libshare {
@@ -330,7 +331,7 @@ TEST_F(CatalogTest, MoveToUnknownGroupIsRefused) {
   EXPECT_EQ(r.errors[0].message, "group nope does not exist");
 }
 
-TEST_F(CatalogTest, GroupOptionsChangeBumpsOnlyInheritingShares) {
+TEST_F(CatalogTest, GroupOptionsChangeReachesSharesWithOwnOptions) {
   std::string a = dir_.Mkdir("a");
   std::string b = dir_.Mkdir("b");
   MustApply({CreateGroup("g"), AddShare(a, "g"), AddShare(b, "g", "ro")});
@@ -342,11 +343,246 @@ TEST_F(CatalogTest, GroupOptionsChangeBumpsOnlyInheritingShares) {
   set.options = "nosuid";
   MustApply({set});
   EXPECT_GT(catalog_->FindNearest(a)->generation, gen_a);
-  EXPECT_EQ(catalog_->FindNearest(b)->generation, gen_b);
+  EXPECT_GT(catalog_->FindNearest(b)->generation, gen_b);
   EXPECT_TRUE(catalog_->FindNearest(a)->options->nosuid);
-  EXPECT_FALSE(catalog_->FindNearest(b)->options->nosuid);
+  EXPECT_TRUE(catalog_->FindNearest(b)->options->nosuid);
+  EXPECT_TRUE(catalog_->FindNearest(b)->options->scopes[0].ro_all);
   Reopen();
   EXPECT_TRUE(catalog_->FindNearest(a)->options->nosuid);
+  EXPECT_TRUE(catalog_->FindNearest(b)->options->nosuid);
+}
+
+TEST_F(CatalogTest, GroupChangeOfPropertyShareOverridesKeepsShareValue) {
+  std::string b = dir_.Mkdir("b");
+  MustApply({CreateGroup("g", "rw=a"), AddShare(b, "g", "rw=b")});
+  uint64_t gen_b = catalog_->FindNearest(b)->generation;
+  Operation set;
+  set.type = Type::kSetOptions;
+  set.group = "g";
+  set.options = "rw=c";
+  MustApply({set});
+  EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options, "rw=b");
+  EXPECT_EQ(catalog_->FindNearest(b)->generation, gen_b);
+}
+
+TEST_F(CatalogTest, ShareInheritsGroupPropertiesItDoesNotSet) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g", "root=adminhost"),
+             AddShare(a, "g", "rw=@127.0.0.0/8,nosuid")});
+  ShareInfo info = (*catalog_->ListShares({}))[0];
+  EXPECT_EQ(info.options, "rw=@127.0.0.0/8,nosuid");
+  EXPECT_EQ(info.effective_options, "rw=@127.0.0.0/8,root=adminhost,nosuid");
+  std::optional<ShareMatch> m = catalog_->FindNearest(a);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(m->options->scopes[0].root.has_value());
+  EXPECT_EQ(catalog_->SharetabEntries()[0].options,
+            "rw=@127.0.0.0/8,root=adminhost,nosuid");
+  Reopen(2);
+  EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options,
+            "rw=@127.0.0.0/8,root=adminhost,nosuid");
+}
+
+TEST_F(CatalogTest, SharesFromSchemaOneKeepReplacingUntilTheirOptionsAreSet) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g", "root=adminhost"), AddShare(a, "g", "rw=x")});
+  catalog_.reset();
+  {
+    // What a schema-1 store holds after the v2 migration marks it.
+    auto store = Store::Open(db_, 50);
+    ASSERT_TRUE(store.ok());
+  }
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE shares SET replaces_group = 1", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  Reopen();
+  EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options, "rw=x");
+  EXPECT_THAT(catalog_->load_stats().warnings,
+              ElementsAre(HasSubstr("1 share keeps own options written "
+                                    "before per-property inheritance")));
+  Operation set;
+  set.type = Type::kSetOptions;
+  set.group = "g";
+  set.path = a;
+  set.options = "rw=x";
+  MustApply({set});
+  EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options,
+            "rw=x,root=adminhost");
+  Reopen();
+  EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options,
+            "rw=x,root=adminhost");
+}
+
+Operation Modify(std::string path) {
+  Operation op;
+  op.type = Type::kModifyShare;
+  op.path = std::move(path);
+  return op;
+}
+
+Operation Unset(std::string group, std::string property, std::string path = "") {
+  Operation op;
+  op.type = Type::kUnsetOption;
+  op.group = std::move(group);
+  op.options = std::move(property);
+  op.path = std::move(path);
+  return op;
+}
+
+TEST_F(CatalogTest, ModifyShareKeepsIdAndChangesOnlyGivenFields) {
+  std::string a = dir_.Mkdir("a");
+  Operation add = AddShare(a, "g", "ro");
+  add.description = "old";
+  add.resource = "res";
+  MustApply({CreateGroup("g", "nosuid"), add});
+  const ShareInfo before = (*catalog_->ListShares({}))[0];
+  Operation m = Modify(a);
+  m.set_description = true;
+  m.description = "new";
+  MustApply({m});
+  ShareInfo after = (*catalog_->ListShares({}))[0];
+  EXPECT_EQ(after.id, before.id);
+  EXPECT_EQ(after.description, "new");
+  EXPECT_EQ(after.resource, "res");
+  EXPECT_EQ(after.options, "ro");
+  m = Modify(a);
+  m.set_resource = true;
+  m.set_options = true;
+  m.options = "rw=h";
+  MustApply({m});
+  Reopen();
+  after = (*catalog_->ListShares({}))[0];
+  EXPECT_EQ(after.id, before.id);
+  EXPECT_EQ(after.resource, "");
+  EXPECT_EQ(after.description, "new");
+  EXPECT_EQ(after.effective_options, "rw=h,nosuid");
+}
+
+TEST_F(CatalogTest, ModifyUnknownShareOrNothingIsRefused) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g"), AddShare(a, "g")});
+  BatchResult r = Apply({Modify("/nope")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, "/nope: not shared");
+  r = Apply({Modify(a)});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, a + ": nothing to change");
+}
+
+TEST_F(CatalogTest, UnsetRemovesOnePropertyFromShareOrGroup) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g", "rw=h,nosuid,root=r"),
+             AddShare(a, "g", "ro=x,nosub")});
+  MustApply({Unset("g", "nosub", a), Unset("g", "root")});
+  ShareInfo info = (*catalog_->ListShares({}))[0];
+  EXPECT_EQ(info.options, "ro=x");
+  EXPECT_EQ(info.effective_options, "ro=x,rw=h,nosuid");
+  MustApply({Unset("g", "all", a)});
+  EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options, "rw=h,nosuid");
+}
+
+TEST_F(CatalogTest, UnsetOfMissingPropertyIsRefused) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g", "rw=h"), AddShare(a, "g", "ro=x")});
+  BatchResult r = Apply({Unset("g", "nosuid", a)});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message,
+            a + ": option \"nosuid\": not set in the share's own options");
+  r = Apply({Unset("g", "nosuid")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message,
+            "group g: option \"nosuid\": not set in the group's options");
+}
+
+TEST_F(CatalogTest, UnsetThatWouldOpenGroupToEveryoneIsRefused) {
+  MustApply({CreateGroup("g", "rw=h,nosuid")});
+  BatchResult r = Apply({Unset("g", "rw")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0].message,
+              HasSubstr("would make its shares read-write to every client"));
+  EXPECT_EQ(catalog_->ListGroups()[0].options, "rw=h,nosuid");
+}
+
+TEST_F(CatalogTest, SecondShareWithSameResourceIsRefused) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  Operation add_a = AddShare(a, "g");
+  add_a.resource = "proj";
+  Operation add_b = AddShare(b, "g");
+  add_b.resource = "proj";
+  MustApply({CreateGroup("g"), add_a});
+  BatchResult r = Apply({add_b});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message,
+            b + ": resource name \"proj\" is already used by " + a);
+  // Freed in the same batch: allowed.
+  Operation free_a = Modify(a);
+  free_a.set_resource = true;
+  MustApply({free_a, add_b});
+  r = Apply({[&] {
+    Operation m = Modify(a);
+    m.set_resource = true;
+    m.resource = "proj";
+    return m;
+  }()});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message,
+            a + ": resource name \"proj\" is already used by " + b);
+}
+
+TEST_F(CatalogTest, SecondPublicShareIsRefusedEvenInherited) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  MustApply({CreateGroup("g"), CreateGroup("p", "public"), AddShare(a, "g", "public")});
+  BatchResult r = Apply({AddShare(b, "p")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message,
+            b + ": a second public share (" + a +
+                " is public; share_nfs allows one public share)");
+  MustApply({Unset("g", "public", a), AddShare(b, "p")});
+}
+
+TEST_F(CatalogTest, OverlongResourceAndDescriptionAreRefused) {
+  std::string a = dir_.Mkdir("a");
+  Operation add = AddShare(a, "g");
+  add.resource = std::string(256, 'r');
+  MustApply({CreateGroup("g")});
+  BatchResult r = Apply({add});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, a + ": resource longer than 255 bytes (256)");
+  add.resource = "";
+  add.description = std::string(1025, 'd');
+  r = Apply({add});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message,
+            a + ": description longer than 1024 bytes (1025)");
+  add.description = std::string(1024, 'd');
+  MustApply({add});
+}
+
+TEST_F(CatalogTest, StoredDuplicateResourcesLoadWithAWarning) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  Operation add_a = AddShare(a, "g");
+  add_a.resource = "proj";
+  MustApply({CreateGroup("g"), add_a, AddShare(b, "g")});
+  catalog_.reset();
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE shares SET resource = 'proj'", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 2u);
+  EXPECT_THAT(catalog_->load_stats().warnings,
+              ElementsAre(b + ": resource name \"proj\" is already used by " + a));
 }
 
 TEST_F(CatalogTest, ShareOptionsCanBeSetAndCleared) {
@@ -358,7 +594,7 @@ TEST_F(CatalogTest, ShareOptionsCanBeSetAndCleared) {
   set.path = a;
   set.options = "ro";
   MustApply({set});
-  EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options, "ro");
+  EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options, "ro,nosuid");
   set.options = "";
   MustApply({set});
   EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options, "nosuid");
@@ -508,7 +744,7 @@ TEST_F(CatalogTest, SharetabEntriesAreActiveSharesInPathOrder) {
   EXPECT_EQ(tab[0].path, a);
   EXPECT_EQ(tab[0].options, "ro");
   EXPECT_EQ(tab[1].path, b);
-  EXPECT_EQ(tab[1].options, "nosuid");
+  EXPECT_EQ(tab[1].options, "ro,nosuid");  // the effective options
   EXPECT_EQ(tab[1].description, "bee");
   EXPECT_EQ(tab[1].resource, "res");
   std::vector<std::string> seen;

@@ -858,5 +858,120 @@ TEST(Equality, DiffersWhenAnyFieldDiffers) {
   EXPECT_EQ(Parse("rw=a"), base);
 }
 
+
+// ---- Per-property inheritance (InheritOptions and friends).
+
+std::string Inherit(std::string_view group, std::string_view own) {
+  return InheritOptions(Parse(group), Parse(own)).Canonical();
+}
+
+TEST(InheritOptionsTest, ShareListOverridesGroupListAndKeepsOtherProperties) {
+  EXPECT_EQ(Inherit("root=adminhost", "rw=@127.0.0.0/8,nosuid"),
+            "rw=@127.0.0.0/8,root=adminhost,nosuid");
+}
+
+TEST(InheritOptionsTest, AccessListIsReplacedWholeNotMergedEntryByEntry) {
+  EXPECT_EQ(Inherit("rw=a:b,root=c", "rw=d"), "rw=d,root=c");
+}
+
+TEST(InheritOptionsTest, ShareWithOnlyGlobalOptionsKeepsGroupAccess) {
+  EXPECT_EQ(Inherit("ro=@10.0.0.0/8,anon=-1", "nosuid,anon=5"),
+            "ro=@10.0.0.0/8,anon=5,nosuid");
+}
+
+TEST(InheritOptionsTest, BareRwOfShareDropsInheritedBareRo) {
+  EXPECT_EQ(Inherit("ro,root=a", "rw"), "rw,root=a");
+  EXPECT_EQ(Inherit("rw", "ro"), "ro");
+  // "rw,ro=LIST" is a valid combination and stays.
+  EXPECT_EQ(Inherit("rw", "ro=a"), "ro=a,rw");
+}
+
+TEST(InheritOptionsTest, SameFlavorScopeMergesPerProperty) {
+  EXPECT_EQ(Inherit("sec=krb5,rw=a,root=b", "sec=krb5,rw=c"),
+            "sec=krb5,rw=c,root=b");
+}
+
+TEST(InheritOptionsTest, NewScopeIsAddedAfterGroupScopes) {
+  EXPECT_EQ(Inherit("rw=a", "sec=krb5,ro"), "sec=sys,rw=a,sec=krb5,ro");
+}
+
+TEST(InheritOptionsTest, OverlappingScopeReplacesGroupScope) {
+  EXPECT_EQ(Inherit("sec=krb5:krb5i,rw=a,sec=sys,ro", "sec=krb5,rw=b"),
+            "sec=sys,ro,sec=krb5,rw=b");
+}
+
+TEST(InheritOptionsTest, GroupScopeWithoutAccessOptionIsNotInherited) {
+  // "nosuid" opens sec=sys only as a default; a share that writes its
+  // own scope does not get it.
+  EXPECT_EQ(Inherit("nosuid", "sec=krb5,rw"), "nosuid,sec=krb5,rw");
+}
+
+TEST(InheritOptionsTest, ShareScopeWithoutAccessOptionAddsNothing) {
+  EXPECT_EQ(Inherit("sec=krb5,rw", "sec=sys"), "sec=krb5,rw");
+}
+
+TEST(InheritOptionsTest, EmptyGroupGivesOwnOptions) {
+  EXPECT_EQ(InheritOptions(Parse(""), Parse("rw=a,nosub")), Parse("rw=a,nosub"));
+}
+
+TEST(InheritOptionsTest, ResultAlwaysParsesBack) {
+  for (auto [g, o] : std::vector<std::pair<std::string, std::string>>{
+           {"rw=a,sec=krb5,ro", "sec=krb5:krb5p,root=b"},
+           {"sec=dh,rw,window=5", "log=x,index=i.html"},
+           {"public,ro", "sec=none,rw"}}) {
+    ShareOptions merged = InheritOptions(Parse(g), Parse(o));
+    EXPECT_EQ(Parse(merged.Canonical()), merged) << g << " + " << o;
+  }
+}
+
+TEST(OptionPropertiesTest, ListsEachPropertyWithItsScope) {
+  EXPECT_THAT(
+      OptionProperties(Parse("rw,rw=a,root=b,nosuid,sec=krb5,ro")),
+      ElementsAre(OptionProperty{"sec=sys", "rw", "rw,rw=a"},
+                  OptionProperty{"sec=sys", "root", "root=b"},
+                  OptionProperty{"sec=krb5", "ro", "ro"},
+                  OptionProperty{"", "nosuid", "nosuid"}));
+  EXPECT_TRUE(OptionProperties(Parse("")).empty());
+}
+
+TEST(RemoveOptionPropertyTest, RemovesGlobalAccessAndScopeProperties) {
+  EXPECT_EQ(RemoveOptionProperty(Parse("rw=a,nosuid"), "nosuid")->Canonical(),
+            "rw=a");
+  EXPECT_EQ(RemoveOptionProperty(Parse("rw=a,root=b"), "root")->Canonical(),
+            "rw=a");
+  EXPECT_EQ(RemoveOptionProperty(Parse("rw=a,sec=krb5,ro"), "sec=krb5")
+                ->Canonical(),
+            "rw=a");
+  EXPECT_EQ(RemoveOptionProperty(Parse("log=t"), "log")->Canonical(), "");
+}
+
+TEST(RemoveOptionPropertyTest, MissingPropertyIsNotFound) {
+  absl::StatusOr<ShareOptions> r = RemoveOptionProperty(Parse("rw=a"), "nosuid");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(r.status().message(), "option \"nosuid\": not set");
+}
+
+TEST(RemoveOptionPropertyTest, UnknownNameIsInvalid) {
+  absl::StatusOr<ShareOptions> r = RemoveOptionProperty(Parse("rw=a"), "rooot");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("no such property"));
+}
+
+TEST(OpensToAllTest, FlagsWorldWritableAndRootForAll) {
+  EXPECT_TRUE(OpensReadWriteToAll(Parse("")));
+  EXPECT_TRUE(OpensReadWriteToAll(Parse("rw")));
+  EXPECT_TRUE(OpensReadWriteToAll(Parse("rw=*")));
+  EXPECT_TRUE(OpensReadWriteToAll(Parse("nosuid")));
+  EXPECT_FALSE(OpensReadWriteToAll(Parse("ro")));
+  EXPECT_FALSE(OpensReadWriteToAll(Parse("rw=@10.0.0.0/8")));
+  EXPECT_FALSE(OpensReadWriteToAll(Parse("rw,none=*")));
+  EXPECT_TRUE(GivesRootToAll(Parse("ro,root=*")));
+  EXPECT_TRUE(GivesRootToAll(Parse("rw,root=-adminhost:*")));
+  EXPECT_TRUE(OpensReadWriteToAll(Parse("rw=-badhost:*")));
+  EXPECT_FALSE(GivesRootToAll(Parse("root=adminhost")));
+}
+
 }  // namespace
 }  // namespace libshare

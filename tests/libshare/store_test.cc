@@ -86,6 +86,38 @@ TEST_F(StoreTest, NewerSchemaIsRefused) {
   EXPECT_THAT(std::string(s.status().message()), HasSubstr(path_));
 }
 
+TEST_F(StoreTest, SchemaOneSharesWithOwnOptionsMigrateAsReplacingTheGroup) {
+  // A store as schema version 1 left it.
+  ASSERT_EQ(system(("mkdir -p " + dir_.path() + "/a/b").c_str()), 0);
+  RawExec(R"sql(
+CREATE TABLE groups(name TEXT PRIMARY KEY, enabled INTEGER NOT NULL DEFAULT 1,
+  options TEXT NOT NULL DEFAULT '');
+CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
+  "group" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT '',
+  dev INTEGER NOT NULL);
+CREATE INDEX shares_by_group ON shares("group");
+CREATE TABLE mounts(client TEXT NOT NULL, path TEXT NOT NULL,
+  PRIMARY KEY(client, path));
+INSERT INTO groups VALUES('g', 1, 'root=adminhost');
+INSERT INTO shares VALUES(1, '/x', 'g', '', '', 'rw=h', 7);
+INSERT INTO shares VALUES(2, '/y', 'g', '', '', '', 7);
+PRAGMA user_version = 1;
+)sql");
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  auto rows = store->LoadAllShares();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_TRUE((*rows)[0].replaces_group);
+  EXPECT_FALSE((*rows)[1].replaces_group);
+  // Writing the options again ends the replacement.
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->SetShareOptions("/x", "rw=h").ok());
+  ASSERT_TRUE(store->Commit().ok());
+  EXPECT_FALSE((*store->LoadAllShares())[0].replaces_group);
+}
+
 TEST_F(StoreTest, NonDatabaseFileIsRefused) {
   Open().reset();
   std::string junk = dir_.path() + "/junk.db";

@@ -25,6 +25,16 @@ struct Operation {
     kMoveShare,     // path, group (destination)
     kSetOptions,    // group, options; with path: that share's own options
                     // ("" returns the share to its group's defaults)
+    // path, group ("" = any group); each field whose set_* flag is true:
+    // options (own text, "" inherits all), description, resource. The
+    // share keeps its id.
+    kModifyShare = 8,
+    // group, options = one property name ("nosuid", "rw", "sec=krb5");
+    // with path: removed from that share's own options ("all": every one,
+    // the share inherits all), else from the group's. Refused if it is
+    // not set there, or if removing it would open the group read-write to
+    // every client.
+    kUnsetOption = 9,
     // group, path: marks the group as managed by the exports file `path`
     // ("" clears the mark). Only the daemon's own batches carry it (the
     // management protocol refuses it).
@@ -37,6 +47,10 @@ struct Operation {
   std::string description;
   std::string resource;
   bool force = false;
+  // kModifyShare: which fields it changes.
+  bool set_options = false;
+  bool set_description = false;
+  bool set_resource = false;
 };
 
 // Every text field of `op` is free of NUL bytes. The management protocol
@@ -46,7 +60,7 @@ struct Operation {
 [[nodiscard]] absl::Status CheckOperationText(const Operation& op);
 
 // "create", "delete", "enable", "disable", "add-share", "remove-share",
-// "move-share", "set": the sharectl command that makes the operation.
+// "move-share", "set", "set-share", "unset": the sharectl command that makes the operation.
 std::string_view OperationName(Operation::Type t);
 
 struct Batch {

@@ -81,6 +81,11 @@ struct LoadStats {
   int threads = 0;
   std::size_t shares = 0;
   std::size_t groups = 0;
+  // Rows loaded although a rule added since they were written refuses them
+  // (share_nfs limits, a resource name used twice, a second public share),
+  // and shares whose own options still replace their group's: one line
+  // each, for the daemon's log.
+  std::vector<std::string> warnings;
 };
 
 class Catalog {

@@ -144,6 +144,58 @@ struct ShareOptions {
 // only. A "sec=" naming a flavor an earlier scope has is an error.
 [[nodiscard]] absl::StatusOr<ShareOptions> ParseOptions(std::string_view text);
 
+// ---- Per-property inheritance (sharectl(8) "Option inheritance").
+//
+// A share's effective options are its group's options with the share's
+// own properties overriding property by property, as illumos sharemgr
+// merges a group's optionset with a share's. The properties:
+//   global: anon, nosuid, nosub, nohide, public, aclok, index, log, window
+//   in each sec= scope: rw (bare "rw" and "rw=LIST" together), ro (likewise),
+//     root, none, root_mapping
+// An access list is one property: a share's rw= replaces the group's rw=
+// list whole, never entry by entry. Scopes are matched by their flavor
+// list: a share scope naming exactly a group scope's flavors overrides that
+// scope property by property; one that shares only some flavors with a
+// group scope replaces that scope; one the group lacks is added after the
+// group's scopes. A share scope with no access option adds nothing; a group
+// scope with no access option (the implicit sec=sys of "nosuid") is not
+// inherited by a share that writes a scope of its own. When the merge
+// leaves bare "rw" and bare "ro" together, the one the share wrote wins.
+
+// One property of a ShareOptions, as Canonical() spells it.
+struct OptionProperty {
+  std::string scope;  // "" for a global property, else "sec=sys", "sec=krb5:krb5i"
+  std::string name;   // "nosuid", "rw", "root", ...
+  std::string text;   // "nosuid", "rw=@10.0.0.0/8", "rw,rw=adminhost"
+  bool operator==(const OptionProperty& o) const {
+    return scope == o.scope && name == o.name && text == o.text;
+  }
+};
+
+// The properties `options` sets, in Canonical() order. The defaults
+// (ParseOptions("")) set none.
+std::vector<OptionProperty> OptionProperties(const ShareOptions& options);
+
+// `group` with `own`'s properties overriding, by the rules above.
+ShareOptions InheritOptions(const ShareOptions& group, const ShareOptions& own);
+
+// `options` without property `name` (a global or access property name,
+// removed from every scope that has it) or without the whole scope `name`
+// ("sec=krb5", flavors as written). NotFound when nothing matches:
+//   option "nosuid": not set
+// InvalidArgument for a name that is no property.
+[[nodiscard]] absl::StatusOr<ShareOptions> RemoveOptionProperty(
+    const ShareOptions& options, std::string_view name);
+
+// True if some offered flavor gives every client rw: a scope with no rw/ro
+// option, bare "rw", or an rw= list with a "*" entry ("rw=-a:*": every
+// client but a); a scope whose none= list has "*" denies all and is not
+// counted.
+bool OpensReadWriteToAll(const ShareOptions& options);
+// True if some scope's root= list has a "*" entry ("root=*",
+// "root=-a:*"), unless its none= list has one too.
+bool GivesRootToAll(const ShareOptions& options);
+
 // The options the Linux kernel NFS server (sharemgrd's kernel mode) cannot
 // apply, each as "OPTION: what happens instead", in option order; empty if
 // none. `sharectl check` and `show -v` print them: an option is never

@@ -48,6 +48,14 @@ namespace libshare {
 
 struct ShareGroup;
 
+// The effective options of a share with options of its own: its group's
+// with its own properties overriding (InheritOptions). Immutable; shared by
+// every share with the same (group options, own options) pair.
+struct InheritedOptions {
+  std::string text;  // the own text itself when the group adds nothing
+  std::shared_ptr<const ShareOptions> compiled;
+};
+
 // One share. Plain fields; the table and its owner keep them consistent.
 struct Share {
   uint64_t id = 0;
@@ -58,6 +66,13 @@ struct Share {
   std::string description;
   std::string options;  // own text; "" inherits the group's
   std::shared_ptr<const ShareOptions> compiled;  // own options; null if ""
+  // Own options written before per-property inheritance (store schema 1):
+  // they replace the group's options whole, as they did then, until the
+  // share's options are next written.
+  bool replaces_group = false;
+  // Effective options when `options` is not "": the group's and the own
+  // ones merged (or the own ones alone if replaces_group). Null otherwise.
+  std::shared_ptr<const InheritedOptions> inherited;
   ShareGroup* group = nullptr;
 
   // Stores the path's hash: a lookup skips non-matching entries without
@@ -67,7 +82,7 @@ struct Share {
       path_hook;
   boost::intrusive::list_member_hook<> group_hook;
 
-  // Own options if set, else the group's.
+  // The group's options, with the share's own properties overriding.
   const std::string& effective_options_text() const;
   const std::shared_ptr<const ShareOptions>& effective_options() const;
   bool active() const;  // its group is enabled

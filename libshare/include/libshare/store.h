@@ -51,10 +51,15 @@ struct ShareRow {
   std::string description;
   std::string options;
   uint64_t dev = 0;
+  // Own options from before per-property inheritance (schema 1): they
+  // replace the group's whole. Read only; InsertShare writes false and
+  // SetShareOptions clears it.
+  bool replaces_group = false;
   bool operator==(const ShareRow& o) const {
     return id == o.id && path == o.path && group == o.group &&
            resource == o.resource && description == o.description &&
-           options == o.options && dev == o.dev;
+           options == o.options && dev == o.dev &&
+           replaces_group == o.replaces_group;
   }
 };
 
@@ -78,7 +83,7 @@ struct FsPlaceRow {
 class Store {
  public:
   // The schema version this program writes.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   static constexpr int kDefaultBusyTimeoutMs = 5000;
 
   // Opens the store for reading and writing, creating its folder (0755)
@@ -132,8 +137,12 @@ class Store {
   [[nodiscard]] absl::Status DeleteShare(std::string_view path);
   [[nodiscard]] absl::Status MoveShare(std::string_view path,
                                        std::string_view group);
+  // Also ends replaces_group: options written now inherit per property.
   [[nodiscard]] absl::Status SetShareOptions(std::string_view path,
                                              std::string_view options);
+  [[nodiscard]] absl::Status SetShareText(std::string_view path,
+                                          std::string_view description,
+                                          std::string_view resource);
 
   // ---- Mount records, each call one transaction of its own.
   [[nodiscard]] absl::Status RecordMounts(
@@ -168,6 +177,7 @@ class Store {
     kDeleteShare,
     kMoveShare,
     kSetShareOptions,
+    kSetShareText,
     kInsertMount,
     kDeleteMount,
     kSelectMounts,

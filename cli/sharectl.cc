@@ -480,15 +480,10 @@ int Runner::RunList(const ParsedArgs& a) {
   if (!json_ && a.Has("-v")) {
     auto shares = c->ListShares({});
     if (!shares.ok()) return CallFailed("list", shares.status());
-    out() << FormatList(*groups, *shares);
+    out() << FormatList(*groups, *shares) << FormatNotServed(*shares);
     return kExitOk;
   }
-  out() << (json_ ? FormatListJson(*groups) : FormatList(*groups, a.Has("-v")));
-  if (!json_ && a.Has("-v")) {
-    auto shares = c->ListShares({});
-    if (!shares.ok()) return CallFailed("list", shares.status());
-    out() << FormatNotServed(*shares);
-  }
+  out() << (json_ ? FormatListJson(*groups) : FormatList(*groups, false));
   return kExitOk;
 }
 

@@ -32,14 +32,16 @@
 namespace sharemgrd {
 namespace {
 
-constexpr std::size_t kMgmtMaxRecord = 64u << 20;  // a BATCH of 100,000 shares
+// A BATCH of 1,000,000 add-share lines with paths of up to ~200 bytes, in
+// one call (one transaction); only callers who may change shares get it.
+constexpr std::size_t kMgmtMaxRecord = 256u << 20;
 constexpr std::size_t kMountMaxRecord = 8192;      // path <= 1024, auth <= 800
 // Callers who may not change anything send only reads (a list of group
 // names, a CHECK): they get a small record limit, so that they cannot make
-// the daemon buffer and decode a 64 MiB call.
+// the daemon buffer and decode a 256 MiB call.
 constexpr std::size_t kMgmtReaderMaxRecord = 1u << 20;
 // Calls buffered over all management connections together.
-constexpr std::size_t kMgmtInputBudget = 4 * kMgmtMaxRecord;
+constexpr std::size_t kMgmtInputBudget = 2 * kMgmtMaxRecord;
 // A single reply bigger than this closes its connection (see
 // ListenerLimits); an EXPORT of a million shares is well below.
 constexpr std::size_t kMountMaxQueued = 128u << 20;

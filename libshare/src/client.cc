@@ -39,7 +39,7 @@ constexpr uint32_t kMaxReplyBytes = 512u << 20;
 // may change shares, kMgmtMaxRecord in sharemgrd/daemon.cc). A bigger call
 // is refused here, before sending: the daemon would close the connection
 // half-way and the caller would see a broken pipe, as if it were down.
-constexpr size_t kMaxCallBytes = 64u << 20;
+constexpr size_t kMaxCallBytes = 256u << 20;
 constexpr uint32_t kLastFragment = 0x80000000u;
 
 std::atomic<uint32_t> next_xid{static_cast<uint32_t>(::time(nullptr)) ^

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A batch bigger than the 64 MiB sharemgrd accepts in one call is refused
+# A batch bigger than the 256 MiB sharemgrd accepts in one call is refused
 # by sharectl before sending, with an error saying so (exit 1), and nothing
 # changes; it once failed as "Broken pipe", exit 3 (daemon unreachable),
 # although the daemon was fine.
@@ -8,7 +8,7 @@ sm_setup
 start_daemon
 sc create g || fail "setup refused"
 long=$(printf 'x%.0s' {1..1000})
-seq -f "add-share -s /srv/$long/%05g g" 0 69999 >"$SM_DIR/batch"
+seq -f "add-share -s /srv/$long/%06g g" 0 279999 >"$SM_DIR/batch"
 rc=0
 err=$(sc batch "$SM_DIR/batch" 2>&1) || rc=$?
 echo "$err"

@@ -56,6 +56,7 @@ struct DaemonConfig {
   int mgmt_idle_timeout_seconds = kDefaultMgmtIdleTimeoutSeconds;
   KernelModeSetting kernel = kDefaultKernelMode;
   bool manage_gids = false;
+  std::string log_file;  // --log-file: "" = none
   // --debug-resolver-delay: address text -> milliseconds.
   std::map<std::string, int> resolver_delays;
   bool help = false;

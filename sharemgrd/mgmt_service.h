@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "authcache/auth_cache.h"
+#include "change_log.h"
 #include "libshare/catalog.h"
 #include "libshare/client.h"
 #include "libshare/mgmt_prot.h"
@@ -56,6 +57,9 @@ class MgmtService final : public RpcProgram {
   void RefreshSharetab();
   // Stops the background sharetab writer after it wrote what was asked.
   void Stop();
+  // Writes an empty sharetab view: nothing is served any more (a clean
+  // stop without the kernel mode). Call after Stop().
+  void ClearSharetab();
 
   // What the kernel mode (sharemgrd/kernel) needs from the management
   // calls: each committed batch's change list, `cache flush`, and its
@@ -72,6 +76,7 @@ class MgmtService final : public RpcProgram {
                     bool* error);
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
+  accept_stat ChangesSince(XDR* args, std::string* out, bool* error);
 
   libshare::Catalog* const catalog_;
   authcache::AuthCache* const cache_;
@@ -80,6 +85,7 @@ class MgmtService final : public RpcProgram {
   const std::optional<gid_t> admin_gid_;
   RequestStats stats_;
   KernelHooks kernel_;
+  ChangeLog changes_;  // committed batches, for CHANGES_SINCE
 
   // After a batch the view is rewritten by sharetab_writer_, so that one
   // change to a big table is not an O(N) file write before its reply. For

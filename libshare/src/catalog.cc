@@ -283,6 +283,12 @@ class CatalogImpl : public Catalog {
   absl::Status Load(int threads) {
     absl::MutexLock a(&apply_mu_);
     absl::WriterMutexLock l(&mu_);
+    // Generations only grow, across restarts too (the loaded shares get
+    // the last committed one): a client holding one from before can ask
+    // what changed since, or learn that it is too old.
+    absl::StatusOr<uint64_t> generation = store_->LoadGeneration();
+    if (!generation.ok()) return generation.status();
+    table_.set_generation(*generation);
     absl::StatusOr<LoadStats> stats = LoadShareTable(*store_, threads, &table_);
     if (!stats.ok()) return stats.status();
     load_stats_ = *stats;
@@ -434,7 +440,8 @@ class CatalogImpl : public Catalog {
                 std::vector<OperationError>* errors)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Writes the steps in one transaction.
-  absl::Status Commit(const std::vector<Step>& steps)
+  // Writes the steps and the table's next generation in one transaction.
+  absl::Status Commit(const std::vector<Step>& steps, uint64_t generation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   absl::Status WriteSteps(const std::vector<Step>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
@@ -650,13 +657,15 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
   }
 }
 
-absl::Status CatalogImpl::Commit(const std::vector<Step>& steps) {
+absl::Status CatalogImpl::Commit(const std::vector<Step>& steps,
+                                 uint64_t generation) {
   if (absl::Status s = store_->Begin(); !s.ok()) return s;
   absl::Status status;
   // An allocation failure must not leave the transaction open: every later
   // Begin() would fail ("transaction within a transaction").
   try {
     status = WriteSteps(steps);
+    if (status.ok()) status = store_->SaveGeneration(generation);
     if (status.ok()) status = store_->Commit();
   } catch (const std::bad_alloc&) {
     status =
@@ -849,13 +858,15 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
   std::vector<std::unique_ptr<Share>> dead_shares;
   std::vector<std::unique_ptr<ShareGroup>> dead_groups;
   TouchedShares touched;
+  uint64_t next_generation = 0;
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
     // the annotations and costs readers nothing.
     absl::ReaderMutexLock r(&mu_);
     Validate(batch, &steps, &result.errors);
     result.generation = table_.generation();
-    if (!result.errors.empty()) return result;
+    if (!result.errors.empty() || batch.dry_run) return result;
+    next_generation = table_.generation() + 1;
     std::size_t adds = 0;
     std::size_t removed_shares = 0;
     std::size_t removed_groups = 0;
@@ -910,7 +921,7 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     dead_groups.reserve(removed_groups);
   }
   const uint64_t first_new_id = next_id_;
-  if (absl::Status s = Commit(steps); !s.ok()) {
+  if (absl::Status s = Commit(steps, next_generation); !s.ok()) {
     result.commit_error = std::string(s.message());
     return result;
   }

@@ -65,7 +65,16 @@ constexpr const char* kSql[] = {
     "INSERT OR IGNORE INTO mounts(client, path) VALUES(?1, ?2)",
     "DELETE FROM mounts WHERE client = ?1 AND path = ?2",
     "SELECT client, path FROM mounts ORDER BY client, path",
+    "SELECT value FROM meta WHERE key = 'generation'",
+    "INSERT OR REPLACE INTO meta(key, value) VALUES('generation', ?1)",
 };
+
+// Counters kept beside the schema (the table generation). Created when a
+// store is opened for writing, without a schema version: a program that
+// does not know the table ignores it, so the store stays readable by it.
+constexpr char kMetaTable[] =
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, "
+    "value INTEGER NOT NULL)";
 
 void BindText(sqlite3_stmt* st, int i, std::string_view v) {
   sqlite3_bind_text(st, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
@@ -188,7 +197,7 @@ absl::Status Store::Migrate() {
       return s;
     }
   }
-  return absl::OkStatus();
+  return Exec(kMetaTable);
 }
 
 absl::StatusOr<sqlite3_stmt*> Store::Prepared(Stmt s) {
@@ -281,6 +290,25 @@ absl::StatusOr<uint64_t> Store::MaxShareId() {
   uint64_t n = static_cast<uint64_t>(sqlite3_column_int64(*st, 0));
   sqlite3_reset(*st);
   return n;
+}
+
+absl::StatusOr<uint64_t> Store::LoadGeneration() {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSelectGeneration);
+  if (!st.ok()) return st.status();
+  int rc = sqlite3_step(*st);
+  uint64_t g = rc == SQLITE_ROW
+                   ? static_cast<uint64_t>(sqlite3_column_int64(*st, 0))
+                   : 0;
+  sqlite3_reset(*st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Error("reading generation");
+  return g;
+}
+
+absl::Status Store::SaveGeneration(uint64_t generation) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSaveGeneration);
+  if (!st.ok()) return st.status();
+  sqlite3_bind_int64(*st, 1, static_cast<sqlite3_int64>(generation));
+  return Run(*st, "saving generation");
 }
 
 absl::Status Store::Begin() {

@@ -47,6 +47,13 @@ std::string_view OperationName(Operation::Type t);
 
 struct Batch {
   std::vector<Operation> ops;
+  // Validate only: every operation is checked against the live table as
+  // for a real batch (same errors), then nothing is committed or changed;
+  // the result's `applied` is 0 and its generation the current one.
+  bool dry_run = false;
+  // What made the batch, for the daemon's audit log: "batch FILE",
+  // "import --exports FILE", "add-share". Free text; may be empty.
+  std::string origin;
 };
 
 // Why operation `index` (0-based, in batch order) was refused.

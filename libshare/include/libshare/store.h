@@ -89,6 +89,9 @@ class Store {
   [[nodiscard]] absl::StatusOr<uint64_t> CountShares();
   // The largest share id in use, 0 if none.
   [[nodiscard]] absl::StatusOr<uint64_t> MaxShareId();
+  // The table generation of the last committed batch (SaveGeneration), 0
+  // in a store that never had one: generations grow across restarts.
+  [[nodiscard]] absl::StatusOr<uint64_t> LoadGeneration();
 
   // ---- Writes: inside Begin() ... Commit() (or Rollback()).
   // BEGIN IMMEDIATE: takes the write lock now (waits up to the busy
@@ -111,6 +114,8 @@ class Store {
                                        std::string_view group);
   [[nodiscard]] absl::Status SetShareOptions(std::string_view path,
                                              std::string_view options);
+  // Records the generation a batch gives the table, in its transaction.
+  [[nodiscard]] absl::Status SaveGeneration(uint64_t generation);
 
   // ---- Mount records, each call one transaction of its own.
   [[nodiscard]] absl::Status RecordMounts(
@@ -140,6 +145,8 @@ class Store {
     kInsertMount,
     kDeleteMount,
     kSelectMounts,
+    kSelectGeneration,
+    kSaveGeneration,
     kStmtCount
   };
 

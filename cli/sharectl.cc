@@ -245,7 +245,7 @@ int Runner::Apply(std::string_view cmd, Batch batch,
   const uint64_t generation = r ? r->generation : 0;
   if (json_) {
     out() << ChangeJson(ok, applied, generation, commit_error, problems,
-                        batch.dry_run,
+                        asked_dry_run,
                         json_batch_text_ ? &*json_batch_text_ : nullptr);
   }
   if (progress && ok && !batch.dry_run) {

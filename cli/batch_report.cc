@@ -72,8 +72,9 @@ std::string FormatProblems(const std::vector<Problem>& problems) {
   for (const Problem& p : problems) {
     const std::pair<std::string, std::string> key{p.command, p.message};
     const std::size_t n = ++seen[key];
-    const std::string what =
-        p.command.empty() ? p.message : absl::StrCat(p.command, ": ", p.message);
+    const std::string what = p.command.empty()
+                                 ? p.message
+                                 : absl::StrCat(p.command, ": ", p.message);
     if (n <= kSameErrorShown) {
       absl::StrAppend(&out, p.origin.empty() ? "sharectl" : p.origin, ": ",
                       what, "\n");
@@ -99,7 +100,8 @@ std::string FormatSummary(const BatchSummary& s) {
                     " ms: ", s.lines, " lines, 0 refused, generation ",
                     s.generation);
   } else if (s.errors == 0 && s.commit_error.empty()) {
-    absl::StrAppend(&out, s.dry_run ? "dry run passed in " : "nothing to do in ",
+    absl::StrAppend(&out,
+                    s.dry_run ? "dry run passed in " : "nothing to do in ",
                     Ms(s.ms), " ms, nothing changed: ", s.lines, " lines, ",
                     s.operations, " operations would apply");
   } else {
@@ -122,15 +124,16 @@ std::string FormatChanges(const libshare::ChangeList& c) {
   for (const libshare::ChangeRecord& b : c.batches) {
     absl::StrAppend(&out, "generation ", b.generation, "  ", Time(b.time),
                     "  uid ", b.uid, " pid ", b.pid,
-                    b.origin.empty() ? "" : "  ", b.origin, "  ",
-                    b.operations, b.operations == 1 ? " operation" : " operations",
-                    ": ", b.summary, "\n");
+                    b.origin.empty() ? "" : "  ", b.origin, "  ", b.operations,
+                    b.operations == 1 ? " operation" : " operations", ": ",
+                    b.summary, "\n");
     for (const libshare::ShareChange& s : b.shares) {
-      absl::StrAppend(&out, "  ", KindName(s.kind), " ", s.path,
-                      s.active || s.kind == libshare::ShareChange::Kind::kRemoved
-                          ? ""
-                          : " (inactive)",
-                      "\n");
+      absl::StrAppend(
+          &out, "  ", KindName(s.kind), " ", s.path,
+          s.active || s.kind == libshare::ShareChange::Kind::kRemoved
+              ? ""
+              : " (inactive)",
+          "\n");
     }
   }
   return out;

@@ -39,10 +39,10 @@ std::string FormatProblems(const std::vector<Problem>& problems);
 
 // The counts of one batch run, for its summary line.
 struct BatchSummary {
-  std::string label;        // "batch /root/homes.batch", "import", "set"
+  std::string label;  // "batch /root/homes.batch", "import", "set"
   bool dry_run = false;
-  bool committed = false;   // applied (never for a dry run)
-  std::size_t lines = 0;    // command lines (batch) or entries (import)
+  bool committed = false;      // applied (never for a dry run)
+  std::size_t lines = 0;       // command lines (batch) or entries (import)
   std::size_t operations = 0;  // operations applied or that would apply
   std::size_t refused_lines = 0;
   std::size_t errors = 0;

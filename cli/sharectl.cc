@@ -668,8 +668,9 @@ int Runner::RunImport(const ParsedArgs& a) {
 
 int Runner::RunChanges(const ParsedArgs& a) {
   if (!a.Has("--since")) {
-    return Usage("changes", "option --since is required; usage: changes "
-                            "--since GENERATION");
+    return Usage("changes",
+                 "option --since is required; usage: changes "
+                 "--since GENERATION");
   }
   uint64_t since = 0;
   if (!absl::SimpleAtoi(a.Get("--since"), &since)) {

@@ -301,7 +301,8 @@ std::string UsageText() {
   }
   absl::StrAppend(&out,
                   "\nSignals: SIGTERM/SIGINT stop cleanly, SIGHUP reloads the "
-                  "files resolver and reopens the log file.\nExit status: 0 clean stop, 1 start "
+                  "files resolver and reopens the log file.\nExit status: 0 "
+                  "clean stop, 1 start "
                   "failure, 2 usage error.\nSee sharemgrd(8).\n");
   return out;
 }

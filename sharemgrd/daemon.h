@@ -75,7 +75,7 @@ class Daemon {
   bool started_ = false;
   bool kernel_on_ = false;
   // Missing before Start(): removed by Abandon() if this run made them.
-  std::vector<std::string> missing_db_files_;      // store, -wal, -shm
+  std::vector<std::string> missing_db_files_;  // store, -wal, -shm
   bool missing_db_lock_ = false;
   bool missing_socket_lock_ = false;
   bool missing_sharetab_ = false;

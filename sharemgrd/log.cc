@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 
@@ -100,11 +100,11 @@ void LogLine(absl::string_view line) {
     if (f.fd >= 0) {
       // One write per line (O_APPEND): lines of several threads, or of a
       // daemon and logrotate's copy, do not interleave.
-      WriteAll(f.fd, absl::StrCat(
-                         absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", absl::Now(),
-                                          absl::UTCTimeZone()),
-                         " sharemgrd[", ::getpid(), "]: ",
-                         absl::string_view(s).substr(prefix), "\n"));
+      WriteAll(f.fd,
+               absl::StrCat(absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ",
+                                             absl::Now(), absl::UTCTimeZone()),
+                            " sharemgrd[", ::getpid(),
+                            "]: ", absl::string_view(s).substr(prefix), "\n"));
     }
   }
   switch (target.load()) {

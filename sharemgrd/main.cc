@@ -160,9 +160,10 @@ int main(int argc, char** argv) {
     if (sigwait(&set, &sig) != 0) continue;
     if (sig == SIGHUP) {
       if (absl::Status s = sharemgrd::ReopenLogFile(); !s.ok()) {
-        sharemgrd::LogLine(absl::StrCat("cannot reopen the log file: ",
-                                        s.message(), "; still writing to the "
-                                        "old one"));
+        sharemgrd::LogLine(
+            absl::StrCat("cannot reopen the log file: ", s.message(),
+                         "; still writing to the "
+                         "old one"));
       }
       daemon.ReloadResolver();
       continue;

@@ -485,18 +485,18 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   const auto start = std::chrono::steady_clock::now();
   const std::string who = Caller(ctx);
   const std::string origin =
-      batch.origin.empty() ? std::string()
-                           : absl::StrCat(" (", EscapeForLog(batch.origin), ")");
+      batch.origin.empty()
+          ? std::string()
+          : absl::StrCat(" (", EscapeForLog(batch.origin), ")");
   libshare::BatchResult r;
   {
     absl::MutexLock l(&batch_mu_);
     r = catalog_->Apply(batch);
     auto ms = [&start] {
-      return static_cast<int64_t>(
-          std::chrono::duration<double, std::milli>(
-              std::chrono::steady_clock::now() - start)
-              .count() +
-          0.5);
+      return static_cast<int64_t>(std::chrono::duration<double, std::milli>(
+                                      std::chrono::steady_clock::now() - start)
+                                      .count() +
+                                  0.5);
     };
     if (r.ok() && r.applied > 0) {
       // A changed share has a new generation, so its old decisions are
@@ -552,10 +552,10 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
     } else if (!r.ok() && !batch.dry_run) {
       LogLine(absl::StrCat(
           "batch by ", who, origin, " refused, nothing changed: ",
-          r.errors.empty() ? absl::StrCat("commit failed: ", r.commit_error)
-                           : absl::StrCat(r.errors.size(), " of ",
-                                          batch.ops.size(),
-                                          " operations refused"),
+          r.errors.empty()
+              ? absl::StrCat("commit failed: ", r.commit_error)
+              : absl::StrCat(r.errors.size(), " of ", batch.ops.size(),
+                             " operations refused"),
           " (", ms(), " ms)"));
     }
   }

@@ -500,10 +500,10 @@ absl::StatusOr<ChangeList> RpcClient::ChangesSince(uint64_t generation) {
   args.since = generation;
   Decoded<mgmt_changes_res> res(
       reinterpret_cast<xdrproc_t>(xdr_mgmt_changes_res));
-  if (absl::Status s = Call(
-          MGMTPROC_CHANGES_SINCE,
-          reinterpret_cast<xdrproc_t>(xdr_mgmt_changes_args), &args,
-          reinterpret_cast<xdrproc_t>(xdr_mgmt_changes_res), res.get());
+  if (absl::Status s =
+          Call(MGMTPROC_CHANGES_SINCE,
+               reinterpret_cast<xdrproc_t>(xdr_mgmt_changes_args), &args,
+               reinterpret_cast<xdrproc_t>(xdr_mgmt_changes_res), res.get());
       !s.ok())
     return s;
   if (res->status != MGMT_OK)

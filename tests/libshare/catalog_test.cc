@@ -734,11 +734,11 @@ TEST_F(CatalogGenerationTest, DryRunReportsTheSameErrorsAndChangesNothing) {
   Reopen();
   const uint64_t g = catalog_->generation();
   const std::string a = dir_.Mkdir("e/a");
-  BatchResult bad = Apply({CreateGroup("g"), AddShare(a + "/missing", "g"),
-                           AddShare(a, "nosuch")},
-                          /*dry_run=*/true);
-  BatchResult real = Apply({CreateGroup("g"), AddShare(a + "/missing", "g"),
-                            AddShare(a, "nosuch")});
+  BatchResult bad = Apply(
+      {CreateGroup("g"), AddShare(a + "/missing", "g"), AddShare(a, "nosuch")},
+      /*dry_run=*/true);
+  BatchResult real = Apply(
+      {CreateGroup("g"), AddShare(a + "/missing", "g"), AddShare(a, "nosuch")});
   ASSERT_EQ(bad.errors.size(), 2u);
   ASSERT_EQ(real.errors.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {

@@ -99,9 +99,9 @@ struct ChangeRecord {
   int64_t time = 0;         // Unix seconds of the commit
   uint32_t uid = 0;         // the caller (SO_PEERCRED)
   int32_t pid = 0;
-  std::string origin;       // what the caller said made it ("batch FILE")
+  std::string origin;  // what the caller said made it ("batch FILE")
   uint64_t operations = 0;
-  std::string summary;      // its operations, or counts per operation type
+  std::string summary;  // its operations, or counts per operation type
   std::vector<ShareChange> shares;  // the shares it touched
 };
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "libshare/path.h"
+#include "libshare/spelling.h"
 
 namespace sharectl {
 
@@ -87,10 +88,19 @@ const std::vector<CommandSpec>& Commands() {
        0,
        0},
       {"show",
-       "[-v] [GROUP...]",
-       "show groups and their shares",
+       "[-v] [GROUP... | -s PATH...]",
+       "show groups and their shares, or the shares of the given paths",
        false,
-       {{"-v", "", "also options, resources and descriptions"}},
+       {{"-v", "", "also options, resources and descriptions"},
+        {"-s", "PATH", "show the share of this path (repeatable)"}},
+       0,
+       -1},
+      {"dump",
+       "[GROUP...]",
+       "print a batch that recreates the groups (all or those named) and "
+       "shares",
+       false,
+       {},
        0,
        -1},
       {"share",
@@ -200,6 +210,7 @@ std::string GlobalHelp() {
   std::string out =
       "usage: sharectl [--socket PATH] [--json] COMMAND [ARGS]\n"
       "       sharectl --help | --version | COMMAND --help\n"
+      "--socket and --json may also follow the command.\n"
       "\nOptions:\n";
   absl::StrAppend(&out, OptionLines(GlobalOptions()), "\nCommands:\n");
   for (const auto& c : Commands()) {
@@ -279,8 +290,11 @@ absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
     }
     const OptionSpec* o = find(name);
     if (o == nullptr) {
+      std::vector<std::string_view> names = {"--help"};
+      for (const auto& known : spec.options) names.push_back(known.name);
       return absl::InvalidArgumentError(
-          absl::StrCat("unknown option \"", w, "\""));
+          absl::StrCat("unknown option \"", w, "\"",
+                       libshare::DidYouMean(w.substr(0, w.find('=')), names)));
     }
     if (o->arg.empty()) {
       if (inline_value) {
@@ -324,9 +338,27 @@ absl::StatusOr<std::string> UserPath(const std::string& text) {
 absl::Status NeedOption(const ParsedArgs& a, std::string_view opt,
                         const CommandSpec& spec) {
   if (a.values.count(opt)) return absl::OkStatus();
+  std::string hint;
+  if (opt == "-s") {
+    for (const auto& arg : a.args) {
+      if (!arg.empty() && arg[0] == '/') {
+        hint = absl::StrCat(" (give the path \"", arg, "\" with -s)");
+        break;
+      }
+    }
+  }
   return absl::InvalidArgumentError(
-      absl::StrCat("option ", A(opt), " is required; usage: ", A(spec.name),
-                   " ", A(spec.synopsis)));
+      absl::StrCat("option ", A(opt), " is required", hint,
+                   "; usage: ", A(spec.name), " ", A(spec.synopsis)));
+}
+
+// The options a changing command cannot go without.
+std::vector<std::string_view> RequiredOptions(std::string_view command) {
+  if (command == "add-share" || command == "remove-share" ||
+      command == "move-share") {
+    return {"-s"};
+  }
+  return {};
 }
 
 }  // namespace
@@ -336,8 +368,13 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
   if (words.empty()) return absl::InvalidArgumentError("empty command");
   const CommandSpec* spec = FindCommand(words[0]);
   if (spec == nullptr) {
+    std::vector<std::string_view> names;
+    for (const auto& c : Commands()) {
+      if (c.changes) names.push_back(c.name);
+    }
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown command \"", words[0], "\""));
+        absl::StrCat("unknown command \"", words[0], "\"",
+                     libshare::DidYouMean(words[0], names)));
   }
   if (!spec->changes) {
     return absl::InvalidArgumentError(
@@ -350,6 +387,11 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
   const ParsedArgs& a = *parsed;
   if (a.help) return absl::InvalidArgumentError("--help in a change");
 
+  // A missing required option is a usage error even when a positional
+  // argument is there (remove-share /export/a: the path without -s).
+  for (std::string_view required : RequiredOptions(spec->name)) {
+    if (absl::Status s = NeedOption(a, required, *spec); !s.ok()) return s;
+  }
   ChangeCommand cmd;
   cmd.name = std::string(spec->name);
   cmd.dry_run = a.DryRun();

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "absl/strings/escaping.h"
+
 namespace sharectl {
 namespace {
 
@@ -40,6 +42,15 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
 }
 
 }  // namespace
+
+bool IsValidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = Utf8SequenceLength(s, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
 
 void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
@@ -139,6 +150,24 @@ void JsonWriter::Key(std::string_view key) {
 void JsonWriter::String(std::string_view s) {
   BeforeValue();
   AppendJsonString(s, &out_);
+}
+
+void JsonWriter::StringMember(std::string_view key, std::string_view s) {
+  Key(key);
+  String(s);
+  if (IsValidUtf8(s)) return;
+  Key(std::string(key) + "_b64");
+  String(absl::Base64Escape(absl::string_view(s.data(), s.size())));
+}
+
+void JsonWriter::OptionalStringMember(std::string_view key,
+                                      std::string_view s) {
+  if (s.empty()) {
+    Key(key);
+    Null();
+    return;
+  }
+  StringMember(key, s);
 }
 
 void JsonWriter::Int(int64_t v) {

@@ -89,12 +89,10 @@ std::string FormatList(const std::vector<GroupInfo>& groups, bool verbose) {
 namespace {
 
 void WriteGroup(const GroupInfo& g, JsonWriter* w) {
-  w->Key("name");
-  w->String(g.name);
+  w->StringMember("name", g.name);
   w->Key("enabled");
   w->Bool(g.enabled);
-  w->Key("options");
-  w->String(g.options);
+  w->StringMember("options", g.options);
   w->Key("share_count");
   w->Uint(g.share_count);
 }
@@ -175,18 +173,12 @@ std::string FormatShowJson(const std::vector<GroupInfo>& groups,
     for (const auto& s : shares) {
       if (s.group != g.name) continue;
       w.BeginObject();
-      w.Key("path");
-      w.String(s.path);
-      w.Key("group");
-      w.String(s.group);
-      w.Key("resource");
-      w.String(s.resource);
-      w.Key("description");
-      w.String(s.description);
-      w.Key("options");
-      w.String(s.options);
-      w.Key("effective_options");
-      w.String(s.effective_options);
+      w.StringMember("path", s.path);
+      w.StringMember("group", s.group);
+      w.OptionalStringMember("resource", s.resource);
+      w.OptionalStringMember("description", s.description);
+      w.OptionalStringMember("options", s.options);  // null: inherited
+      w.StringMember("effective_options", s.effective_options);
       w.Key("kernel_no_effect");
       w.BeginArray();
       for (const std::string& n : KernelNotes(s)) w.String(n);
@@ -226,16 +218,11 @@ std::string FormatSharetabJson(
   w.BeginArray();
   for (const auto& e : entries) {
     w.BeginObject();
-    w.Key("path");
-    w.String(e.path);
-    w.Key("resource");
-    w.String(e.resource);
-    w.Key("fstype");
-    w.String(e.fstype);
-    w.Key("options");
-    w.String(e.options);
-    w.Key("description");
-    w.String(e.description);
+    w.StringMember("path", e.path);
+    w.OptionalStringMember("resource", e.resource);
+    w.StringMember("fstype", e.fstype);
+    w.StringMember("options", e.options);
+    w.OptionalStringMember("description", e.description);
     w.EndObject();
   }
   w.EndArray();
@@ -262,26 +249,20 @@ std::string FormatCheck(const libshare::CheckResult& r) {
 std::string FormatCheckJson(const libshare::CheckResult& r) {
   JsonWriter w;
   w.BeginObject();
-  w.Key("client");
-  w.String(r.client);
-  w.Key("address");
-  w.String(r.address);
-  w.Key("access");
-  w.String(r.access);
+  w.StringMember("client", r.client);
+  w.OptionalStringMember("address", r.address);
+  w.StringMember("access", r.access);
   w.Key("root");
   w.Bool(r.root);
-  w.Key("share");
   if (r.share) {
-    w.String(*r.share);
+    w.StringMember("share", *r.share);
   } else {
+    w.Key("share");
     w.Null();
   }
-  w.Key("option");
-  w.String(r.option);
-  w.Key("entry");
-  w.String(r.entry);
-  w.Key("reason");
-  w.String(r.reason);
+  w.OptionalStringMember("option", r.option);
+  w.OptionalStringMember("entry", r.entry);
+  w.StringMember("reason", r.reason);
   w.EndObject();
   return w.str() + "\n";
 }
@@ -370,8 +351,7 @@ std::string FormatStatsJson(const libshare::DaemonStats& s) {
   w.Uint(s.mount_limit);
   w.Key("mount_client_limit");
   w.Uint(s.mount_client_limit);
-  w.Key("sharetab_error");
-  w.String(s.sharetab_error);
+  w.OptionalStringMember("sharetab_error", s.sharetab_error);
   const libshare::CacheStats& c = s.cache;
   w.Key("cache");
   w.BeginObject();

@@ -19,10 +19,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "batch_report.h"
+#include "absl/strings/str_join.h"
 #include "commands.h"
+#include "dump.h"
 #include "importers.h"
 #include "json_writer.h"
 #include "libshare/path.h"
+#include "libshare/spelling.h"
 #include "output.h"
 #include "shell_words.h"
 
@@ -40,49 +43,90 @@ using libshare::Operation;
 
 constexpr char kDefaultImportGroup[] = "imported";
 
-// The document a changing command prints with --json, whether the batch
-// was refused before sending (problems without index), by the daemon, or
-// committed.
-std::string ChangeJson(bool ok, uint64_t applied, uint64_t generation,
-                       const std::string& commit_error,
-                       const std::vector<Problem>& problems,
-                       bool dry_run = false,
-                       const std::string* batch_text = nullptr) {
+// A warning that did not stop the command (an import option dropped by
+// --skip-unsupported): where and why.
+struct Warning {
+  std::string origin;
+  std::string message;
+};
+
+// An origin as JSON: {"file", "line"} (either may be null), or null for
+// an operation sharectl made itself or one from the command line.
+// `batch_file` is the file that a bare line number refers to.
+void WriteOrigin(const std::string& origin, const std::string& batch_file,
+                 JsonWriter* w) {
+  const auto digits = [](std::string_view t) {
+    return !t.empty() && t.size() < 10 &&
+           t.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  w->Key("origin");
+  if (origin.empty() || origin == "sharectl") {
+    w->Null();
+    return;
+  }
+  std::string file;
+  std::string line;
+  if (digits(origin)) {
+    file = batch_file;
+    line = origin;
+  } else if (size_t colon = origin.rfind(':');
+             colon != std::string::npos && digits(origin.substr(colon + 1))) {
+    file = origin.substr(0, colon);
+    line = origin.substr(colon + 1);
+  } else {
+    file = origin;
+  }
+  w->BeginObject();
+  w->OptionalStringMember("file", file);
+  w->Key("line");
+  if (line.empty()) {
+    w->Null();
+  } else {
+    w->Uint(std::stoul(line));
+  }
+  w->EndObject();
+}
+
+// The "error" member of every document printed for a failure: kind is
+// "usage" (exit 2), "refused" or "permission" (exit 1), "unreachable"
+// (exit 3).
+void WriteError(std::string_view kind, std::string_view command,
+                std::string_view message, JsonWriter* w) {
+  w->Key("error");
+  w->BeginObject();
+  w->Key("kind");
+  w->String(kind);
+  w->OptionalStringMember("command", command);
+  w->StringMember("message", message);
+  w->EndObject();
+}
+
+std::string ErrorJson(std::string_view kind, std::string_view command,
+                      std::string_view message) {
   JsonWriter w;
   w.BeginObject();
-  if (batch_text != nullptr) {
-    w.Key("batch");  // import --dry-run: the batch it would send
-    w.String(*batch_text);
-  }
-  w.Key("ok");
-  w.Bool(ok);
-  w.Key("dry_run");
-  w.Bool(dry_run);
-  w.Key("applied");
-  w.Uint(applied);
-  w.Key("generation");
-  w.Uint(generation);
-  w.Key("errors");
-  w.BeginArray();
-  for (const auto& p : problems) {
-    w.BeginObject();
-    if (p.index) {
-      w.Key("index");
-      w.Uint(*p.index);
-    }
-    w.Key("origin");
-    w.String(p.origin);
-    w.Key("command");
-    w.String(p.command);
-    w.Key("message");
-    w.String(p.message);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("commit_error");
-  w.String(commit_error);
+  WriteError(kind, command, message, &w);
   w.EndObject();
   return w.str() + "\n";
+}
+
+// The groups `names` names, in that order (all of them if `names` is
+// empty); "NAME: no such group" in *missing for each unknown one.
+std::vector<libshare::GroupInfo> PickGroups(
+    const std::vector<libshare::GroupInfo>& all,
+    const std::vector<std::string>& names, std::vector<std::string>* missing) {
+  if (names.empty()) return all;
+  std::vector<libshare::GroupInfo> chosen;
+  for (const auto& name : names) {
+    auto it = std::find_if(all.begin(), all.end(),
+                           [&](const auto& g) { return g.name == name; });
+    if (it == all.end()) {
+      missing->push_back(absl::StrCat(name, ": no such group"));
+    } else {
+      chosen.push_back(*it);
+    }
+  }
+  return chosen;
 }
 
 // One run of one command: its streams, socket and output mode.
@@ -97,25 +141,41 @@ class Runner {
   std::ostream& out() { return *env_.out; }
   std::ostream& err() { return *env_.err; }
 
-  int Usage(std::string_view cmd, absl::string_view message) {
+  // Prints "sharectl: CMD: MESSAGE" on stderr and, with --json, the error
+  // document on stdout; returns the exit code.
+  int Fail(int code, std::string_view kind, std::string_view cmd,
+           std::string_view message) {
     err() << "sharectl: " << cmd << ": " << message << "\n";
-    return kExitUsage;
+    if (json_) out() << ErrorJson(kind, cmd, message);
+    return code;
+  }
+  int Usage(std::string_view cmd, absl::string_view message) {
+    return Fail(kExitUsage, "usage", cmd, {message.data(), message.size()});
   }
   int Refused(std::string_view cmd, absl::string_view message) {
-    err() << "sharectl: " << cmd << ": " << message << "\n";
+    return Fail(kExitRefused, "refused", cmd, {message.data(), message.size()});
+  }
+  // Several refusals: one line each on stderr, one error document.
+  int RefusedAll(std::string_view cmd, const std::vector<std::string>& what) {
+    for (const auto& m : what)
+      err() << "sharectl: " << cmd << ": " << m << "\n";
+    if (json_) out() << ErrorJson("refused", cmd, absl::StrJoin(what, "; "));
     return kExitRefused;
   }
   // Maps a client call's failure to a message and an exit code.
   int CallFailed(std::string_view cmd, const absl::Status& s) {
+    const std::string_view m(s.message().data(), s.message().size());
     if (s.code() == absl::StatusCode::kUnavailable) {
       // The client's message usually names the socket already.
       if (absl::StrContains(s.message(), socket_)) {
-        err() << "sharectl: " << cmd << ": " << s.message() << "\n";
-      } else {
-        err() << "sharectl: " << cmd << ": cannot reach sharemgrd at "
-              << socket_ << ": " << s.message() << "\n";
+        return Fail(kExitUnreachable, "unreachable", cmd, m);
       }
-      return kExitUnreachable;
+      return Fail(kExitUnreachable, "unreachable", cmd,
+                  absl::StrCat("cannot reach sharemgrd at ", socket_, ": ",
+                               s.message()));
+    }
+    if (s.code() == absl::StatusCode::kPermissionDenied) {
+      return Fail(kExitRefused, "permission", cmd, m);
     }
     return Refused(cmd, s.message());
   }
@@ -139,9 +199,20 @@ class Runner {
     out() << ChangeJson(false, 0, 0, "", problems);  // nothing was sent
   }
 
+  // The document a changing command prints with --json, whether the batch
+  // was refused before sending (problems without index), by the daemon,
+  // or committed. It has "error" exactly when the command fails.
+  // With import --dry-run --json it also holds the batch text ("batch").
+  std::string ChangeJson(bool ok, uint64_t applied, uint64_t generation,
+                         const std::string& commit_error,
+                         const std::vector<Problem>& problems,
+                         bool dry_run = false) const;
+
   int RunChange(const CommandSpec& spec, const std::vector<std::string>& words);
   int RunList(const ParsedArgs& a);
   int RunShow(const ParsedArgs& a);
+  int RunShowShares(const ParsedArgs& a);
+  int RunDump(const ParsedArgs& a);
   int RunShare();
   int RunCheck(const ParsedArgs& a);
   int RunStats();
@@ -170,7 +241,64 @@ class Runner {
   std::unique_ptr<Client> client_;
   // import --dry-run --json: the batch text, put in the one document.
   std::optional<std::string> json_batch_text_;
+  std::string command_;     // the command being run, for error documents
+  std::string batch_file_;  // batch's FILE ("-": standard input)
+  std::vector<Warning> warnings_;
 };
+
+std::string Runner::ChangeJson(bool ok, uint64_t applied, uint64_t generation,
+                               const std::string& commit_error,
+                               const std::vector<Problem>& problems,
+                               bool dry_run) const {
+  JsonWriter w;
+  w.BeginObject();
+  if (json_batch_text_) w.StringMember("batch", *json_batch_text_);
+  w.Key("ok");
+  w.Bool(ok);
+  w.Key("dry_run");
+  w.Bool(dry_run);
+  w.Key("applied");
+  w.Uint(applied);
+  w.Key("generation");
+  w.Uint(generation);
+  w.Key("errors");
+  w.BeginArray();
+  for (const auto& p : problems) {
+    w.BeginObject();
+    w.Key("index");
+    if (p.index) {
+      w.Uint(*p.index);
+    } else {
+      w.Null();
+    }
+    WriteOrigin(p.origin, batch_file_, &w);
+    w.OptionalStringMember("command", p.command);
+    w.StringMember("message", p.message);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("warnings");
+  w.BeginArray();
+  for (const auto& warning : warnings_) {
+    w.BeginObject();
+    WriteOrigin(warning.origin, batch_file_, &w);
+    w.StringMember("message", warning.message);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.OptionalStringMember("commit_error", commit_error);
+  if (!ok) {
+    std::string message = commit_error;
+    if (message.empty()) {
+      message = absl::StrCat(problems.size(),
+                             problems.size() == 1 ? " problem" : " problems",
+                             ", nothing applied");
+    }
+    WriteError("refused", command_, message, &w);
+  }
+  w.EndObject();
+  return w.str() + "\n";
+}
 
 absl::StatusOr<std::vector<std::string>> Runner::GroupNames(
     std::string_view cmd, int* rc) {
@@ -215,7 +343,9 @@ int Runner::Apply(std::string_view cmd, Batch batch,
       absl::StatusOr<BatchResult> sent = c->Apply(batch);
       if (!sent.ok()) {
         if (!parse_failed) return CallFailed(cmd, sent.status());
-        CallFailed(cmd, sent.status());
+        // The bad lines are reported below, in one document.
+        err() << "sharectl: " << cmd << ": " << sent.status().message()
+              << "\n";
       } else {
         r = *std::move(sent);
       }
@@ -245,8 +375,7 @@ int Runner::Apply(std::string_view cmd, Batch batch,
   const uint64_t generation = r ? r->generation : 0;
   if (json_) {
     out() << ChangeJson(ok, applied, generation, commit_error, problems,
-                        asked_dry_run,
-                        json_batch_text_ ? &*json_batch_text_ : nullptr);
+                        asked_dry_run);
   }
   if (progress && ok && !batch.dry_run) {
     err() << "sharectl: " << cmd << ": committed" << std::endl;
@@ -291,7 +420,10 @@ int Runner::RunChange(const CommandSpec& spec,
       op.group = n;
       batch.ops.push_back(std::move(op));
     }
-    if (batch.ops.empty()) return kExitOk;  // no groups: nothing to do
+    if (batch.ops.empty()) {  // no groups: nothing to do
+      if (json_) out() << ChangeJson(true, 0, 0, "", {});
+      return kExitOk;
+    }
   }
   batch.dry_run = cmd->dry_run;
   batch.origin = std::string(spec.name);
@@ -310,31 +442,105 @@ int Runner::RunList(const ParsedArgs& a) {
 }
 
 int Runner::RunShow(const ParsedArgs& a) {
+  if (a.values.count("-s")) return RunShowShares(a);
   int rc = kExitOk;
   Client* c = Connection("show", &rc);
   if (c == nullptr) return rc;
   auto groups = c->ListGroups();
   if (!groups.ok()) return CallFailed("show", groups.status());
-  std::vector<libshare::GroupInfo> chosen;
-  if (a.args.empty()) {
-    chosen = *groups;
-  } else {
-    for (const auto& name : a.args) {
-      auto it = std::find_if(groups->begin(), groups->end(),
-                             [&](const auto& g) { return g.name == name; });
-      if (it == groups->end()) {
-        err() << "sharectl: show: " << name << ": no such group\n";
-        rc = kExitRefused;
-      } else {
-        chosen.push_back(*it);
-      }
-    }
-    if (rc != kExitOk) return rc;
-  }
+  std::vector<std::string> missing;
+  std::vector<libshare::GroupInfo> chosen =
+      PickGroups(*groups, a.args, &missing);
+  if (!missing.empty()) return RefusedAll("show", missing);
   auto shares = c->ListShares(a.args);
   if (!shares.ok()) return CallFailed("show", shares.status());
   out() << (json_ ? FormatShowJson(chosen, *shares)
                   : FormatShow(chosen, *shares, a.Has("-v")));
+  return kExitOk;
+}
+
+// show -s PATH...: the shares of those exact paths, each under its group,
+// in the shape of `show GROUP`.
+int Runner::RunShowShares(const ParsedArgs& a) {
+  if (!a.args.empty()) {
+    return Usage("show",
+                 absl::StrCat("give -s PATH or group names, not both; "
+                              "usage: show ",
+                              std::string(FindCommand("show")->synopsis)));
+  }
+  std::vector<std::string> paths;
+  for (const auto& text : a.values.at("-s")) {
+    absl::StatusOr<std::string> p = libshare::NormalizePath(text);
+    if (!p.ok()) return Refused("show", p.status().message());
+    paths.push_back(*std::move(p));
+  }
+  int rc = kExitOk;
+  Client* c = Connection("show", &rc);
+  if (c == nullptr) return rc;
+  auto groups = c->ListGroups();
+  if (!groups.ok()) return CallFailed("show", groups.status());
+  auto shares = c->ListShares({});
+  if (!shares.ok()) return CallFailed("show", shares.status());
+  std::vector<libshare::ShareInfo> found;
+  std::vector<std::string> missing;
+  for (const std::string& path : paths) {
+    const libshare::ShareInfo* exact = nullptr;
+    const libshare::ShareInfo* around = nullptr;  // the nearest share above
+    for (const auto& s : *shares) {
+      if (s.path == path) exact = &s;
+      if (absl::StartsWith(path, s.path) &&
+          (s.path == "/" || path[s.path.size()] == '/') &&
+          (around == nullptr || s.path.size() > around->path.size())) {
+        around = &s;
+      }
+    }
+    if (exact != nullptr) {
+      found.push_back(*exact);
+    } else if (around != nullptr) {
+      missing.push_back(
+          absl::StrCat(path, ": no such share (it is inside share ",
+                       around->path, " of group ", around->group, ")"));
+    } else {
+      missing.push_back(absl::StrCat(path, ": no such share"));
+    }
+  }
+  if (!missing.empty()) return RefusedAll("show", missing);
+  std::vector<libshare::GroupInfo> chosen;
+  for (const auto& g : *groups) {
+    for (const auto& s : found) {
+      if (s.group == g.name) {
+        chosen.push_back(g);
+        break;
+      }
+    }
+  }
+  out() << (json_ ? FormatShowJson(chosen, found)
+                  : FormatShow(chosen, found, a.Has("-v")));
+  return kExitOk;
+}
+
+int Runner::RunDump(const ParsedArgs& a) {
+  int rc = kExitOk;
+  Client* c = Connection("dump", &rc);
+  if (c == nullptr) return rc;
+  auto groups = c->ListGroups();
+  if (!groups.ok()) return CallFailed("dump", groups.status());
+  std::vector<std::string> missing;
+  std::vector<libshare::GroupInfo> chosen =
+      PickGroups(*groups, a.args, &missing);
+  if (!missing.empty()) return RefusedAll("dump", missing);
+  auto shares = c->ListShares(a.args);
+  if (!shares.ok()) return CallFailed("dump", shares.status());
+  const std::string text = FormatDump(chosen, *shares);
+  if (json_) {
+    JsonWriter w;
+    w.BeginObject();
+    w.StringMember("batch", text);
+    w.EndObject();
+    out() << w.str() << "\n";
+  } else {
+    out() << text;
+  }
   return kExitOk;
 }
 
@@ -401,6 +607,7 @@ bool ReadWholeFile(const std::string& path, std::string* text,
 int Runner::RunBatch(const ParsedArgs& a) {
   std::string text;
   const std::string& file = a.args[0];
+  batch_file_ = file;
   if (file == "-") {
     text.assign(std::istreambuf_iterator<char>(*env_.in), {});
   } else {
@@ -453,7 +660,10 @@ int Runner::RunBatch(const ParsedArgs& a) {
   BatchSummary summary;
   summary.label = absl::StrCat("batch ", where);
   summary.lines = lines.size();
-  if (batch.ops.empty() && bad.empty()) return kExitOk;
+  if (batch.ops.empty() && bad.empty()) {  // only comments and blank lines
+    if (json_) out() << ChangeJson(true, 0, 0, "", {});
+    return kExitOk;
+  }
   if (!all_commands.empty()) {
     int rc = kExitOk;
     auto names = GroupNames("batch", &rc);
@@ -565,6 +775,7 @@ int Runner::RunImport(const ParsedArgs& a) {
       stopping.push_back({p.where, "", p.message});
     } else {
       err() << p.where << ": " << p.message << " (skipped)\n";
+      warnings_.push_back({p.where, absl::StrCat(p.message, " (skipped)")});
     }
   }
   if (!stopping.empty()) {
@@ -577,6 +788,8 @@ int Runner::RunImport(const ParsedArgs& a) {
   }
   if (plan.ops.empty() && stopping.empty()) {
     err() << "sharectl: import: no shares found\n";
+    warnings_.push_back({"", "no shares found"});
+    if (json_) out() << ChangeJson(true, 0, 0, "", {});
     return kExitOk;
   }
 
@@ -649,8 +862,7 @@ int Runner::RunImport(const ParsedArgs& a) {
                "at "
             << socket_ << "\n";
       if (json_) {
-        out() << ChangeJson(stopping.empty(), 0, 0, "", stopping, true,
-                            &*json_batch_text_);
+        out() << ChangeJson(stopping.empty(), 0, 0, "", stopping, true);
       }
       return stopping.empty() ? kExitOk : kExitRefused;
     }
@@ -690,6 +902,7 @@ int Runner::Dispatch(const CommandSpec& spec,
                      const std::vector<std::string>& words) {
   absl::StatusOr<ParsedArgs> parsed =
       ParseArgs(spec, std::vector<std::string>(words.begin() + 1, words.end()));
+  command_ = std::string(spec.name);
   if (!parsed.ok()) return Usage(spec.name, parsed.status().message());
   if (parsed->help) {
     out() << CommandHelp(spec);
@@ -699,6 +912,7 @@ int Runner::Dispatch(const CommandSpec& spec,
   const std::string_view n = spec.name;
   if (n == "list") return RunList(*parsed);
   if (n == "show") return RunShow(*parsed);
+  if (n == "dump") return RunDump(*parsed);
   if (n == "share") return RunShare();
   if (n == "check") return RunCheck(*parsed);
   if (n == "stats") return RunStats();
@@ -715,57 +929,64 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
   std::string socket = env.socket_from_env.empty()
                            ? libshare::kDefaultSocketPath
                            : env.socket_from_env;
+  // The global options --socket and --json may come before or after the
+  // command (not after a "--"); --help and --version only before it.
   bool json = false;
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
+  std::vector<std::string> words;  // the command and its own words
+  std::string usage_error;
+  bool only_args = false;
+  for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a.empty() || a[0] != '-') break;
+    if (only_args) {
+      words.push_back(a);
+      continue;
+    }
     if (a == "--json") {
       json = true;
     } else if (a == "--socket") {
       if (i + 1 >= args.size()) {
-        *env.err << "sharectl: option \"--socket\" needs a value (PATH)\n";
-        return kExitUsage;
+        usage_error = "option \"--socket\" needs a value (PATH)";
+        break;
       }
       socket = args[++i];
     } else if (a.rfind("--socket=", 0) == 0) {
       socket = a.substr(9);
+    } else if (!words.empty()) {
+      if (a == "--") only_args = true;
+      words.push_back(a);
     } else if (a == "--help" || a == "-h") {
       *env.out << GlobalHelp();
       return kExitOk;
     } else if (a == "--version") {
       *env.out << "sharectl " << SHARECTL_VERSION << "\n";
       return kExitOk;
+    } else if (!a.empty() && a[0] == '-') {
+      std::vector<std::string_view> names;
+      for (const auto& o : GlobalOptions()) names.push_back(o.name);
+      const std::string name = a.substr(0, a.find('='));
+      const std::string hint = libshare::DidYouMean(name, names);
+      usage_error = absl::StrCat("unknown option \"", a, "\"",
+                                 hint.empty() ? "; see sharectl --help" : hint);
+      break;
     } else {
-      *env.err << "sharectl: unknown option \"" << a
-               << "\"; see sharectl --help\n";
-      return kExitUsage;
+      words.push_back(a);
     }
   }
-  if (i >= args.size()) {
-    *env.err << "sharectl: missing command; see sharectl --help\n";
+  const auto usage = [&](const std::string& message) {
+    *env.err << "sharectl: " << message << "\n";
+    if (json) *env.out << ErrorJson("usage", "", message);
     return kExitUsage;
-  }
-  if (socket.empty()) {
-    *env.err << "sharectl: empty socket path\n";
-    return kExitUsage;
-  }
-  std::vector<std::string> words;
-  // --json is accepted after the command too (before any "--").
-  bool only_args = false;
-  for (size_t k = i; k < args.size(); ++k) {
-    if (args[k] == "--") only_args = true;
-    if (!only_args && k > i && args[k] == "--json") {
-      json = true;
-      continue;
-    }
-    words.push_back(args[k]);
-  }
+  };
+  if (!usage_error.empty()) return usage(usage_error);
+  if (words.empty()) return usage("missing command; see sharectl --help");
+  if (socket.empty()) return usage("empty socket path");
   const CommandSpec* spec = FindCommand(words[0]);
   if (spec == nullptr) {
-    *env.err << "sharectl: unknown command \"" << words[0]
-             << "\"; see sharectl --help\n";
-    return kExitUsage;
+    std::vector<std::string_view> names;
+    for (const auto& c : Commands()) names.push_back(c.name);
+    const std::string hint = libshare::DidYouMean(words[0], names);
+    return usage(absl::StrCat("unknown command \"", words[0], "\"",
+                              hint.empty() ? "; see sharectl --help" : hint));
   }
   Runner runner(env, socket, json);
   return runner.Dispatch(*spec, words);

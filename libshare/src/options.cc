@@ -35,9 +35,19 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "internal_text.h"
+#include "libshare/spelling.h"
 
 namespace libshare {
 namespace {
+
+// The option names ParseOne knows, for "did you mean" on an unknown one.
+const std::vector<std::string_view>& OptionNames() {
+  static const auto* const kNames = new std::vector<std::string_view>{
+      "rw",     "ro",    "root",   "none",  "root_mapping",
+      "sec",    "anon",  "nosuid", "nosub", "nohide",
+      "public", "aclok", "index",  "log",   "window"};
+  return *kNames;
+}
 
 using internal::Quote;
 using internal::ToAbsl;
@@ -576,7 +586,9 @@ absl::Status OptionParser::ParseOne(std::string_view option) {
     out_.window = w;
     return absl::OkStatus();
   }
-  return OptionError(option, "unknown option");
+  return OptionError(
+      option, absl::StrCat("unknown option", DidYouMean(name, OptionNames(),
+                                                        has_value ? "=" : "")));
 }
 
 void AppendList(std::string* out, std::string_view name,

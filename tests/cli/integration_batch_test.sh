@@ -129,7 +129,7 @@ ok "read-only commands in a batch are refused by line" \
   '[[ $RC == 1 && $ERR == *"1: list: "* && $ERR == *"2: check: "* ]]'
 run sc --json batch "$T/ro.batch"
 ok "batch --json reports bad lines as origin, command, message" \
-  '[[ $RC == 1 && $(jqv ".errors[1].origin") == "$T/ro.batch:2" && $(jqv ".errors[1].command") == check ]]'
+  '[[ $RC == 1 && $(jqv ".errors[1].origin.line") == 2 && $(jqv ".errors[1].origin.file") == "$T/ro.batch" && $(jqv ".errors[1].command") == check && $(jqv ".error.kind") == refused ]]'
 run sc batch "$T/nonexistent.batch"
 ok "missing batch file: exit 1 naming it" '[[ $RC == 1 && $ERR == *nonexistent.batch* ]]'
 

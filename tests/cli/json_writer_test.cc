@@ -34,6 +34,26 @@ TEST(JsonWriterTest, ReplacesInvalidUtf8) {
   EXPECT_EQ(Json("\xed\xa0\x80"), R"("\ufffd\ufffd\ufffd")");  // surrogate
 }
 
+TEST(JsonWriterTest, StringMemberAddsExactBytesOnlyForInvalidUtf8) {
+  JsonWriter w;
+  w.BeginObject();
+  w.StringMember("path", "/export/Jos\xe9");  // Latin-1 e-acute
+  w.StringMember("group", "caf\xc3\xa9");     // valid UTF-8: no companion
+  w.EndObject();
+  EXPECT_EQ(w.str(),
+            R"({"path":"/export/Jos\ufffd","path_b64":"L2V4cG9ydC9Kb3Pp",)"
+            "\"group\":\"caf\xc3\xa9\"}");
+}
+
+TEST(JsonWriterTest, OptionalStringMemberIsNullWhenEmpty) {
+  JsonWriter w;
+  w.BeginObject();
+  w.OptionalStringMember("resource", "");
+  w.OptionalStringMember("description", "x");
+  w.EndObject();
+  EXPECT_EQ(w.str(), R"({"resource":null,"description":"x"})");
+}
+
 TEST(JsonWriterTest, SeparatesMembersAndNestsContainers) {
   JsonWriter w;
   w.BeginObject();

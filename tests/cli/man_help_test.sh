@@ -30,6 +30,19 @@ compare() {  # NAME BINARY PAGE
 }
 
 compare sharectl "$2" "$dir/sharectl.8"
+
+# sharectl's commands: the "Commands:" section of --help against the
+# commands the page describes (.It Cm NAME, or .Cm NAME after .It Xo).
+help_commands=$("$2" --help | awk '/^Commands:/ {f = 1; next} /^$/ {f = 0} f {print $1}' | sort -u)
+man_commands=$(awk '/^\.It Cm / {print $3} prev == ".It Xo" && /^\.Cm / {print $2} {prev = $0}' \
+  "$dir/sharectl.8" | sort -u)
+if [[ $help_commands != "$man_commands" ]]; then
+  echo "FAIL sharectl: commands differ (< --help, > sharectl.8):"
+  diff <(echo "$help_commands") <(echo "$man_commands")
+  fail=1
+else
+  checked=$((checked + 1))
+fi
 if [[ -n ${3:-} && -x $3 && -f $dir/sharemgrd.8 ]]; then
   compare sharemgrd "$3" "$dir/sharemgrd.8"
 else

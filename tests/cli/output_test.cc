@@ -103,5 +103,29 @@ TEST(KernelNotesTest, ShowJsonListsThemPerShare) {
   EXPECT_THAT(out, HasSubstr("\"kernel_no_effect\":[]"));
 }
 
+TEST(JsonShapeTest, ShowJsonAbsentValuesAreNullAndLatin1PathsRoundTrip) {
+  libshare::GroupInfo g;
+  g.name = "g";
+  libshare::ShareInfo s;
+  s.path = "/srv/Jos\xe9";
+  s.group = "g";
+  s.effective_options = "rw";
+  std::string out = FormatShowJson({g}, {s});
+  EXPECT_THAT(out, HasSubstr("\"path\":\"/srv/Jos\\ufffd\","
+                             "\"path_b64\":\"L3Nydi9Kb3Pp\""));
+  EXPECT_THAT(out, HasSubstr("\"resource\":null,\"description\":null,"
+                             "\"options\":null,\"effective_options\":\"rw\""));
+}
+
+TEST(JsonShapeTest, CheckJsonUsesNullForNoDecidingOptionOrEntry) {
+  libshare::CheckResult r;
+  r.client = "10.1.2.3";
+  r.address = "10.1.2.3";
+  r.access = "none";
+  r.reason = "no share covers /x";
+  std::string out = FormatCheckJson(r);
+  EXPECT_THAT(out, HasSubstr("\"share\":null,\"option\":null,\"entry\":null"));
+}
+
 }  // namespace
 }  // namespace sharectl

@@ -25,6 +25,8 @@ struct FakeDaemon {
   std::vector<Batch> batches;
   std::vector<libshare::OperationError> errors;  // answer to Apply
   std::vector<libshare::GroupInfo> groups;
+  std::vector<libshare::ShareInfo> shares;
+  std::string connected_to;  // the socket of the last connection
 };
 
 class FakeClient : public libshare::Client {
@@ -42,7 +44,7 @@ class FakeClient : public libshare::Client {
   }
   absl::StatusOr<std::vector<libshare::ShareInfo>> ListShares(
       const std::vector<std::string>&) override {
-    return std::vector<libshare::ShareInfo>{};
+    return d_->shares;
   }
   absl::StatusOr<std::vector<libshare::SharetabEntry>> Sharetab() override {
     return std::vector<libshare::SharetabEntry>{};
@@ -85,6 +87,7 @@ class RunTest : public ::testing::Test {
       if (!reachable_) {
         return absl::UnavailableError("connect " + socket + ": refused");
       }
+      daemon_.connected_to = socket;
       return std::make_unique<FakeClient>(&daemon_);
     };
     return sharectl::Run(args, env);
@@ -265,6 +268,84 @@ TEST_F(RunTest, CommandHelpPrintsItsSynopsis) {
 TEST_F(RunTest, JsonAfterTheCommandIsAccepted) {
   EXPECT_EQ(Run({"check", "--json", "h", "/a"}), kExitOk);
   EXPECT_THAT(out_.str(), HasSubstr("\"access\""));
+}
+
+TEST_F(RunTest, SocketAfterTheCommandIsAccepted) {
+  EXPECT_EQ(Run({"list", "--socket", "/tmp/a.sock"}), kExitOk);
+  EXPECT_EQ(daemon_.connected_to, "/tmp/a.sock");
+  EXPECT_EQ(Run({"add-share", "-s", "/a", "--socket=/tmp/b.sock", "g"}),
+            kExitOk);
+  EXPECT_EQ(daemon_.connected_to, "/tmp/b.sock");
+  ASSERT_EQ(daemon_.batches.size(), 1u);
+  EXPECT_EQ(daemon_.batches[0].ops[0].group, "g");
+}
+
+TEST_F(RunTest, GlobalOptionsAfterDoubleDashAreArguments) {
+  EXPECT_EQ(Run({"show", "--", "--json"}), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("--json: no such group"));
+  EXPECT_EQ(out_.str(), "");
+}
+
+TEST_F(RunTest, RemoveSharePathWithoutDashSIsAUsageError) {
+  EXPECT_EQ(Run({"remove-share", "/export/a"}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("give the path \"/export/a\" with -s"));
+  EXPECT_TRUE(daemon_.batches.empty());
+}
+
+TEST_F(RunTest, MistypedCommandGetsASuggestion) {
+  EXPECT_EQ(Run({"add-shar", "-s", "/a", "g"}), kExitUsage);
+  EXPECT_EQ(err_.str(),
+            "sharectl: unknown command \"add-shar\"; did you mean "
+            "\"add-share\"?\n");
+  EXPECT_EQ(Run({"add-share", "-S", "/a", "g"}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("did you mean \"-s\"?"));
+}
+
+TEST_F(RunTest, UsageErrorWithJsonPrintsAnErrorDocument) {
+  EXPECT_EQ(Run({"--json", "add-share", "g"}), kExitUsage);
+  EXPECT_THAT(out_.str(), HasSubstr("{\"error\":{\"kind\":\"usage\","
+                                    "\"command\":\"add-share\",\"message\":"));
+  EXPECT_EQ(Run({"nosuch", "--json"}), kExitUsage);
+  EXPECT_THAT(out_.str(),
+              HasSubstr("{\"error\":{\"kind\":\"usage\",\"command\":null,"));
+}
+
+TEST_F(RunTest, UnreachableWithJsonPrintsAnErrorDocument) {
+  reachable_ = false;
+  EXPECT_EQ(Run({"--json", "stats"}), kExitUnreachable);
+  EXPECT_THAT(out_.str(), HasSubstr("\"kind\":\"unreachable\""));
+}
+
+TEST_F(RunTest, RefusedBatchJsonHasStructuredOriginAndError) {
+  daemon_.errors = {{1, "/b: no such directory"}};
+  EXPECT_EQ(Run({"--json", "batch", "-"}, "create g\nadd-share -s /b g\n"),
+            kExitRefused);
+  EXPECT_THAT(out_.str(),
+              HasSubstr("\"index\":1,\"origin\":{\"file\":\"<stdin>\",\"line\":2},"
+                        "\"command\":\"add-share\""));
+  EXPECT_THAT(out_.str(), HasSubstr("\"error\":{\"kind\":\"refused\""));
+}
+
+TEST_F(RunTest, EmptyBatchWithJsonStillPrintsADocument) {
+  EXPECT_EQ(Run({"--json", "batch", "-"}, "# nothing\n\n"), kExitOk);
+  EXPECT_THAT(out_.str(), HasSubstr("{\"ok\":true,\"dry_run\":false,\"applied\":0,"));
+  EXPECT_TRUE(daemon_.batches.empty());
+}
+
+TEST_F(RunTest, ShowDashSPrintsOneShareAndNamesTheEnclosingOne) {
+  daemon_.groups = {{"homes", true, "", 2}, {"lab", true, "", 0}};
+  libshare::ShareInfo a;
+  a.path = "/export/home/a";
+  a.group = "homes";
+  libshare::ShareInfo b = a;
+  b.path = "/export/home/b";
+  daemon_.shares = {a, b};
+  EXPECT_EQ(Run({"show", "-s", "/export/home//b/"}), kExitOk);
+  EXPECT_EQ(out_.str(), "homes\n    /export/home/b\n");
+  EXPECT_EQ(Run({"show", "-s", "/export/home/a/x"}), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("/export/home/a/x: no such share (it is "
+                                    "inside share /export/home/a of group "
+                                    "homes)"));
 }
 
 }  // namespace

@@ -474,9 +474,11 @@ TEST(SecScoping, SecWithNoAccessOptionsGivesEmptyScope) {
 
 TEST(ParseOptionsError, UnknownOption) {
   EXPECT_EQ(Error("foo"), "option \"foo\": unknown option");
-  EXPECT_EQ(Error("rw,Rw"), "option \"Rw\": unknown option");
+  EXPECT_EQ(Error("rw,Rw"),
+            "option \"Rw\": unknown option; did you mean \"rw\"?");
   EXPECT_EQ(Error("=x"), "option \"=x\": unknown option");
-  EXPECT_EQ(Error("rw, ro"), "option \" ro\": unknown option");
+  EXPECT_EQ(Error("rw, ro"),
+            "option \" ro\": unknown option; did you mean \"ro\"?");
 }
 
 TEST(ParseOptionsError, EmptyAccessList) {

@@ -14,13 +14,13 @@ start_daemon --insecure
 sc create g || fail "create refused"
 sc add-share -s "$a" g || fail "add-share refused while the view is unwritable"
 sc --json show | grep -q "$a" || fail "share not committed"
-err=$(sc --json stats | jq -r .sharetab_error)
+err=$(sc --json stats | jq -r '.sharetab_error // ""')
 [[ -n $err ]] || fail "stats shows no sharetab_error"
 assert_contains "$err" "$SM_SHARETAB" "sharetab_error"
 grep -q "sharetab" "$SM_LOG" || fail "no sharetab error in the log"
 rm "$SM_DIR/notadir" && mkdir "$SM_DIR/notadir"
 sc add-share -s "$b" g || fail "add-share refused"
-assert_eq "" "$(sc --json stats | jq -r .sharetab_error)" "sharetab_error once writable"
+assert_eq "" "$(sc --json stats | jq -r '.sharetab_error // ""')" "sharetab_error once writable"
 grep -q "^$a	" "$SM_SHARETAB" && grep -q "^$b	" "$SM_SHARETAB" ||
   fail "view not rewritten: $(cat "$SM_SHARETAB")"
 stop_daemon || fail "sharemgrd exited non-zero"
@@ -34,14 +34,14 @@ if [[ $(id -u) == 0 ]]; then
     start_daemon --insecure
     mount -o remount,ro "$SM_DIR/view" || fail "cannot remount read-only"
     sc add-share -s "$c" g || fail "add-share refused on a read-only view"
-    [[ -n $(sc --json stats | jq -r .sharetab_error) ]] ||
+    [[ -n $(sc --json stats | jq -r '.sharetab_error // ""') ]] ||
       fail "stats shows no sharetab_error on a read-only file system"
     grep -q "^$c	" "$SM_SHARETAB" && fail "view written on a read-only fs?"
     mount -o remount,rw "$SM_DIR/view" || fail "cannot remount read-write"
     # A restart rewrites the view from the store.
     restart_daemon --insecure
     grep -q "^$c	" "$SM_SHARETAB" || fail "view not rewritten at start-up"
-    assert_eq "" "$(sc --json stats | jq -r .sharetab_error)" "sharetab_error after restart"
+    assert_eq "" "$(sc --json stats | jq -r '.sharetab_error // ""')" "sharetab_error after restart"
   else
     echo "note: cannot mount a tmpfs; read-only view case skipped"
   fi

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# sharectl's bash completion: registered for sharectl, completes commands,
+# options, option values and group names from a real sharemgrd, and is
+# installed by CMake's install rules.
+# Usage: completion_test.sh SHARECTL SHAREMGRD COMPLETION_FILE BUILD_DIR
+SHARECTL=$1
+SHAREMGRD=$2
+COMPLETION=$3
+BUILD_DIR=$4
+. "$(dirname "$0")/integration_lib.sh"
+
+# The completion runs `sharectl` as the user typed it: put ours first.
+mkdir -p "$T/bin"
+ln -s "$(realpath "$SHARECTL")" "$T/bin/sharectl"
+PATH=$T/bin:$PATH
+
+. "$COMPLETION"
+run complete -p sharectl
+ok "complete -p: sharectl is completed by _sharectl" \
+  '[[ $RC == 0 && $OUT == *"-F _sharectl"*sharectl* ]]'
+
+# comp LINE: completes LINE as if the cursor were at its end; sets
+# COMPREPLY and REPLY (the words, sorted, space-separated).
+comp() {
+  local line=$1
+  read -ra COMP_WORDS <<<"$line"
+  [[ $line == *" " ]] && COMP_WORDS+=("")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMP_LINE=$line
+  COMP_POINT=${#line}
+  COMPREPLY=()
+  _sharectl sharectl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+  REPLY=$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ')
+  REPLY=${REPLY% }
+}
+
+comp "sharectl add-sh"
+ok "a command prefix completes" '[[ $REPLY == add-share ]]'
+comp "sharectl "
+ALL=$("$SHARECTL" --help | awk '/^Commands:/ {f = 1; next} /^$/ {f = 0} f {print $1}' |
+  sort | tr '\n' ' ')
+ok "every command of --help is offered" \
+  '[[ "$REPLY " == "$ALL" && $REPLY == *add-share* && $REPLY == *dump* && $REPLY == *remove-share* ]]'
+comp "sharectl --js"
+ok "global options complete" '[[ $REPLY == --json ]]'
+comp "sharectl add-share -"
+ok "the command's options, with the global ones after the command" \
+  '[[ $REPLY == "--dry-run --help --json --socket -d -n -o -r -s" ]]'
+comp "sharectl import --"
+ok "long options of import" \
+  '[[ $REPLY == *--dfstab*--exports*--skip-unsupported* ]]'
+comp "sharectl create -o rw,nosu"
+ok "-o completes share_nfs option names after the last comma" \
+  '[[ $REPLY == "rw,nosub rw,nosuid" ]]'
+mkdir -p "$T/ex/alpha" "$T/ex/beta"
+comp "sharectl add-share -s $T/ex/al"
+ok "-s completes directories" '[[ $REPLY == "$T/ex/alpha" ]]'
+comp "sharectl cache "
+ok "cache completes flush" '[[ $REPLY == flush ]]'
+
+# Group names come from the daemon on the socket given on the line.
+start_daemon
+sc create alpha >/dev/null
+sc create alpine >/dev/null
+sc create beta >/dev/null
+comp "sharectl --socket $T/sock enable al"
+ok "group names complete from the daemon (--socket before the command)" \
+  '[[ $REPLY == "alpha alpine" ]]'
+comp "sharectl add-share -s $T/ex/alpha --socket=$T/sock be"
+ok "--socket= after the command is used" '[[ $REPLY == beta ]]'
+comp "sharectl --socket $T/sock import -g b"
+ok "-g completes group names" '[[ $REPLY == beta ]]'
+comp "sharectl --socket $T/nowhere enable al"
+ok "no daemon: no group names, no error" '[[ -z $REPLY ]]'
+
+# Installed beside the man pages by `cmake --install`.
+if [[ -n $BUILD_DIR && -f $BUILD_DIR/cmake_install.cmake ]]; then
+  run cmake --install "$BUILD_DIR" --prefix "$T/inst"
+  ok "cmake --install puts the completion in share/bash-completion" \
+    '[[ $RC == 0 && -f $T/inst/share/bash-completion/completions/sharectl &&
+        -f $T/inst/share/man/man8/sharectl.8 ]]'
+  ok "the installed file is the completion" \
+    'cmp -s "$COMPLETION" "$T/inst/share/bash-completion/completions/sharectl"'
+fi
+
+report

@@ -153,6 +153,14 @@ const std::vector<CommandSpec>& Commands() {
        0,
        0},
       {"cache", "flush", "empty the authorization cache", false, {}, 1, 1},
+      {"changes",
+       "--since GENERATION",
+       "show the batches committed after GENERATION: who, what, which shares",
+       false,
+       {{"--since", "GENERATION",
+         "a generation from stats, list --json or a change's --json reply"}},
+       0,
+       0},
       {"batch",
        "FILE|-",
        "apply the commands of FILE (- for standard input) as one transaction",
@@ -171,7 +179,8 @@ const std::vector<CommandSpec>& Commands() {
         {"-g", "GROUP", "group of the imported shares (default: imported)"},
         {"--skip-unsupported", "",
          "drop exports options that have no share_nfs equivalent"},
-        {"--dry-run", "", "print the batch instead of applying it"}},
+        {"--dry-run", "",
+         "print the batch; the daemon checks it and changes nothing"}},
        0,
        0},
   };
@@ -183,6 +192,19 @@ const CommandSpec* FindCommand(std::string_view name) {
     if (c.name == name) return &c;
   }
   return nullptr;
+}
+
+bool TakesDryRun(const CommandSpec& spec) {
+  return spec.changes || spec.name == "batch" || spec.name == "import";
+}
+
+const std::vector<OptionSpec>& DryRunOptions() {
+  static const auto* const kDryRun = new std::vector<OptionSpec>{
+      {"-n", "",
+       "dry run: the daemon checks against the live table, changes nothing"},
+      {"--dry-run", "", "the same as -n"},
+  };
+  return *kDryRun;
 }
 
 const std::vector<OptionSpec>& GlobalOptions() {
@@ -228,6 +250,8 @@ std::string GlobalHelp() {
     if (c.options.empty()) continue;
     absl::StrAppend(&out, " ", A(c.name), ":\n", OptionLines(c.options));
   }
+  absl::StrAppend(&out, " every changing command, batch and import:\n",
+                  OptionLines(DryRunOptions()));
   absl::StrAppend(&out,
                   "\nExit status: 0 done, 1 refused, 2 usage error, 3 daemon "
                   "unreachable.\nSee sharectl(8).\n");
@@ -237,8 +261,16 @@ std::string GlobalHelp() {
 std::string CommandHelp(const CommandSpec& spec) {
   std::string out = absl::StrCat("usage: sharectl ", A(spec.name), " ",
                                  A(spec.synopsis), "\n", A(spec.summary), "\n");
-  if (!spec.options.empty()) {
-    absl::StrAppend(&out, "\nOptions:\n", OptionLines(spec.options));
+  std::vector<OptionSpec> options = spec.options;
+  if (TakesDryRun(spec)) {
+    for (const OptionSpec& d : DryRunOptions()) {
+      bool listed = false;
+      for (const OptionSpec& o : spec.options) listed |= o.name == d.name;
+      if (!listed) options.push_back(d);
+    }
+  }
+  if (!options.empty()) {
+    absl::StrAppend(&out, "\nOptions:\n", OptionLines(options));
   }
   return out;
 }
@@ -249,6 +281,11 @@ absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
   const auto find = [&](std::string_view name) -> const OptionSpec* {
     for (const auto& o : spec.options) {
       if (o.name == name) return &o;
+    }
+    if (TakesDryRun(spec)) {
+      for (const auto& o : DryRunOptions()) {
+        if (o.name == name) return &o;
+      }
     }
     return nullptr;
   };
@@ -386,6 +423,7 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
   }
   ChangeCommand cmd;
   cmd.name = std::string(spec->name);
+  cmd.dry_run = a.DryRun();
   // The daemon refuses bad group names too; refusing them here says so
   // before connecting, and keeps "--help" or "" out of batch files.
   for (size_t i = 0; i < a.args.size(); ++i) {

@@ -43,6 +43,11 @@ const std::vector<CommandSpec>& Commands();
 const CommandSpec* FindCommand(std::string_view name);
 // Options that come before the command.
 const std::vector<OptionSpec>& GlobalOptions();
+// Whether the command takes -n/--dry-run: every changing command, batch
+// and import. The options themselves (DryRunOptions) are not in each
+// command's table: ParseArgs and the help add them.
+bool TakesDryRun(const CommandSpec& spec);
+const std::vector<OptionSpec>& DryRunOptions();
 
 // `sharectl --help` and `sharectl COMMAND --help`.
 std::string GlobalHelp();
@@ -56,6 +61,8 @@ struct ParsedArgs {
   std::vector<std::string> args;
   bool help = false;  // --help was given
 
+  // -n or --dry-run was given.
+  bool DryRun() const { return Has("-n") || Has("--dry-run"); }
   bool Has(std::string_view opt) const {
     return values.count(opt) != 0 || flags.count(opt) != 0;
   }
@@ -80,6 +87,7 @@ struct ChangeCommand {
   std::vector<libshare::Operation> ops;
   bool all = false;
   libshare::Operation::Type all_type = libshare::Operation::Type::kEnableGroup;
+  bool dry_run = false;  // -n / --dry-run
 };
 
 // words[0] is the command name. Errors: kInvalidArgument for a usage error

@@ -12,10 +12,13 @@
 #include <iostream>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "batch_report.h"
 #include "absl/strings/str_join.h"
 #include "commands.h"
 #include "dump.h"
@@ -42,14 +45,6 @@ using libshare::Client;
 using libshare::Operation;
 
 constexpr char kDefaultImportGroup[] = "imported";
-
-// A problem found before anything is sent: where, the command, why.
-struct Problem {
-  std::string origin;   // "12" or "/etc/exports:7"
-  std::string command;  // "add-share"; "" when the origin says enough
-  std::string message;
-  std::optional<std::size_t> index = std::nullopt;  // the operation's, if sent
-};
 
 // A warning that did not stop the command (an import option dropped by
 // --skip-unsupported): where and why.
@@ -202,10 +197,7 @@ class Runner {
   // One line per problem on stderr, and with --json the same as the
   // document Apply() prints for a refused batch.
   void ReportProblems(const std::vector<Problem>& problems) {
-    for (const auto& p : problems) {
-      err() << p.origin << ": " << (p.command.empty() ? "" : p.command)
-            << (p.command.empty() ? "" : ": ") << p.message << "\n";
-    }
+    err() << FormatProblems(problems);
     if (!json_) return;
     out() << ChangeJson(false, 0, 0, "", problems);  // nothing was sent
   }
@@ -213,9 +205,11 @@ class Runner {
   // The document a changing command prints with --json, whether the batch
   // was refused before sending (problems without index), by the daemon,
   // or committed. It has "error" exactly when the command fails.
+  // With import --dry-run --json it also holds the batch text ("batch").
   std::string ChangeJson(bool ok, uint64_t applied, uint64_t generation,
                          const std::string& commit_error,
-                         const std::vector<Problem>& problems) const;
+                         const std::vector<Problem>& problems,
+                         bool dry_run = false) const;
 
   int RunChange(const CommandSpec& spec, const std::vector<std::string>& words);
   // Warnings and notes on stderr after one committed change: options that
@@ -234,11 +228,18 @@ class Runner {
   int RunCacheFlush(const ParsedArgs& a);
   int RunBatch(const ParsedArgs& a);
   int RunImport(const ParsedArgs& a);
+  int RunChanges(const ParsedArgs& a);
 
   // Sends ops as one batch. origins[i] prefixes operation i's errors
-  // ("12" for a batch line, "/etc/exports:3", or "sharectl").
-  int Apply(std::string_view cmd, const Batch& batch,
-            const std::vector<std::string>& origins, bool progress);
+  // ("FILE:12" for a batch line, "/etc/exports:3", or "sharectl").
+  // `problems` are bad lines found before sending: the other lines are
+  // then sent as a dry run, so that every bad line is reported in one run
+  // (sorted by FILE:LINE) and nothing is committed. With `summary`, one
+  // summary line ends the report (label and lines set by the caller).
+  int Apply(std::string_view cmd, Batch batch,
+            const std::vector<std::string>& origins, bool progress,
+            std::vector<Problem> problems = {},
+            BatchSummary* summary = nullptr);
   // Group names the daemon knows, for enable -a and import.
   absl::StatusOr<std::vector<std::string>> GroupNames(std::string_view cmd,
                                                       int* rc);
@@ -247,6 +248,8 @@ class Runner {
   const std::string socket_;
   const bool json_;
   std::unique_ptr<Client> client_;
+  // import --dry-run --json: the batch text, put in the one document.
+  std::optional<std::string> json_batch_text_;
   std::string command_;     // the command being run, for error documents
   std::string batch_file_;  // batch's FILE ("-": standard input)
   std::vector<Warning> warnings_;
@@ -254,11 +257,15 @@ class Runner {
 
 std::string Runner::ChangeJson(bool ok, uint64_t applied, uint64_t generation,
                                const std::string& commit_error,
-                               const std::vector<Problem>& problems) const {
+                               const std::vector<Problem>& problems,
+                               bool dry_run) const {
   JsonWriter w;
   w.BeginObject();
+  if (json_batch_text_) w.StringMember("batch", *json_batch_text_);
   w.Key("ok");
   w.Bool(ok);
+  w.Key("dry_run");
+  w.Bool(dry_run);
   w.Key("applied");
   w.Uint(applied);
   w.Key("generation");
@@ -316,50 +323,89 @@ absl::StatusOr<std::vector<std::string>> Runner::GroupNames(
   return names;
 }
 
-int Runner::Apply(std::string_view cmd, const Batch& batch,
-                  const std::vector<std::string>& origins, bool progress) {
-  int rc = kExitOk;
-  Client* c = Connection(cmd, &rc);
-  if (c == nullptr) return rc;
-  if (progress) {
-    err() << "sharectl: " << cmd << ": sending " << batch.ops.size()
-          << " operations" << std::endl;
-  }
+int Runner::Apply(std::string_view cmd, Batch batch,
+                  const std::vector<std::string>& origins, bool progress,
+                  std::vector<Problem> problems, BatchSummary* summary) {
+  const bool parse_failed = !problems.empty();
+  const bool asked_dry_run = batch.dry_run;
+  if (parse_failed) batch.dry_run = true;  // nothing may be committed
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<BatchResult> r = c->Apply(batch);
-  const double ms = std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
-  if (!r.ok()) return CallFailed(cmd, r.status());
-  std::vector<Problem> problems;
-  for (const auto& e : r->errors) {
-    Problem& p = problems.emplace_back();
-    p.index = e.index;
-    p.origin = e.index < origins.size() ? origins[e.index] : "";
-    if (e.index < batch.ops.size()) {
-      p.command = std::string(libshare::OperationName(batch.ops[e.index].type));
+  auto elapsed_ms = [&start] {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  std::optional<BatchResult> r;
+  if (!batch.ops.empty()) {
+    int rc = kExitOk;
+    Client* c = Connection(cmd, &rc);
+    if (c == nullptr) {
+      if (!parse_failed) return rc;
+      err() << "sharectl: " << cmd
+            << ": the lines that parsed were not checked\n";
+    } else {
+      if (progress) {
+        err() << "sharectl: " << cmd << ": sending " << batch.ops.size()
+              << " operations" << (batch.dry_run ? " (dry run)" : "")
+              << std::endl;
+      }
+      absl::StatusOr<BatchResult> sent = c->Apply(batch);
+      if (!sent.ok()) {
+        if (!parse_failed) return CallFailed(cmd, sent.status());
+        // The bad lines are reported below, in one document.
+        err() << "sharectl: " << cmd << ": " << sent.status().message()
+              << "\n";
+      } else {
+        r = *std::move(sent);
+      }
     }
-    p.message = e.message;
-    err() << (p.origin.empty() ? "sharectl" : p.origin) << ": "
-          << (p.command.empty() ? "?" : p.command) << ": " << p.message << "\n";
   }
-  if (!r->commit_error.empty()) {
+  if (r.has_value()) {
+    for (const auto& e : r->errors) {
+      Problem& p = problems.emplace_back();
+      p.index = e.index;
+      p.origin = e.index < origins.size() ? origins[e.index] : "";
+      if (e.index < batch.ops.size()) {
+        p.command =
+            std::string(libshare::OperationName(batch.ops[e.index].type));
+      }
+      p.message = e.message;
+    }
+  }
+  SortProblems(&problems);
+  err() << FormatProblems(problems);
+  const std::string commit_error = r ? r->commit_error : "";
+  if (!commit_error.empty()) {
     err() << "sharectl: " << cmd
-          << ": commit failed, nothing changed: " << r->commit_error << "\n";
+          << ": commit failed, nothing changed: " << commit_error << "\n";
   }
+  const bool ok = problems.empty() && commit_error.empty() && !parse_failed;
+  const uint64_t applied = r ? r->applied : 0;
+  const uint64_t generation = r ? r->generation : 0;
   if (json_) {
-    out() << ChangeJson(r->ok(), r->applied, r->generation, r->commit_error,
-                        problems);
+    out() << ChangeJson(ok, applied, generation, commit_error, problems,
+                        asked_dry_run);
   }
-  if (!r->ok()) return kExitRefused;
-  if (progress) {
+  if (progress && ok && !batch.dry_run) {
     err() << "sharectl: " << cmd << ": committed" << std::endl;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.0f", ms);
-    err() << r->applied << " operations applied in " << buf << " ms"
-          << std::endl;
   }
-  return kExitOk;
+  if (summary != nullptr) {
+    summary->dry_run = asked_dry_run;
+    summary->committed = ok && !batch.dry_run && applied > 0;
+    summary->operations = ok && batch.dry_run ? batch.ops.size() : applied;
+    summary->refused_lines = RefusedLines(problems);
+    summary->errors = problems.size();
+    summary->ms = elapsed_ms();
+    summary->generation = generation;
+    summary->commit_error = commit_error;
+    err() << FormatSummary(*summary);
+  } else if (ok && batch.dry_run) {
+    err() << "sharectl: " << cmd << ": dry run passed, nothing changed ("
+          << batch.ops.size()
+          << (batch.ops.size() == 1 ? " operation" : " operations")
+          << " would apply)\n";
+  }
+  return ok ? kExitOk : kExitRefused;
 }
 
 int Runner::RunChange(const CommandSpec& spec,
@@ -402,6 +448,8 @@ int Runner::RunChange(const CommandSpec& spec,
       if (g.name == only->group) old_group_options = g.options;
     }
   }
+  batch.dry_run = cmd->dry_run;
+  batch.origin = std::string(spec.name);
   int rc = Apply(spec.name, batch,
                  std::vector<std::string>(batch.ops.size(), "sharectl"), false);
   if (rc == kExitOk && only != nullptr) ReportChange(spec.name, *only, old_group_options);
@@ -690,6 +738,8 @@ int Runner::RunBatch(const ParsedArgs& a) {
     std::string error;
     if (!ReadWholeFile(file, &text, &error)) return Refused("batch", error);
   }
+  // Errors and the summary name lines as FILE:LINE.
+  const std::string where = file == "-" ? "<stdin>" : file;
   std::vector<SplitLine> lines = SplitShellLines(text);
   const bool progress = env_.interactive && lines.size() > kProgressThreshold;
   if (progress) {
@@ -697,47 +747,58 @@ int Runner::RunBatch(const ParsedArgs& a) {
           << std::endl;
   }
   Batch batch;
+  batch.dry_run = a.DryRun();
+  batch.origin = absl::StrCat("batch ", where);
   std::vector<std::string> origins;
   std::vector<std::pair<size_t, ChangeCommand>> all_commands;  // enable -a
   std::vector<Problem> bad;
   for (SplitLine& l : lines) {
     const std::string what = l.words.empty() ? "batch" : l.words[0];
+    const std::string origin = absl::StrCat(where, ":", l.line);
     if (!l.error.empty()) {
-      bad.push_back({std::to_string(l.line), what, l.error});
+      bad.push_back({origin, what, l.error});
       continue;
     }
     absl::StatusOr<ChangeCommand> cmd = ParseChangeCommand(l.words);
     if (!cmd.ok()) {
-      bad.push_back(
-          {std::to_string(l.line), what, std::string(cmd.status().message())});
+      bad.push_back({origin, what, std::string(cmd.status().message())});
+      continue;
+    }
+    if (cmd->dry_run) {
+      bad.push_back({origin, what,
+                     "-n applies to the whole batch: sharectl batch -n FILE"});
       continue;
     }
     if (cmd->all) {
       // Placeholder: expanded below, once the daemon's groups are known.
       all_commands.emplace_back(batch.ops.size(), *cmd);
-      origins.push_back(std::to_string(l.line));
+      origins.push_back(origin);
       batch.ops.emplace_back();
       continue;
     }
     for (auto& op : cmd->ops) {
       batch.ops.push_back(std::move(op));
-      origins.push_back(std::to_string(l.line));
+      origins.push_back(origin);
     }
   }
-  if (!bad.empty()) {
-    ReportProblems(bad);
-    return kExitRefused;
-  }
-  if (batch.ops.empty()) {  // only comments and blank lines
+  BatchSummary summary;
+  summary.label = absl::StrCat("batch ", where);
+  summary.lines = lines.size();
+  if (batch.ops.empty() && bad.empty()) {  // only comments and blank lines
     if (json_) out() << ChangeJson(true, 0, 0, "", {});
     return kExitOk;
   }
   if (!all_commands.empty()) {
     int rc = kExitOk;
     auto names = GroupNames("batch", &rc);
-    if (!names.ok()) return rc;
+    if (!names.ok()) {
+      if (!bad.empty()) ReportProblems(bad);
+      return rc;
+    }
     // -a means every group that exists at that point of the batch.
     Batch expanded;
+    expanded.dry_run = batch.dry_run;
+    expanded.origin = batch.origin;
     std::vector<std::string> expanded_origins;
     std::vector<std::string> known = *names;
     size_t next_all = 0;
@@ -765,7 +826,8 @@ int Runner::RunBatch(const ParsedArgs& a) {
     batch = std::move(expanded);
     origins = std::move(expanded_origins);
   }
-  return Apply("batch", batch, origins, progress);
+  return Apply("batch", std::move(batch), origins, progress, std::move(bad),
+               &summary);
 }
 
 // The files an --exports argument names: the file, the *.exports files of
@@ -841,20 +903,18 @@ int Runner::RunImport(const ParsedArgs& a) {
     }
   }
   if (!stopping.empty()) {
-    ReportProblems(stopping);
     bool any_unsupported = false;
     for (const auto& p : plan.problems) any_unsupported |= p.unsupported;
     if (any_unsupported && !skip) {
       err() << "sharectl: import: nothing applied; --skip-unsupported drops "
                "options that have no share_nfs equivalent\n";
     }
-    return kExitRefused;
   }
   for (const auto& w : plan.warnings) {
     err() << w.where << ": warning: " << w.message << "\n";
     warnings_.push_back({w.where, w.message});
   }
-  if (plan.ops.empty()) {
+  if (plan.ops.empty() && stopping.empty()) {
     err() << "sharectl: import: no shares found\n";
     warnings_.push_back({"", "no shares found"});
     if (json_) out() << ChangeJson(true, 0, 0, "", {});
@@ -862,25 +922,37 @@ int Runner::RunImport(const ParsedArgs& a) {
   }
 
   // The group is created in the same batch unless it exists.
-  const bool dry_run = a.Has("--dry-run");
+  const bool dry_run = a.DryRun();
   bool group_exists = false;
-  if (dry_run) {
-    // A dry run works without a daemon: it then assumes a new group.
-    auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
-    if (c.ok()) {
-      auto groups = (*c)->ListGroups();
-      if (groups.ok()) {
-        for (const auto& g : *groups) group_exists |= g.name == group;
-      }
-    }
-  } else {
+  bool reachable = true;
+  {
     int rc = kExitOk;
-    auto names = GroupNames("import", &rc);
-    if (!names.ok()) return rc;
-    group_exists =
-        std::find(names->begin(), names->end(), group) != names->end();
+    auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
+    absl::StatusOr<std::vector<libshare::GroupInfo>> groups =
+        c.ok() ? (*c)->ListGroups()
+               : absl::StatusOr<std::vector<libshare::GroupInfo>>(c.status());
+    if (groups.ok()) {
+      for (const auto& g : *groups) group_exists |= g.name == group;
+      client_ = *std::move(c);
+    } else if (dry_run) {
+      // A dry run works without a daemon: it then assumes a new group,
+      // and says that nothing was checked.
+      reachable = false;
+    } else {
+      rc = CallFailed("import",
+                      absl::UnavailableError(groups.status().message()));
+      if (!stopping.empty()) {
+        SortProblems(&stopping);
+        ReportProblems(stopping);
+        return kExitRefused;
+      }
+      return rc;
+    }
   }
   Batch batch;
+  batch.dry_run = dry_run;
+  batch.origin = absl::StrCat("import ", exports ? "--exports" : "--dfstab");
+  for (const auto& n : names) absl::StrAppend(&batch.origin, " ", n);
   std::vector<std::string> origins;
   if (!group_exists) {
     Operation create;
@@ -907,28 +979,51 @@ int Runner::RunImport(const ParsedArgs& a) {
       text += "\n";
     }
     if (json_) {
-      JsonWriter w;
-      w.BeginObject();
-      w.StringMember("batch", text);
-      w.Key("warnings");
-      w.BeginArray();
-      for (const auto& warning : warnings_) {
-        w.BeginObject();
-        WriteOrigin(warning.origin, "", &w);
-        w.StringMember("message", warning.message);
-        w.EndObject();
-      }
-      w.EndArray();
-      w.EndObject();
-      out() << w.str() << "\n";
+      json_batch_text_ = text;
     } else {
       out() << text;
     }
-    return kExitOk;
+    if (!reachable) {
+      SortProblems(&stopping);
+      err() << FormatProblems(stopping);
+      err() << "sharectl: import: dry run not checked: cannot reach sharemgrd "
+               "at "
+            << socket_ << "\n";
+      if (json_) {
+        out() << ChangeJson(stopping.empty(), 0, 0, "", stopping, true);
+      }
+      return stopping.empty() ? kExitOk : kExitRefused;
+    }
   }
+  std::set<std::string> entries(plan.origins.begin(), plan.origins.end());
+  for (const auto& p : stopping) entries.insert(p.origin);
+  BatchSummary summary;
+  summary.label = "import";
+  summary.lines = entries.size();
   const bool progress =
       env_.interactive && batch.ops.size() > kProgressThreshold;
-  return Apply("import", batch, origins, progress);
+  return Apply("import", std::move(batch), origins, progress,
+               std::move(stopping), &summary);
+}
+
+int Runner::RunChanges(const ParsedArgs& a) {
+  if (!a.Has("--since")) {
+    return Usage("changes",
+                 "option --since is required; usage: changes "
+                 "--since GENERATION");
+  }
+  uint64_t since = 0;
+  if (!absl::SimpleAtoi(a.Get("--since"), &since)) {
+    return Usage("changes", absl::StrCat("--since \"", a.Get("--since"),
+                                         "\": not a generation number"));
+  }
+  int rc = kExitOk;
+  Client* c = Connection("changes", &rc);
+  if (c == nullptr) return rc;
+  absl::StatusOr<libshare::ChangeList> changes = c->ChangesSince(since);
+  if (!changes.ok()) return CallFailed("changes", changes.status());
+  out() << (json_ ? FormatChangesJson(*changes) : FormatChanges(*changes));
+  return kExitOk;
 }
 
 int Runner::Dispatch(const CommandSpec& spec,
@@ -953,6 +1048,7 @@ int Runner::Dispatch(const CommandSpec& spec,
   if (n == "cache") return RunCacheFlush(*parsed);
   if (n == "batch") return RunBatch(*parsed);
   if (n == "import") return RunImport(*parsed);
+  if (n == "changes") return RunChanges(*parsed);
   return Usage(n, "not implemented");
 }
 

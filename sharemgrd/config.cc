@@ -222,6 +222,14 @@ const std::vector<OptionSpec>& Options() {
          c.follow_exports.push_back(v);
          return absl::OkStatus();
        }},
+      {"log-file", "FILE",
+       "also log to FILE (appended, with timestamps; reopened on SIGHUP); "
+       "detached, FILE replaces syslog",
+       [](DaemonConfig& c, const std::string& v) {
+         if (v.empty() || v[0] != '/') return Bad(v, "is not an absolute path");
+         c.log_file = v;
+         return absl::OkStatus();
+       }},
       {"debug-resolver-delay", "ADDR=MS",
        "for tests and benchmarks only: every resolver call about ADDR (or a "
        "name resolving to it) first sleeps MS milliseconds; repeatable",
@@ -316,7 +324,8 @@ std::string UsageText() {
   }
   absl::StrAppend(&out,
                   "\nSignals: SIGTERM/SIGINT stop cleanly, SIGHUP reloads the "
-                  "files resolver.\nExit status: 0 clean stop, 1 start "
+                  "files resolver and reopens the log file.\nExit status: 0 "
+                  "clean stop, 1 start "
                   "failure, 2 usage error.\nSee sharemgrd(8).\n");
   return out;
 }

@@ -64,6 +64,7 @@ struct DaemonConfig {
   bool manage_gids = false;
   // --follow-exports: files (or FOLDER/GLOB patterns) to mirror.
   std::vector<std::string> follow_exports;
+  std::string log_file;  // --log-file: "" = none
   // --debug-resolver-delay: address text -> milliseconds.
   std::map<std::string, int> resolver_delays;
   bool help = false;

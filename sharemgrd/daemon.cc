@@ -148,9 +148,26 @@ absl::Status Daemon::TakeLock(const std::string& what,
   if (absl::Status s = MakeParent(lock_path); !s.ok()) return s;
   // Ours (regular, our owner, one link) or refused: never truncated or
   // written through a link, nor read as a daemon's pid if someone else's.
-  absl::StatusOr<int> opened = OpenLockFile(lock_path, ::geteuid());
-  if (!opened.ok()) return opened.status();
-  *fd = *opened;
+  // A daemon whose start fails removes the lock file it made while it
+  // holds the lock; whoever opened that file meanwhile locks a name that
+  // is gone, so after locking, the name must still be the file locked.
+  for (int attempt = 0;; ++attempt) {
+    absl::StatusOr<int> opened = OpenLockFile(lock_path, ::geteuid());
+    if (!opened.ok()) return opened.status();
+    *fd = *opened;
+    if (::flock(*fd, LOCK_EX | LOCK_NB) != 0) break;
+    struct stat held, named;
+    if (::fstat(*fd, &held) == 0 && ::stat(lock_path.c_str(), &named) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+      break;
+    }
+    ::close(*fd);
+    *fd = -1;
+    if (attempt == 10) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(lock_path, ": keeps being replaced; refusing to start"));
+    }
+  }
   if (::flock(*fd, LOCK_EX | LOCK_NB) != 0) {
     char buf[32] = {};
     ssize_t n = ::pread(*fd, buf, sizeof buf - 1, 0);
@@ -409,7 +426,74 @@ void Daemon::UnregisterRpcbind() {
   registered_ = false;
 }
 
+void Daemon::NoteMissingFiles() {
+  auto missing = [](const std::string& path) {
+    struct stat st;
+    return ::lstat(path.c_str(), &st) != 0 && errno == ENOENT;
+  };
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    std::string p = config_.db_path + suffix;
+    if (missing(p)) missing_db_files_.push_back(p);
+  }
+  missing_db_lock_ = missing(config_.db_path + ".lock");
+  missing_socket_lock_ = missing(config_.socket_path + ".lock");
+  missing_sharetab_ = missing(config_.sharetab_path);
+  missing_pid_file_ = config_.writes_pid_file() && missing(config_.pid_file);
+  for (const std::string& file :
+       {config_.db_path, config_.socket_path, config_.sharetab_path,
+        config_.writes_pid_file() ? config_.pid_file : std::string()}) {
+    std::string dir = file;
+    for (;;) {
+      std::size_t slash = dir.rfind('/');
+      if (slash == std::string::npos || slash == 0) break;
+      dir.resize(slash);
+      if (!missing(dir)) break;
+      if (std::find(missing_folders_.begin(), missing_folders_.end(), dir) ==
+          missing_folders_.end()) {
+        missing_folders_.push_back(dir);
+      }
+    }
+  }
+}
+
+void Daemon::Abandon() {
+  const bool served = started_;
+  Stop();
+  // Lock files are removed while their locks are held (see TakeLock); the
+  // store and the socket only when this run holds their locks: another
+  // daemon's files are never touched.
+  if (db_lock_fd_ >= 0) {
+    for (const std::string& p : missing_db_files_) ::unlink(p.c_str());
+    if (missing_db_lock_) ::unlink((config_.db_path + ".lock").c_str());
+  }
+  if (socket_lock_fd_ >= 0 && missing_socket_lock_) {
+    ::unlink((config_.socket_path + ".lock").c_str());
+  }
+  if (served && missing_sharetab_) ::unlink(config_.sharetab_path.c_str());
+  if (socket_lock_fd_ >= 0 && missing_pid_file_) {
+    ::unlink(config_.pid_file.c_str());
+  }
+  for (int* fd : {&db_lock_fd_, &socket_lock_fd_}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
+  // Deepest first; a folder that is not empty stays.
+  std::sort(missing_folders_.begin(), missing_folders_.end(),
+            [](const std::string& a, const std::string& b) {
+              return a.size() > b.size();
+            });
+  for (const std::string& d : missing_folders_) ::rmdir(d.c_str());
+  missing_folders_.clear();
+}
+
 absl::Status Daemon::Start() {
+  NoteMissingFiles();
+  absl::Status s = StartServing();
+  if (!s.ok()) Abandon();
+  return s;
+}
+
+absl::Status Daemon::StartServing() {
   if (absl::Status s = CheckStartupFiles(
           config_.db_path, config_.socket_path,
           config_.writes_pid_file() ? config_.pid_file : std::string(),
@@ -604,6 +688,7 @@ absl::Status Daemon::StartKernelMode() {
   }
   LogLine(absl::StrCat("kernel mode ", on ? "on" : "off", " (", why, ")"));
   if (!on) return absl::OkStatus();
+  kernel_on_ = true;
 
   access_ = std::make_unique<ShareAccess>(catalog_.get(), cache_.get(),
                                           fs_watch_.get());
@@ -676,7 +761,13 @@ void Daemon::Stop() {
   kernel_.reset();
   access_.reset();
   if (registered_) UnregisterRpcbind();
-  if (mgmt_) mgmt_->Stop();    // last sharetab view written
+  if (mgmt_) {
+    mgmt_->Stop();  // last sharetab view written
+    // Without the kernel mode nothing is served once we stop: the view
+    // says so. In kernel mode the kernel keeps serving what it cached
+    // (and queues the rest for our next start), so the view stays.
+    if (started_ && !kernel_on_) mgmt_->ClearSharetab();
+  }
   if (mount_) mount_->Stop();  // last mount records reach the store
   mgmt_.reset();
   mount_.reset();

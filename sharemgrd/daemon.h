@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "authcache/auth_cache.h"
@@ -38,14 +39,23 @@ class Daemon {
   ~Daemon();
 
   // On failure, the message is the one stderr line to print (without the
-  // "sharemgrd: " prefix).
+  // "sharemgrd: " prefix), and the start has been undone: Abandon().
   [[nodiscard]] absl::Status Start();
+  // Stops, then removes what this run created and still owns: the store
+  // (with its -wal and -shm files) and lock files whose locks it holds,
+  // the socket, the sharetab view and the pid file, and the folders made
+  // for them (if empty). For a start that failed, so that it leaves the
+  // state folders as they were. Files that existed before are kept.
+  void Abandon();
   // The "serving ..." line (without the prefix), valid after Start().
   std::string ServingLine() const;
   void ReloadResolver();
   void Stop();
 
  private:
+  [[nodiscard]] absl::Status StartServing();
+  // Notes which of the files and folders a start may create are missing.
+  void NoteMissingFiles();
   [[nodiscard]] absl::Status TakeLock(const std::string& what,
                                       const std::string& lock_path, int* fd);
   [[nodiscard]] absl::Status BindMount();
@@ -69,6 +79,14 @@ class Daemon {
   int mount_port_ = 0;
   bool registered_ = false;
   bool started_ = false;
+  bool kernel_on_ = false;
+  // Missing before Start(): removed by Abandon() if this run made them.
+  std::vector<std::string> missing_db_files_;  // store, -wal, -shm
+  bool missing_db_lock_ = false;
+  bool missing_socket_lock_ = false;
+  bool missing_sharetab_ = false;
+  bool missing_pid_file_ = false;
+  std::vector<std::string> missing_folders_;
   int threads_ = 0;
   std::unique_ptr<libshare::Catalog> catalog_;
   std::unique_ptr<authcache::AuthCache> cache_;

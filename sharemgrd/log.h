@@ -1,5 +1,7 @@
 // One-line log messages of the daemon: to stderr (foreground) or syslog
-// (detached). Thread-safe: each line is written with one call.
+// (detached), and to a log file when one is set (--log-file; detached,
+// the file replaces syslog). Thread-safe: each line is written with one
+// call.
 #ifndef SHAREMGRD_LOG_H_
 #define SHAREMGRD_LOG_H_
 
@@ -8,14 +10,28 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
 namespace sharemgrd {
 
-enum class LogTarget { kStderr, kSyslog };
+enum class LogTarget {
+  kStderr,
+  kSyslog,
+  kFileOnly,  // only the log file (detached with --log-file)
+};
 void SetLogTarget(LogTarget target);
+
+// Also writes every line to `path` (appended, created 0640, not through a
+// symbolic link), each line with a UTC timestamp and the pid:
+//   2026-12-01T07:04:42.123456Z sharemgrd[4242]: serving ...
+// Error if it cannot be opened. An empty path stops writing to a file.
+[[nodiscard]] absl::Status SetLogFile(const std::string& path);
+// Opens the log file again by its name (after logrotate moved it; SIGHUP).
+// On failure keeps the old descriptor and returns why.
+[[nodiscard]] absl::Status ReopenLogFile();
 // Writes "sharemgrd: <line>". Control characters still in `line` are
 // written as \xNN, so no input can start a forged log line; text from
 // clients should go through EscapeForLog first.

@@ -92,6 +92,14 @@ int main(int argc, char** argv) {
   // design's bound at no measurable cost for this allocation pattern.
   mallopt(M_ARENA_MAX, 2);
 
+  // Opened before detaching, so that a bad path is said on the terminal.
+  if (!config->log_file.empty()) {
+    if (absl::Status s = sharemgrd::SetLogFile(config->log_file); !s.ok()) {
+      Fail(s.message());
+      return 1;
+    }
+  }
+
   int ready_fd = -1;
   if (!config->foreground) {
     ready_fd = Detach();
@@ -124,13 +132,16 @@ int main(int argc, char** argv) {
           pid_file ? WritePidFile(config->pid_file) : absl::OkStatus();
       !s.ok()) {
     Fail(absl::StrCat("cannot write pid file: ", s.message()));
-    daemon.Stop();
+    daemon.Abandon();
     return 1;
   }
   sharemgrd::LogLine(daemon.ServingLine());
   if (ready_fd >= 0) {
-    // From now on nobody reads our stderr: log to syslog.
-    sharemgrd::SetLogTarget(sharemgrd::LogTarget::kSyslog);
+    // From now on nobody reads our stderr: log to syslog, or only to the
+    // log file when there is one.
+    sharemgrd::SetLogTarget(config->log_file.empty()
+                                ? sharemgrd::LogTarget::kSyslog
+                                : sharemgrd::LogTarget::kFileOnly);
     int null = ::open("/dev/null", O_RDWR);
     if (null >= 0) {
       ::dup2(null, STDIN_FILENO);
@@ -148,6 +159,12 @@ int main(int argc, char** argv) {
     int sig = 0;
     if (sigwait(&set, &sig) != 0) continue;
     if (sig == SIGHUP) {
+      if (absl::Status s = sharemgrd::ReopenLogFile(); !s.ok()) {
+        sharemgrd::LogLine(
+            absl::StrCat("cannot reopen the log file: ", s.message(),
+                         "; still writing to the "
+                         "old one"));
+      }
       daemon.ReloadResolver();
       continue;
     }

@@ -33,6 +33,10 @@ constexpr std::size_t kSyncSharetabShares = 2000;
 constexpr absl::Duration kSharetabMinGap = absl::Milliseconds(20);
 constexpr int kSharetabGapFactor = 10;
 constexpr std::size_t kTrimAfterOps = 1000;
+// A committed batch of at most this many operations is logged operation by
+// operation; a bigger one as counts per operation type.
+constexpr std::size_t kAuditOpsListed = 20;
+constexpr std::size_t kOriginLogBytes = 512;
 
 char* Mutable(const std::string& s) { return const_cast<char*>(s.c_str()); }
 std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
@@ -100,6 +104,79 @@ mgmt_status MgmtStatusOf(const absl::Status& s) {
   }
 }
 
+// "uid 0 (root) pid 4242": who called, from SO_PEERCRED.
+std::string Caller(const CallContext& ctx) {
+  if (!ctx.has_peer_cred) return "unknown caller";
+  std::string out = absl::StrCat("uid ", ctx.peer_uid);
+  std::vector<char> buf(16384);
+  passwd pw;
+  passwd* found = nullptr;
+  if (::getpwuid_r(ctx.peer_uid, &pw, buf.data(), buf.size(), &found) == 0 &&
+      found != nullptr) {
+    absl::StrAppend(&out, " (", EscapeForLog(found->pw_name, 64), ")");
+  }
+  absl::StrAppend(&out, " pid ", ctx.peer_pid);
+  return out;
+}
+
+// One operation for the audit log, as sharectl words with quoted values:
+//   add-share -o "rw" -d "x" -s "/export/a" "homes"
+std::string DescribeOperation(const Operation& op) {
+  auto q = [](const std::string& v) {
+    return absl::StrCat("\"", EscapeForLog(v), "\"");
+  };
+  std::string out(libshare::OperationName(op.type));
+  out.reserve(64);
+  const bool share_op = op.type == Operation::Type::kAddShare ||
+                        op.type == Operation::Type::kRemoveShare ||
+                        op.type == Operation::Type::kMoveShare ||
+                        op.type == Operation::Type::kSetOptions;
+  if (op.type == Operation::Type::kCreateGroup ||
+      op.type == Operation::Type::kAddShare ||
+      op.type == Operation::Type::kSetOptions) {
+    if (!op.options.empty() || op.type == Operation::Type::kSetOptions) {
+      absl::StrAppend(&out, " -o ", q(op.options));
+    }
+  }
+  if (!op.description.empty()) absl::StrAppend(&out, " -d ", q(op.description));
+  if (!op.resource.empty()) absl::StrAppend(&out, " -r ", q(op.resource));
+  if (share_op && !op.path.empty()) absl::StrAppend(&out, " -s ", q(op.path));
+  if (op.force) absl::StrAppend(&out, " -f");
+  if (!op.group.empty()) absl::StrAppend(&out, " ", q(op.group));
+  return out;
+}
+
+// "add-share 14990, create 1": operations counted by type, in type order.
+std::string CountOperations(const libshare::Batch& batch) {
+  std::vector<std::size_t> counts;
+  for (const Operation& op : batch.ops) {
+    auto t = static_cast<std::size_t>(op.type);
+    if (counts.size() <= t) counts.resize(t + 1);
+    ++counts[t];
+  }
+  std::vector<std::string> parts;
+  for (std::size_t t = 0; t < counts.size(); ++t) {
+    if (counts[t] == 0) continue;
+    std::string_view name =
+        libshare::OperationName(static_cast<Operation::Type>(t));
+    parts.push_back(absl::StrCat(absl::string_view(name.data(), name.size()),
+                                 " ", counts[t]));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+std::string_view ChangeKindName(libshare::ShareChange::Kind k) {
+  switch (k) {
+    case libshare::ShareChange::Kind::kAdded:
+      return "added";
+    case libshare::ShareChange::Kind::kRemoved:
+      return "removed";
+    case libshare::ShareChange::Kind::kChanged:
+      break;
+  }
+  return "changed";
+}
+
 }  // namespace
 
 bool MayChange(uid_t uid, gid_t gid, std::optional<gid_t> admin_gid) {
@@ -138,7 +215,8 @@ MgmtService::MgmtService(libshare::Catalog* catalog,
       admin_gid_(admin_gid),
       // Indexed by procedure number (8 is CHANGES_SINCE).
       stats_({"MGMT_NULL", "BATCH", "LIST_GROUPS", "LIST_SHARES", "SHARETAB",
-              "CHECK", "STATS", "CACHE_FLUSH", "CHANGES_SINCE", "MOUNTS"}) {}
+              "CHECK", "STATS", "CACHE_FLUSH", "CHANGES_SINCE", "MOUNTS"}),
+      changes_(catalog->generation()) {}
 
 MgmtService::~MgmtService() { Stop(); }
 
@@ -219,6 +297,14 @@ std::vector<libshare::SharetabEntry> MgmtService::ServedSharetabEntries()
         entries.end());
   }
   return entries;
+}
+
+void MgmtService::ClearSharetab() {
+  absl::Status s = libshare::WriteSharetab(sharetab_path_, {});
+  if (!s.ok()) {
+    LogLine(absl::StrCat("cannot empty the sharetab view ", sharetab_path_,
+                         ": ", s.message()));
+  }
 }
 
 void MgmtService::WriteSharetab() {
@@ -349,7 +435,7 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
         break;
       }
       cache_->Flush();
-      LogLine("authorization cache flushed");
+      LogLine(absl::StrCat("authorization cache flushed by ", Caller(ctx)));
       if (kernel_.flush) {
         if (absl::Status s = kernel_.flush(); !s.ok()) {
           // The authorization cache was flushed; say why the kernel's
@@ -366,6 +452,9 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
       Encode(Proc(xdr_mgmt_flush_res), &r, out);
       break;
     }
+    case MGMTPROC_CHANGES_SINCE:
+      result = ChangesSince(args, out, &error);
+      break;
     default:
       result = PROC_UNAVAIL;
   }
@@ -421,9 +510,17 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
     o.set_description = (m.fields & MGMT_FIELD_DESCRIPTION) != 0;
     o.set_resource = (m.fields & MGMT_FIELD_RESOURCE) != 0;
   }
+  batch.dry_run = a->dry_run;
+  batch.origin = Text(a->origin).substr(0, kOriginLogBytes);
   a.Free();
 
-  libshare::BatchResult r = ApplyBatch(batch);
+  BatchCaller caller;
+  caller.who = Caller(ctx);
+  if (ctx.has_peer_cred) {
+    caller.uid = ctx.peer_uid;
+    caller.pid = ctx.peer_pid;
+  }
+  libshare::BatchResult r = ApplyBatch(batch, caller);
   *error = !r.ok();
   if (batch.ops.size() >= kTrimAfterOps) {
     // A big batch leaves megabytes of freed decode buffers in malloc's
@@ -434,12 +531,33 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   return EncodeBatchResult(r, out);
 }
 
-libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch) {
+libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch,
+                                              const BatchCaller& caller) {
   const auto start = std::chrono::steady_clock::now();
+  const std::string who =
+      caller.who.empty() ? std::string("sharemgrd") : caller.who;
+  // A followed exports file's batch names its file (--follow-exports).
+  const std::string& said =
+      batch.origin.empty() && !batch.manager.empty() ? batch.manager
+                                                     : batch.origin;
+  const std::string origin =
+      said.empty() ? std::string()
+                   : absl::StrCat(
+                         " (",
+                         batch.origin.empty() && !batch.manager.empty()
+                             ? "--follow-exports "
+                             : "",
+                         EscapeForLog(said), ")");
   libshare::BatchResult r;
   {
     absl::MutexLock l(&batch_mu_);
     r = catalog_->Apply(batch);
+    auto ms = [&start] {
+      return static_cast<int64_t>(std::chrono::duration<double, std::milli>(
+                                      std::chrono::steady_clock::now() - start)
+                                      .count() +
+                                  0.5);
+    };
     if (r.ok() && r.applied > 0) {
       // A changed share has a new generation, so its old decisions are
       // never used again; a removed share's are dropped now rather than
@@ -467,14 +585,39 @@ libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch) {
       }
       RequestSharetab(r.generation,
                       /*wait=*/catalog_->share_count() <= kSyncSharetabShares);
-      auto ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
-      LogLine(absl::StrCat("batch", batch.manager.empty() ? "" : " from ",
-                           batch.manager, ": ", r.applied,
-                           " operations applied in ",
-                           static_cast<int64_t>(ms + 0.5), " ms, generation ",
-                           r.generation));
+      // The audit trail: who, what made it, and what it did.
+      const bool listed = batch.ops.size() <= kAuditOpsListed;
+      const std::string counts = CountOperations(batch);
+      LogLine(absl::StrCat("change generation ", r.generation, " by ", who,
+                           origin, ": ", r.applied, " operations applied in ",
+                           ms(), " ms", listed ? "" : ": ",
+                           listed ? "" : counts));
+      std::vector<std::string> described;
+      if (listed) {
+        for (const Operation& op : batch.ops) {
+          described.push_back(DescribeOperation(op));
+          LogLine(absl::StrCat("change generation ", r.generation, ": ",
+                               described.back()));
+        }
+      }
+      libshare::ChangeRecord record;
+      record.generation = r.generation;
+      record.time = absl::ToUnixSeconds(absl::Now());
+      record.uid = caller.uid;
+      record.pid = caller.pid;
+      record.origin = said;
+      record.operations = r.applied;
+      record.summary = listed ? absl::StrJoin(described, "; ") : counts;
+      record.shares = r.changes;
+      changes_.Add(std::move(record), r.changes_complete);
+    } else if (!r.ok() && !batch.dry_run) {
+      LogLine(absl::StrCat(
+          "batch by ", who, origin, " refused, nothing changed: ",
+          r.errors.empty()
+              ? absl::StrCat("commit failed: ", r.commit_error)
+              : absl::StrCat(r.errors.size(), " of ", batch.ops.size(),
+                             " operations refused"),
+          " (", ms(), " ms)"));
     }
   }
   return r;
@@ -496,6 +639,56 @@ accept_stat MgmtService::EncodeBatchResult(const libshare::BatchResult& r,
   br.generation = r.generation;
   br.applied = r.applied;
   return Encode(Proc(xdr_mgmt_batch_res), &res, out) ? SUCCESS : SYSTEM_ERR;
+}
+
+accept_stat MgmtService::ChangesSince(XDR* args, std::string* out,
+                                      bool* error) {
+  Args<mgmt_changes_args> a(Proc(xdr_mgmt_changes_args));
+  if (!a.Decode(args)) return GARBAGE_ARGS;
+  const uint64_t since = a->since;
+  const uint64_t now = catalog_->generation();
+  if (since > now) {
+    *error = true;
+    EncodeFailure(MGMT_ERR_INVAL,
+                  absl::StrCat("generation ", since,
+                               " is ahead of the table's (", now, ")"),
+                  out);
+    return SUCCESS;
+  }
+  ChangeLog::Answer answer = changes_.Since(since);
+  // Views into `answer`, which outlives the encoding.
+  std::vector<mgmt_change_batch> batches(answer.batches.size());
+  std::vector<std::vector<mgmt_changed_share>> shares(answer.batches.size());
+  for (std::size_t i = 0; i < answer.batches.size(); ++i) {
+    const libshare::ChangeRecord& in = answer.batches[i];
+    mgmt_change_batch& b = batches[i];
+    b.generation = in.generation;
+    b.time = in.time;
+    b.uid = in.uid;
+    b.pid = in.pid;
+    b.origin = Mutable(in.origin);
+    b.operations = in.operations;
+    b.summary = Mutable(in.summary);
+    shares[i].resize(in.shares.size());
+    for (std::size_t k = 0; k < in.shares.size(); ++k) {
+      const libshare::ShareChange& c = in.shares[k];
+      shares[i][k].kind = const_cast<char*>(ChangeKindName(c.kind).data());
+      shares[i][k].path = Mutable(c.path);
+      shares[i][k].id = c.id;
+      shares[i][k].active = c.active;
+    }
+    b.shares.shares_len = static_cast<u_int>(shares[i].size());
+    b.shares.shares_val = shares[i].data();
+  }
+  mgmt_changes_res res{};
+  res.status = MGMT_OK;
+  mgmt_changes_result& r = res.mgmt_changes_res_u.result;
+  r.generation = now;
+  r.oldest = answer.oldest;
+  r.too_old = answer.too_old;
+  r.batches.batches_len = static_cast<u_int>(batches.size());
+  r.batches.batches_val = batches.data();
+  return Encode(Proc(xdr_mgmt_changes_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
 // Decides as MNT would (ShareAccess, with the on-disk walk) for an

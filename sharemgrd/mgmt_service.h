@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "authcache/auth_cache.h"
+#include "change_log.h"
 #include "libshare/catalog.h"
 #include "libshare/client.h"
 #include "libshare/mgmt_prot.h"
@@ -57,6 +58,9 @@ class MgmtService final : public RpcProgram {
   void RefreshSharetab();
   // Stops the background sharetab writer after it wrote what was asked.
   void Stop();
+  // Writes an empty sharetab view: nothing is served any more (a clean
+  // stop without the kernel mode). Call after Stop().
+  void ClearSharetab();
 
   // What the kernel mode (sharemgrd/kernel) needs from the management
   // calls: each committed batch's change list, `cache flush`, and its
@@ -75,7 +79,14 @@ class MgmtService final : public RpcProgram {
   // Applies a batch made inside the daemon (the exports follower) as a
   // BATCH call applies its batch: serialized with them, then the cache,
   // the kernel's entries (incrementally) and the sharetab view follow it.
-  libshare::BatchResult ApplyBatch(const libshare::Batch& batch);
+  // Who asked for a batch, for the audit log and the change log.
+  struct BatchCaller {
+    std::string who;  // as Caller() says it; "" = the daemon itself
+    uint32_t uid = 0;
+    int32_t pid = 0;
+  };
+  libshare::BatchResult ApplyBatch(const libshare::Batch& batch,
+                                   const BatchCaller& caller = {});
   // LIST_GROUPS fills each group's follow_error from this (the exports
   // follower's last refusal). Set before serving.
   void SetFollowErrorSource(
@@ -93,6 +104,7 @@ class MgmtService final : public RpcProgram {
                                 std::string* out);
   // The catalog's sharetab entries without the shares not served.
   std::vector<libshare::SharetabEntry> ServedSharetabEntries() const;
+  accept_stat ChangesSince(XDR* args, std::string* out, bool* error);
 
   libshare::Catalog* const catalog_;
   authcache::AuthCache* const cache_;
@@ -103,6 +115,7 @@ class MgmtService final : public RpcProgram {
   KernelHooks kernel_;
   std::function<std::string(const libshare::GroupInfo&)> follow_error_;
   FsWatch* served_ = nullptr;
+  ChangeLog changes_;  // committed batches, for CHANGES_SINCE
 
   // After a batch the view is rewritten by sharetab_writer_, so that one
   // change to a big table is not an O(N) file write before its reply. For

@@ -384,6 +384,12 @@ class CatalogImpl : public Catalog {
   absl::Status Load(int threads) {
     absl::MutexLock a(&apply_mu_);
     absl::WriterMutexLock l(&mu_);
+    // Generations only grow, across restarts too (the loaded shares get
+    // the last committed one): a client holding one from before can ask
+    // what changed since, or learn that it is too old.
+    absl::StatusOr<uint64_t> generation = store_->LoadGeneration();
+    if (!generation.ok()) return generation.status();
+    table_.set_generation(*generation);
     absl::StatusOr<LoadStats> stats = LoadShareTable(*store_, threads, &table_);
     if (!stats.ok()) return stats.status();
     load_stats_ = *stats;
@@ -551,7 +557,8 @@ class CatalogImpl : public Catalog {
   void RebuildRuleIndexes() ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Writes the steps in one transaction.
-  absl::Status Commit(const std::vector<Step>& steps)
+  // Writes the steps and the table's next generation in one transaction.
+  absl::Status Commit(const std::vector<Step>& steps, uint64_t generation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   absl::Status WriteSteps(const std::vector<Step>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
@@ -1098,13 +1105,15 @@ void CatalogImpl::UpdateRuleIndexes(const BatchResult& result) {
   }
 }
 
-absl::Status CatalogImpl::Commit(const std::vector<Step>& steps) {
+absl::Status CatalogImpl::Commit(const std::vector<Step>& steps,
+                                 uint64_t generation) {
   if (absl::Status s = store_->Begin(); !s.ok()) return s;
   absl::Status status;
   // An allocation failure must not leave the transaction open: every later
   // Begin() would fail ("transaction within a transaction").
   try {
     status = WriteSteps(steps);
+    if (status.ok()) status = store_->SaveGeneration(generation);
     if (status.ok()) status = store_->Commit();
   } catch (const std::bad_alloc&) {
     status =
@@ -1341,6 +1350,7 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
   std::vector<std::unique_ptr<ShareGroup>> dead_groups;
   TouchedShares touched;
   std::vector<PendingInherit> pending;
+  uint64_t next_generation = 0;
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
     // the annotations and costs readers nothing.
@@ -1348,7 +1358,8 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     if (rule_indexes_stale_) RebuildRuleIndexes();
     Validate(batch, &steps, &pending, &result.errors);
     result.generation = table_.generation();
-    if (!result.errors.empty()) return result;
+    if (!result.errors.empty() || batch.dry_run) return result;
+    next_generation = table_.generation() + 1;
     std::size_t adds = 0;
     std::size_t removed_shares = 0;
     std::size_t removed_groups = 0;
@@ -1405,7 +1416,7 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     dead_groups.reserve(removed_groups);
   }
   const uint64_t first_new_id = next_id_;
-  if (absl::Status s = Commit(steps); !s.ok()) {
+  if (absl::Status s = Commit(steps, next_generation); !s.ok()) {
     result.commit_error = std::string(s.message());
     return result;
   }

@@ -41,6 +41,8 @@ constexpr uint32_t kMaxReplyBytes = 512u << 20;
 // half-way and the caller would see a broken pipe, as if it were down.
 constexpr size_t kMaxCallBytes = 256u << 20;
 constexpr uint32_t kLastFragment = 0x80000000u;
+// Batch::origin is sent cut to this many bytes.
+constexpr size_t kMaxOriginBytes = 512;
 
 std::atomic<uint32_t> next_xid{static_cast<uint32_t>(::time(nullptr)) ^
                                (static_cast<uint32_t>(::getpid()) << 16)};
@@ -176,6 +178,7 @@ class RpcClient final : public Client {
   absl::StatusOr<DaemonStats> Stats() override;
   absl::Status FlushCache() override;
   absl::StatusOr<std::vector<MountInfo>> Mounts() override;
+  absl::StatusOr<ChangeList> ChangesSince(uint64_t generation) override;
 
  private:
   Conn conn_;
@@ -301,6 +304,11 @@ absl::StatusOr<BatchResult> RpcClient::Apply(const Batch& batch) {
   mgmt_batch_args args{};
   args.ops.ops_len = static_cast<u_int>(ops.size());
   args.ops.ops_val = ops.data();
+  args.dry_run = batch.dry_run ? TRUE : FALSE;
+  // The origin is a label: cut, not refused, when long or holding a NUL.
+  std::string origin = batch.origin.substr(0, kMaxOriginBytes);
+  origin = origin.substr(0, origin.find('\0'));
+  args.origin = Mutable(origin);
   // Call header: 40 bytes with AUTH_NONE.
   if (size_t size = 40 + ::xdr_sizeof(reinterpret_cast<xdrproc_t>(
                                           xdr_mgmt_batch_args),
@@ -515,6 +523,54 @@ absl::Status RpcClient::FlushCache() {
       !s.ok())
     return s;
   return StatusFromMgmt(res->status, res->mgmt_flush_res_u.message);
+}
+
+absl::StatusOr<ChangeList> RpcClient::ChangesSince(uint64_t generation) {
+  mgmt_changes_args args{};
+  args.since = generation;
+  Decoded<mgmt_changes_res> res(
+      reinterpret_cast<xdrproc_t>(xdr_mgmt_changes_res));
+  if (absl::Status s =
+          Call(MGMTPROC_CHANGES_SINCE,
+               reinterpret_cast<xdrproc_t>(xdr_mgmt_changes_args), &args,
+               reinterpret_cast<xdrproc_t>(xdr_mgmt_changes_res), res.get());
+      !s.ok())
+    return s;
+  if (res->status != MGMT_OK)
+    return StatusFromMgmt(res->status, res->mgmt_changes_res_u.message);
+  const mgmt_changes_result& r = res->mgmt_changes_res_u.result;
+  if (r.too_old) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "the daemon's change log no longer reaches back to generation ",
+        generation, " (it holds the changes after generation ", r.oldest,
+        "; the table is at ", r.generation, "): list the shares instead"));
+  }
+  ChangeList out;
+  out.generation = r.generation;
+  out.oldest = r.oldest;
+  for (u_int i = 0; i < r.batches.batches_len; ++i) {
+    const mgmt_change_batch& b = r.batches.batches_val[i];
+    ChangeRecord& c = out.batches.emplace_back();
+    c.generation = b.generation;
+    c.time = b.time;
+    c.uid = b.uid;
+    c.pid = b.pid;
+    c.origin = Text(b.origin);
+    c.operations = b.operations;
+    c.summary = Text(b.summary);
+    for (u_int k = 0; k < b.shares.shares_len; ++k) {
+      const mgmt_changed_share& m = b.shares.shares_val[k];
+      ShareChange& sc = c.shares.emplace_back();
+      const std::string kind = Text(m.kind);
+      sc.kind = kind == "added"     ? ShareChange::Kind::kAdded
+                : kind == "removed" ? ShareChange::Kind::kRemoved
+                                    : ShareChange::Kind::kChanged;
+      sc.path = Text(m.path);
+      sc.id = m.id;
+      sc.active = m.active;
+    }
+  }
+  return out;
 }
 
 }  // namespace

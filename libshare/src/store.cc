@@ -87,6 +87,8 @@ constexpr const char* kSql[] = {
     "WHERE fs_mount IS NOT NULL ORDER BY id",
     "UPDATE shares SET fs_mount = ?2, fs_type = ?3, fs_source = ?4 "
     "WHERE id = ?1",
+    "SELECT value FROM meta WHERE key = 'generation'",
+    "INSERT OR REPLACE INTO meta(key, value) VALUES('generation', ?1)",
 };
 
 // The managed-group marks (sharemgrd --follow-exports): a table of its own,
@@ -95,6 +97,13 @@ constexpr const char* kSql[] = {
 constexpr char kManagedGroupsTable[] =
     "CREATE TABLE IF NOT EXISTS managed_groups("
     "name TEXT PRIMARY KEY, file TEXT NOT NULL)";
+
+// Counters kept beside the schema (the table generation). Created when a
+// store is opened for writing, without a schema version: a program that
+// does not know the table ignores it, so the store stays readable by it.
+constexpr char kMetaTable[] =
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, "
+    "value INTEGER NOT NULL)";
 
 void BindText(sqlite3_stmt* st, int i, std::string_view v) {
   sqlite3_bind_text(st, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
@@ -218,7 +227,7 @@ absl::Status Store::Migrate() {
       return s;
     }
   }
-  return absl::OkStatus();
+  return Exec(kMetaTable);
 }
 
 absl::StatusOr<sqlite3_stmt*> Store::Prepared(Stmt s) {
@@ -313,6 +322,25 @@ absl::StatusOr<uint64_t> Store::MaxShareId() {
   uint64_t n = static_cast<uint64_t>(sqlite3_column_int64(*st, 0));
   sqlite3_reset(*st);
   return n;
+}
+
+absl::StatusOr<uint64_t> Store::LoadGeneration() {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSelectGeneration);
+  if (!st.ok()) return st.status();
+  int rc = sqlite3_step(*st);
+  uint64_t g = rc == SQLITE_ROW
+                   ? static_cast<uint64_t>(sqlite3_column_int64(*st, 0))
+                   : 0;
+  sqlite3_reset(*st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Error("reading generation");
+  return g;
+}
+
+absl::Status Store::SaveGeneration(uint64_t generation) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSaveGeneration);
+  if (!st.ok()) return st.status();
+  sqlite3_bind_int64(*st, 1, static_cast<sqlite3_int64>(generation));
+  return Run(*st, "saving generation");
 }
 
 absl::Status Store::Begin() {

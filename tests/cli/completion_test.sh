@@ -45,7 +45,7 @@ comp "sharectl --js"
 ok "global options complete" '[[ $REPLY == --json ]]'
 comp "sharectl add-share -"
 ok "the command's options, with the global ones after the command" \
-  '[[ $REPLY == "--help --json --socket -d -o -r -s" ]]'
+  '[[ $REPLY == "--dry-run --help --json --socket -d -n -o -r -s" ]]'
 comp "sharectl import --"
 ok "long options of import" \
   '[[ $REPLY == *--dfstab*--exports*--skip-unsupported* ]]'

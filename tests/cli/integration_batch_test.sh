@@ -28,9 +28,11 @@ BAD=7501  # line 7501 adds u07500
 sed -i "${BAD}s|$H/u07500|$H/u07500/nonexistent|" "$T/bad.batch"
 run sc batch "$T/bad.batch"
 ok "bad line in the middle: exit 1" '[[ $RC == 1 ]]'
-ok "its line number and command are reported" \
-  '[[ $ERR == "$BAD: add-share: "*"$H/u07500/nonexistent"* ]]'
-ok "only that line is reported" '[[ $(grep -c "^[0-9]*: " "$T/err") == 1 ]]'
+ok "its file, line number and command are reported" \
+  '[[ $ERR == "$T/bad.batch:$BAD: add-share: "*"$H/u07500/nonexistent"* ]]'
+ok "only that line is reported" '[[ $(grep -c "^$T/bad.batch:[0-9]*: " "$T/err") == 1 ]]'
+ok "and a summary line ends the report" \
+  '[[ $(tail -n1 "$T/err") == "sharectl: batch $T/bad.batch: refused in "*" ms, nothing applied: 15001 lines, 1 refused, 1 error" ]]'
 run sc --json list
 ok "nothing applied: the group created on line 1 does not exist" \
   '[[ $RC == 0 && $(jqv "[.groups[] | select(.name==\"homes\")] | length") == 0 ]]'
@@ -40,10 +42,48 @@ make_batch "$T/parse.batch"
 sed -i "9000s|^add-share|add-share -x|; 12000s|^add-share -d '|add-share -d \"|" "$T/parse.batch"
 run sc batch "$T/parse.batch"
 ok "parse errors: exit 1, every bad line reported with its number" \
-  '[[ $RC == 1 && $ERR == *"9000: add-share: unknown option \"-x\""* &&
-      $ERR == *"12000: add-share: unterminated double quote"* ]]'
+  '[[ $RC == 1 && $ERR == *"parse.batch:9000: add-share: unknown option \"-x\""* &&
+      $ERR == *"parse.batch:12000: add-share: unterminated double quote"* ]]'
 run sc --json stats
 ok "parse errors: nothing applied" '[[ $(jqv .shares) == 0 && $(jqv .groups) == 0 ]]'
+
+# --- parse errors and the daemon's refusals in one run, sorted by line
+make_batch "$T/both.batch"
+sed -i "9000s|^add-share|add-share -x|; 7501s|$H/u07500|$H/u07500/nonexistent|" "$T/both.batch"
+run sc batch "$T/both.batch"
+ok "both kinds in one run, in line order" \
+  '[[ $RC == 1 && $ERR == "$T/both.batch:7501: add-share: "*"nonexistent"*"
+$T/both.batch:9000: add-share: unknown option \"-x\""* ]]'
+ok "both kinds: 2 refused lines in the summary" \
+  '[[ $ERR == *"refused in "*" ms, nothing applied: 15001 lines, 2 refused, 2 errors" ]]'
+run sc --json stats
+ok "both kinds: nothing applied" '[[ $(jqv .shares) == 0 && $(jqv .groups) == 0 ]]'
+
+# --- a mistyped group on every line: the first three, then a count
+make_batch "$T/typo.batch"
+sed -i "2,\$s| homes\$| hmoes|" "$T/typo.batch"
+run sc batch "$T/typo.batch"
+ok "identical errors collapsed: three shown" \
+  '[[ $RC == 1 && $(grep -c "^$T/typo.batch:[0-9]*: add-share: group hmoes" "$T/err") == 3 ]]'
+ok "identical errors collapsed: the rest counted" \
+  '[[ $ERR == *"typo.batch:5: ... and 14997 more lines with the same error: add-share: group hmoes does not exist"* ]]'
+ok "the report is short" '[[ $(wc -l <"$T/err") -le 5 ]]'
+run sc --json batch "$T/typo.batch"
+ok "with --json every error is listed" '[[ $(jqv ".errors | length") == 15000 ]]'
+
+# --- batch -n: checked by the daemon, nothing applied
+make_batch "$T/dry.batch"
+run sc batch -n "$T/dry.batch"
+ok "dry run of 15,001 lines passes" \
+  '[[ $RC == 0 && $ERR == "sharectl: batch $T/dry.batch: dry run passed in "*" ms, nothing changed: 15001 lines, 15001 operations would apply" ]]'
+run sc --json stats
+ok "dry run: nothing applied" '[[ $(jqv .shares) == 0 && $(jqv .groups) == 0 ]]'
+run sc batch --dry-run "$T/bad.batch"
+ok "dry run of a bad batch: refused with the line" \
+  '[[ $RC == 1 && $ERR == "$T/bad.batch:$BAD: add-share: "*"dry run refused"* ]]'
+printf 'create -n x\n' >"$T/n.batch"
+run sc batch "$T/n.batch"
+ok "-n on a batch line is refused" '[[ $RC == 1 && $ERR == *"n.batch:1: create: -n applies to the whole batch"* ]]'
 
 # --- the whole batch, off a terminal: applied, silent
 make_batch "$T/good.batch"
@@ -52,7 +92,8 @@ run sc batch "$T/good.batch"
 ms=$((($(date +%s%N) - start) / 1000000))
 echo "sharectl batch of $N add-shares (plus create), committed: $ms ms"
 ok "15,000 adds: exit 0" '[[ $RC == 0 ]]'
-ok "off a terminal nothing is printed" '[[ -z $OUT && -z $ERR ]]'
+ok "off a terminal only the summary line is printed" \
+  '[[ -z $OUT && $ERR == "sharectl: batch $T/good.batch: 15001 operations applied in "*" ms: 15001 lines, 0 refused, generation "* ]]'
 run sc --json list
 ok "all 15,000 shares are there" \
   '[[ $(jqv ".groups[] | select(.name==\"homes\") | .share_count") == $N ]]'

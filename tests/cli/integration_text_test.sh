@@ -16,14 +16,14 @@ sc create g >/dev/null || { echo "FAIL: create"; exit 1; }
 printf 'add-share -o "rw\0,none=@127.0.0.9/32" -s %s g\n' "$T/ex/a" >"$T/nul_opts"
 run sc batch "$T/nul_opts"
 ok "NUL in -o: exit 1, line and field named" \
-  '[[ $RC == 1 && $ERR == "1: add-share: options (-o) contains a NUL byte"* ]]'
+  '[[ $RC == 1 && $ERR == *"nul_opts:1: add-share: options (-o) contains a NUL byte"* ]]'
 run sc --json show g
 ok "NUL in -o: nothing stored" '[[ $(jqv "[.groups[0].shares[]] | length") == 0 ]]'
 
 printf 'create h\nadd-share -d "de\0sc" -s %s g\n' "$T/ex/a" >"$T/nul_desc"
 run sc batch "$T/nul_desc"
 ok "NUL in -d: the field named on its line" \
-  '[[ $RC == 1 && $ERR == "2: add-share: description (-d) contains a NUL byte"* ]]'
+  '[[ $RC == 1 && $ERR == *"nul_desc:2: add-share: description (-d) contains a NUL byte"* ]]'
 run sc --json list
 ok "NUL in -d: the batch's other lines not applied either" \
   '[[ $(jqv "[.groups[] | select(.name==\"h\")] | length") == 0 ]]'

@@ -17,7 +17,9 @@ using libshare::Batch;
 using libshare::BatchResult;
 using libshare::Operation;
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 using ::testing::Not;
+using ::testing::StartsWith;
 
 struct FakeDaemon {
   std::vector<Batch> batches;
@@ -34,7 +36,7 @@ class FakeClient : public libshare::Client {
     d_->batches.push_back(batch);
     BatchResult r;
     r.errors = d_->errors;
-    if (r.errors.empty()) r.applied = batch.ops.size();
+    if (r.errors.empty() && !batch.dry_run) r.applied = batch.ops.size();
     return r;
   }
   absl::StatusOr<std::vector<libshare::GroupInfo>> ListGroups() override {
@@ -60,6 +62,14 @@ class FakeClient : public libshare::Client {
  private:
   FakeDaemon* d_;
 };
+
+std::string ManyAdds(int n) {
+  std::string text;
+  for (int i = 0; i < n; ++i) {
+    text += "add-share -s /export/home/u" + std::to_string(i) + " homes\n";
+  }
+  return text;
+}
 
 class RunTest : public ::testing::Test {
  protected:
@@ -105,25 +115,98 @@ TEST_F(RunTest, RefusedOperationNamesCommandAndCulprit) {
             "sharectl: add-share: /export/a: path is inside share /export\n");
 }
 
-TEST_F(RunTest, BatchMapsDaemonErrorsBackToLineNumbers) {
+TEST_F(RunTest, BatchMapsDaemonErrorsBackToFileAndLine) {
   daemon_.errors = {{2, "/b: no such directory"}};
   const std::string text =
       "create g\n# comment\n\nadd-share -s /a g\nadd-share \\\n -s /b g\n";
   EXPECT_EQ(Run({"batch", "-"}, text), kExitRefused);
-  EXPECT_EQ(err_.str(), "5: add-share: /b: no such directory\n");
+  EXPECT_THAT(err_.str(),
+              StartsWith("<stdin>:5: add-share: /b: no such directory\n"));
   ASSERT_EQ(daemon_.batches.size(), 1u);
   EXPECT_EQ(daemon_.batches[0].ops.size(), 3u);
+  EXPECT_FALSE(daemon_.batches[0].dry_run);
+  EXPECT_EQ(daemon_.batches[0].origin, "batch <stdin>");
 }
 
-TEST_F(RunTest, BatchWithABadLineSendsNothingAndReportsEveryBadLine) {
+TEST_F(RunTest, BatchWithParseErrorsSendsTheRestAsADryRunAndReportsBothKinds) {
+  // Operation 1 of what is sent (line 5's create h) is refused too.
+  daemon_.errors = {{1, "group h: refused"}};
   const std::string text =
-      "create g\nadd-share -s /a\nlist\nadd-share -d 'x -s /b g\ncreate h\n";
+      "create g\nadd-share -s /a\nlist\nadd-share -x -s /b g\ncreate h\n";
   EXPECT_EQ(Run({"batch", "-"}, text), kExitRefused);
-  EXPECT_TRUE(daemon_.batches.empty());
-  EXPECT_THAT(err_.str(), HasSubstr("2: add-share: "));
-  EXPECT_THAT(err_.str(), HasSubstr("3: list: not a changing command"));
-  EXPECT_THAT(err_.str(), HasSubstr("4: add-share: unterminated"));
-  EXPECT_THAT(err_.str(), Not(HasSubstr("5:")));
+  ASSERT_EQ(daemon_.batches.size(), 1u);
+  EXPECT_TRUE(daemon_.batches[0].dry_run);  // nothing may be committed
+  EXPECT_EQ(daemon_.batches[0].ops.size(), 2u);
+  const std::string err = err_.str();
+  const auto l2 = err.find("<stdin>:2: add-share: ");
+  const auto l3 = err.find("<stdin>:3: list: not a changing command");
+  const auto l4 = err.find("<stdin>:4: add-share: unknown option \"-x\"");
+  const auto l5 = err.find("<stdin>:5: create: group h: refused");
+  ASSERT_NE(l2, std::string::npos);
+  ASSERT_NE(l3, std::string::npos);
+  ASSERT_NE(l4, std::string::npos);
+  ASSERT_NE(l5, std::string::npos);
+  EXPECT_TRUE(l2 < l3 && l3 < l4 && l4 < l5) << err;  // sorted by line
+  EXPECT_THAT(err, HasSubstr("5 lines, 4 refused, 4 errors"));
+}
+
+TEST_F(RunTest, BatchWithParseErrorsReportsThemWhenTheDaemonIsDown) {
+  reachable_ = false;
+  EXPECT_EQ(Run({"batch", "-"}, "create g\nlist\n"), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("<stdin>:2: list: "));
+}
+
+TEST_F(RunTest, IdenticalErrorsAreShownThriceThenCounted) {
+  for (std::size_t i = 0; i < 10; ++i) {
+    daemon_.errors.push_back({i, "group hmoes does not exist"});
+  }
+  EXPECT_EQ(Run({"batch", "-"}, ManyAdds(10)), kExitRefused);
+  const std::string err = err_.str();
+  EXPECT_THAT(err, HasSubstr("<stdin>:3: add-share: group hmoes"));
+  EXPECT_THAT(err, Not(HasSubstr("<stdin>:5: add-share")));
+  EXPECT_THAT(err, HasSubstr("<stdin>:4: ... and 7 more lines with the same "
+                             "error: add-share: group hmoes does not exist"));
+  EXPECT_THAT(err, HasSubstr("10 lines, 10 refused, 10 errors"));
+}
+
+TEST_F(RunTest, BatchDryRunSendsADryRunAndSaysNothingChanged) {
+  EXPECT_EQ(Run({"batch", "-n", "-"}, ManyAdds(3)), kExitOk);
+  ASSERT_EQ(daemon_.batches.size(), 1u);
+  EXPECT_TRUE(daemon_.batches[0].dry_run);
+  EXPECT_THAT(err_.str(), HasSubstr("dry run passed"));
+  EXPECT_THAT(err_.str(), HasSubstr("3 operations would apply"));
+}
+
+TEST_F(RunTest, DryRunInsideABatchLineIsRefused) {
+  EXPECT_EQ(Run({"batch", "-"}, "create -n g\n"), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("<stdin>:1: create: -n applies to the "
+                                    "whole batch"));
+}
+
+TEST_F(RunTest, EveryChangingCommandTakesDryRun) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"create", "-n", "g"},
+      {"delete", "--dry-run", "g"},
+      {"enable", "-n", "g"},
+      {"disable", "-n", "g"},
+      {"add-share", "-n", "-s", "/a", "g"},
+      {"remove-share", "-n", "-s", "/a"},
+      {"move-share", "-n", "-s", "/a", "g"},
+      {"set", "-n", "-o", "ro", "g"}};
+  for (const auto& c : commands) {
+    daemon_.batches.clear();
+    EXPECT_EQ(Run(c), kExitOk) << c[0] << ": " << err_.str();
+    ASSERT_EQ(daemon_.batches.size(), 1u) << c[0];
+    EXPECT_TRUE(daemon_.batches[0].dry_run) << c[0];
+    EXPECT_EQ(daemon_.batches[0].origin, c[0]);
+    EXPECT_THAT(err_.str(), HasSubstr("dry run passed, nothing changed"));
+  }
+}
+
+TEST_F(RunTest, RefusedDryRunExitsOne) {
+  daemon_.errors = {{0, "group g does not exist"}};
+  EXPECT_EQ(Run({"add-share", "-n", "-s", "/a", "g"}), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("group g does not exist"));
 }
 
 TEST_F(RunTest, EnableAllUsesTheDaemonsGroupsAndThoseCreatedBefore) {
@@ -137,14 +220,6 @@ TEST_F(RunTest, EnableAllUsesTheDaemonsGroupsAndThoseCreatedBefore) {
   EXPECT_EQ(ops[2].type, Operation::Type::kEnableGroup);
 }
 
-std::string ManyAdds(int n) {
-  std::string text;
-  for (int i = 0; i < n; ++i) {
-    text += "add-share -s /export/home/u" + std::to_string(i) + " homes\n";
-  }
-  return text;
-}
-
 TEST_F(RunTest, LargeBatchOnATerminalShowsProgressAndSummary) {
   interactive_ = true;
   EXPECT_EQ(Run({"batch", "-"}, ManyAdds(2001)), kExitOk);
@@ -154,16 +229,20 @@ TEST_F(RunTest, LargeBatchOnATerminalShowsProgressAndSummary) {
   EXPECT_THAT(err_.str(), HasSubstr("2001 operations applied in "));
 }
 
-TEST_F(RunTest, LargeBatchOffATerminalIsSilent) {
+TEST_F(RunTest, LargeBatchOffATerminalPrintsOnlyItsSummary) {
   EXPECT_EQ(Run({"batch", "-"}, ManyAdds(2001)), kExitOk);
-  EXPECT_EQ(err_.str(), "");
+  EXPECT_THAT(err_.str(),
+              MatchesRegex("sharectl: batch <stdin>: 2001 operations applied "
+                           "in [0-9]+ ms: 2001 lines, 0 refused, generation "
+                           "0\n"));
   EXPECT_EQ(out_.str(), "");
 }
 
-TEST_F(RunTest, SmallBatchOnATerminalIsSilent) {
+TEST_F(RunTest, SmallBatchOnATerminalShowsNoProgressButItsSummary) {
   interactive_ = true;
   EXPECT_EQ(Run({"batch", "-"}, ManyAdds(10)), kExitOk);
-  EXPECT_EQ(err_.str(), "");
+  EXPECT_THAT(err_.str(), Not(HasSubstr("sending")));
+  EXPECT_THAT(err_.str(), HasSubstr("10 operations applied in "));
 }
 
 TEST_F(RunTest, UnreachableDaemonExitsThreeAndNamesTheSocket) {
@@ -243,14 +322,14 @@ TEST_F(RunTest, RefusedBatchJsonHasStructuredOriginAndError) {
   EXPECT_EQ(Run({"--json", "batch", "-"}, "create g\nadd-share -s /b g\n"),
             kExitRefused);
   EXPECT_THAT(out_.str(),
-              HasSubstr("\"index\":1,\"origin\":{\"file\":\"-\",\"line\":2},"
+              HasSubstr("\"index\":1,\"origin\":{\"file\":\"<stdin>\",\"line\":2},"
                         "\"command\":\"add-share\""));
   EXPECT_THAT(out_.str(), HasSubstr("\"error\":{\"kind\":\"refused\""));
 }
 
 TEST_F(RunTest, EmptyBatchWithJsonStillPrintsADocument) {
   EXPECT_EQ(Run({"--json", "batch", "-"}, "# nothing\n\n"), kExitOk);
-  EXPECT_THAT(out_.str(), HasSubstr("{\"ok\":true,\"applied\":0,"));
+  EXPECT_THAT(out_.str(), HasSubstr("{\"ok\":true,\"dry_run\":false,\"applied\":0,"));
   EXPECT_TRUE(daemon_.batches.empty());
 }
 

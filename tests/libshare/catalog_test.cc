@@ -915,3 +915,82 @@ TEST_F(CatalogTest, RefusedBatchReportsNoChanges) {
 
 }  // namespace
 }  // namespace libshare
+
+namespace libshare {
+namespace {
+
+using ::libshare::testing::AddShare;
+using ::libshare::testing::CreateGroup;
+using ::libshare::testing::TempDir;
+
+class CatalogGenerationTest : public ::testing::Test {
+ protected:
+  void Reopen() {
+    catalog_.reset();
+    auto c = Catalog::Open({dir_.path() + "/shares.db", 1, 50});
+    ASSERT_TRUE(c.ok()) << c.status();
+    catalog_ = *std::move(c);
+  }
+  BatchResult Apply(std::vector<Operation> ops, bool dry_run = false) {
+    Batch b;
+    b.ops = std::move(ops);
+    b.dry_run = dry_run;
+    return catalog_->Apply(b);
+  }
+  TempDir dir_;
+  std::unique_ptr<Catalog> catalog_;
+};
+
+TEST_F(CatalogGenerationTest, GenerationsKeepGrowingAcrossReopens) {
+  Reopen();
+  ASSERT_TRUE(Apply({CreateGroup("a")}).ok());
+  ASSERT_TRUE(Apply({CreateGroup("b")}).ok());
+  const uint64_t before = catalog_->generation();
+  Reopen();
+  EXPECT_GE(catalog_->generation(), before);
+  BatchResult r = Apply({CreateGroup("c")});
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r.generation, before);
+}
+
+TEST_F(CatalogGenerationTest, SharesLoadedAtStartCarryTheStoredGeneration) {
+  Reopen();
+  ASSERT_TRUE(Apply({CreateGroup("g")}).ok());
+  ASSERT_TRUE(Apply({AddShare(dir_.Mkdir("e/a"), "g")}).ok());
+  ASSERT_TRUE(Apply({CreateGroup("h")}).ok());
+  const uint64_t g = catalog_->generation();
+  Reopen();
+  auto shares = catalog_->ListShares({});
+  ASSERT_TRUE(shares.ok());
+  ASSERT_EQ(shares->size(), 1u);
+  EXPECT_EQ((*shares)[0].generation, g);
+}
+
+TEST_F(CatalogGenerationTest, DryRunReportsTheSameErrorsAndChangesNothing) {
+  Reopen();
+  const uint64_t g = catalog_->generation();
+  const std::string a = dir_.Mkdir("e/a");
+  BatchResult bad = Apply(
+      {CreateGroup("g"), AddShare(a + "/missing", "g"), AddShare(a, "nosuch")},
+      /*dry_run=*/true);
+  BatchResult real = Apply(
+      {CreateGroup("g"), AddShare(a + "/missing", "g"), AddShare(a, "nosuch")});
+  ASSERT_EQ(bad.errors.size(), 2u);
+  ASSERT_EQ(real.errors.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(bad.errors[i].index, real.errors[i].index);
+    EXPECT_EQ(bad.errors[i].message, real.errors[i].message);
+  }
+  BatchResult good = Apply({CreateGroup("g"), AddShare(a, "g")}, true);
+  EXPECT_TRUE(good.ok());
+  EXPECT_EQ(good.applied, 0u);
+  EXPECT_EQ(good.generation, g);
+  EXPECT_EQ(catalog_->generation(), g);
+  EXPECT_EQ(catalog_->group_count(), 0u);
+  Reopen();
+  EXPECT_EQ(catalog_->group_count(), 0u);  // nothing reached the store
+  EXPECT_EQ(catalog_->generation(), g);
+}
+
+}  // namespace
+}  // namespace libshare

@@ -116,6 +116,7 @@ TEST(MgmtXdrTest, BatchOfManyOpsRoundTrips) {
   mgmt_batch_args in{};
   in.ops.ops_len = kOps;
   in.ops.ops_val = ops.data();
+  in.origin = empty;
   std::string bytes = Encode(xdr_mgmt_batch_args, &in);
 
   Decoded<mgmt_batch_args> out(xdr_mgmt_batch_args);

@@ -305,3 +305,32 @@ TEST_F(StoreTest, MountRecordsAddAndRemove) {
 
 }  // namespace
 }  // namespace libshare
+
+namespace libshare {
+namespace {
+
+TEST(StoreGenerationTest, SavedGenerationSurvivesReopenAndRollback) {
+  ::libshare::testing::TempDir dir;
+  const std::string db = dir.path() + "/s.db";
+  {
+    auto s = Store::Open(db);
+    ASSERT_TRUE(s.ok()) << s.status();
+    auto g = (*s)->LoadGeneration();
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(*g, 0u);  // never saved
+    ASSERT_TRUE((*s)->Begin().ok());
+    ASSERT_TRUE((*s)->SaveGeneration(41).ok());
+    ASSERT_TRUE((*s)->Commit().ok());
+    ASSERT_TRUE((*s)->Begin().ok());
+    ASSERT_TRUE((*s)->SaveGeneration(99).ok());
+    (*s)->Rollback();
+  }
+  auto s = Store::Open(db);
+  ASSERT_TRUE(s.ok());
+  auto g = (*s)->LoadGeneration();
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(*g, 41u);
+}
+
+}  // namespace
+}  // namespace libshare

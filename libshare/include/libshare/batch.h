@@ -71,6 +71,13 @@ struct Batch {
   // any other operation on it is refused with a message naming the file
   // (enabling and disabling stay allowed). Not carried by the protocol.
   std::string manager;
+  // Validate only: every operation is checked against the live table as
+  // for a real batch (same errors), then nothing is committed or changed;
+  // the result's `applied` is 0 and its generation the current one.
+  bool dry_run = false;
+  // What made the batch, for the daemon's audit log: "batch FILE",
+  // "import --exports FILE", "add-share". Free text; may be empty.
+  std::string origin;
 };
 
 // Why operation `index` (0-based, in batch order) was refused.

@@ -101,6 +101,25 @@ struct MountInfo {
   int64_t since = 0;  // Unix seconds of the MNT; 0: before the daemon's start
 };
 
+// One committed batch as the daemon's change log keeps it.
+struct ChangeRecord {
+  uint64_t generation = 0;  // the table's generation after it
+  int64_t time = 0;         // Unix seconds of the commit
+  uint32_t uid = 0;         // the caller (SO_PEERCRED)
+  int32_t pid = 0;
+  std::string origin;  // what the caller said made it ("batch FILE")
+  uint64_t operations = 0;
+  std::string summary;  // its operations, or counts per operation type
+  std::vector<ShareChange> shares;  // the shares it touched
+};
+
+// The batches committed after a generation, oldest first.
+struct ChangeList {
+  uint64_t generation = 0;  // the table's now
+  uint64_t oldest = 0;      // the log holds every batch after this one
+  std::vector<ChangeRecord> batches;
+};
+
 class Client {
  public:
   // Connects to the daemon's management socket.
@@ -125,6 +144,17 @@ class Client {
   // The daemon's mount records, by client address then path.
   [[nodiscard]] virtual absl::StatusOr<std::vector<MountInfo>> Mounts() {
     return absl::UnimplementedError("mounts: not supported by this client");
+  }
+
+  // The batches committed after `generation`, from the daemon's bounded
+  // in-memory log. kOutOfRange when the log no longer reaches back that
+  // far (older than the log, or from before the daemon's start): list
+  // everything instead. kInvalidArgument for a generation the table has
+  // not reached. Not an error: nothing changed since (empty list).
+  [[nodiscard]] virtual absl::StatusOr<ChangeList> ChangesSince(
+      uint64_t generation) {
+    (void)generation;
+    return absl::UnimplementedError("ChangesSince");
   }
 };
 

@@ -113,6 +113,9 @@ class Store {
   [[nodiscard]] absl::StatusOr<uint64_t> CountShares();
   // The largest share id in use, 0 if none.
   [[nodiscard]] absl::StatusOr<uint64_t> MaxShareId();
+  // The table generation of the last committed batch (SaveGeneration), 0
+  // in a store that never had one: generations grow across restarts.
+  [[nodiscard]] absl::StatusOr<uint64_t> LoadGeneration();
 
   // ---- Writes: inside Begin() ... Commit() (or Rollback()).
   // BEGIN IMMEDIATE: takes the write lock now (waits up to the busy
@@ -143,6 +146,8 @@ class Store {
   [[nodiscard]] absl::Status SetShareText(std::string_view path,
                                           std::string_view description,
                                           std::string_view resource);
+  // Records the generation a batch gives the table, in its transaction.
+  [[nodiscard]] absl::Status SaveGeneration(uint64_t generation);
 
   // ---- Mount records, each call one transaction of its own.
   [[nodiscard]] absl::Status RecordMounts(
@@ -185,6 +190,8 @@ class Store {
     kDeleteManager,
     kSelectFsPlaces,
     kSetFsPlace,
+    kSelectGeneration,
+    kSaveGeneration,
     kStmtCount
   };
 

@@ -162,3 +162,23 @@ TEST(ConfigTest, BadKernelModeNamesTheOptionAndTheChoices) {
 
 }  // namespace
 }  // namespace sharemgrd
+
+namespace sharemgrd {
+namespace {
+
+TEST(ConfigLogFileTest, LogFileIsOffByDefaultAndTakesAnAbsolutePath) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine({});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->log_file, "");
+  c = ParseCommandLine({"--log-file", "/var/log/sharemgrd.log"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->log_file, "/var/log/sharemgrd.log");
+  c = ParseCommandLine({"--log-file=relative.log"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(std::string(c.status().message()),
+              ::testing::HasSubstr("--log-file: \"relative.log\" is not an "
+                                   "absolute path"));
+}
+
+}  // namespace
+}  // namespace sharemgrd

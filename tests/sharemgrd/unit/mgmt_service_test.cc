@@ -65,6 +65,7 @@ class MgmtServiceTest : public ::testing::Test {
     mgmt_batch_args args{};
     args.ops.ops_len = 2;
     args.ops.ops_val = ops;
+    args.origin = empty.data();
     std::string in(4096, '\0');
     XDR x;
     xdrmem_create(&x, in.data(), in.size(), XDR_ENCODE);

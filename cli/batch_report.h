@@ -1,0 +1,73 @@
+// What sharectl says about a batch (batch, import, a changing command):
+// the bad lines, sorted by FILE:LINE with identical errors collapsed, and
+// one summary line. Also the text of `sharectl changes`. Pure functions;
+// thread-safe.
+#ifndef SHARECTL_BATCH_REPORT_H_
+#define SHARECTL_BATCH_REPORT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libshare/client.h"
+
+namespace sharectl {
+
+// One bad line: where, the command, why.
+struct Problem {
+  std::string origin;   // "FILE:LINE", "/etc/exports:7", or "sharectl"
+  std::string command;  // "add-share"; "" when the origin says enough
+  std::string message;
+  std::optional<std::size_t> index = std::nullopt;  // the operation's, if sent
+};
+
+// Lines of one error shown before the rest are counted:
+//   FILE:LINE: ... and N more lines with the same error
+inline constexpr std::size_t kSameErrorShown = 3;
+
+// Sorts by file, then line number (numerically), keeping the order of
+// problems on one line; origins without ":LINE" come first.
+void SortProblems(std::vector<Problem>* problems);
+
+// The stderr text of `problems` (already sorted): one line each,
+// "ORIGIN: COMMAND: MESSAGE", except that after kSameErrorShown lines
+// with the same command and message the others are one line
+// "... and N more lines with the same error: COMMAND: MESSAGE".
+std::string FormatProblems(const std::vector<Problem>& problems);
+
+// The counts of one batch run, for its summary line.
+struct BatchSummary {
+  std::string label;  // "batch /root/homes.batch", "import", "set"
+  bool dry_run = false;
+  bool committed = false;      // applied (never for a dry run)
+  std::size_t lines = 0;       // command lines (batch) or entries (import)
+  std::size_t operations = 0;  // operations applied or that would apply
+  std::size_t refused_lines = 0;
+  std::size_t errors = 0;
+  double ms = 0;
+  uint64_t generation = 0;
+  std::string commit_error;
+};
+
+// One line, e.g.
+//   sharectl: batch b: 15001 operations applied in 812 ms: 15001 lines,
+//     0 refused, generation 7
+//   sharectl: batch b: refused in 812 ms, nothing applied: 15001 lines,
+//     14993 refused, 14993 errors
+//   sharectl: batch b: dry run passed in 52 ms, nothing changed: 15001
+//     lines, 15001 operations would apply
+std::string FormatSummary(const BatchSummary& s);
+
+// Distinct origins among problems: the number of refused lines.
+std::size_t RefusedLines(const std::vector<Problem>& problems);
+
+// `sharectl changes` as text: per batch a header line (generation, time,
+// uid, pid, origin, what it did) and one line per share it touched.
+std::string FormatChanges(const libshare::ChangeList& changes);
+std::string FormatChangesJson(const libshare::ChangeList& changes);
+
+}  // namespace sharectl
+
+#endif  // SHARECTL_BATCH_REPORT_H_

@@ -1,0 +1,50 @@
+#include "change_log.h"
+
+#include <utility>
+
+namespace sharemgrd {
+
+ChangeLog::ChangeLog(uint64_t start_generation, std::size_t max_shares,
+                     std::size_t max_batches)
+    : max_shares_(max_shares),
+      max_batches_(max_batches),
+      oldest_(start_generation) {}
+
+void ChangeLog::Add(libshare::ChangeRecord record, bool complete) {
+  absl::MutexLock l(&mu_);
+  if (!complete || record.shares.size() > max_shares_) {
+    // Cannot be kept whole: nothing before it can be answered either.
+    batches_.clear();
+    shares_ = 0;
+    oldest_ = record.generation;
+    return;
+  }
+  shares_ += record.shares.size();
+  batches_.push_back(std::move(record));
+  while (shares_ > max_shares_ || batches_.size() > max_batches_) {
+    shares_ -= batches_.front().shares.size();
+    oldest_ = batches_.front().generation;
+    batches_.pop_front();
+  }
+}
+
+ChangeLog::Answer ChangeLog::Since(uint64_t generation) const {
+  absl::MutexLock l(&mu_);
+  Answer a;
+  a.oldest = oldest_;
+  if (generation < oldest_) {
+    a.too_old = true;
+    return a;
+  }
+  for (const libshare::ChangeRecord& r : batches_) {
+    if (r.generation > generation) a.batches.push_back(r);
+  }
+  return a;
+}
+
+uint64_t ChangeLog::oldest() const {
+  absl::MutexLock l(&mu_);
+  return oldest_;
+}
+
+}  // namespace sharemgrd

@@ -1,0 +1,62 @@
+// ChangeLog: the recent committed batches, kept in memory so that a client
+// can ask what changed since a generation (MGMTPROC_CHANGES_SINCE) instead
+// of listing every share again.
+//
+// Bounded: at most max_shares share changes and max_batches batches are
+// kept; the oldest batches are dropped first. The log holds every batch
+// after oldest(): a question about an older generation is answered
+// "too old" (list everything), never with a partial list. A daemon start
+// begins an empty log at the table's generation.
+//
+// Thread-safe.
+#ifndef SHAREMGRD_CHANGE_LOG_H_
+#define SHAREMGRD_CHANGE_LOG_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "libshare/client.h"
+
+namespace sharemgrd {
+
+inline constexpr std::size_t kChangeLogMaxShares = 32768;
+inline constexpr std::size_t kChangeLogMaxBatches = 4096;
+
+class ChangeLog {
+ public:
+  ChangeLog(uint64_t start_generation,
+            std::size_t max_shares = kChangeLogMaxShares,
+            std::size_t max_batches = kChangeLogMaxBatches);
+
+  // Appends a committed batch (generations increase from call to call).
+  // `complete` false: its share list is unknown (out of memory), so the
+  // log restarts after it, as it does for a batch bigger than max_shares.
+  void Add(libshare::ChangeRecord record, bool complete = true);
+
+  struct Answer {
+    bool too_old = false;
+    uint64_t oldest = 0;
+    std::vector<libshare::ChangeRecord> batches;  // empty when too_old
+  };
+  // The batches with a generation above `generation`, oldest first.
+  Answer Since(uint64_t generation) const;
+
+  uint64_t oldest() const;
+
+ private:
+  const std::size_t max_shares_;
+  const std::size_t max_batches_;
+  mutable absl::Mutex mu_;
+  std::deque<libshare::ChangeRecord> batches_ ABSL_GUARDED_BY(mu_);
+  std::size_t shares_ ABSL_GUARDED_BY(mu_) = 0;
+  // Every batch with a generation above this one is in batches_.
+  uint64_t oldest_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace sharemgrd
+
+#endif  // SHAREMGRD_CHANGE_LOG_H_

@@ -1,0 +1,94 @@
+#include "batch_report.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace sharectl {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<std::string> Origins(const std::vector<Problem>& ps) {
+  std::vector<std::string> out;
+  for (const Problem& p : ps) out.push_back(p.origin);
+  return out;
+}
+
+TEST(SortProblemsTest, ByFileThenLineNumberNotText) {
+  std::vector<Problem> ps = {{"b.exports:2", "", "x"},
+                             {"a.batch:10", "", "x"},
+                             {"a.batch:9", "", "x"},
+                             {"sharectl", "create", "x"},
+                             {"a.batch:9", "", "y"}};
+  SortProblems(&ps);
+  EXPECT_THAT(Origins(ps),
+              ::testing::ElementsAre("sharectl", "a.batch:9", "a.batch:9",
+                                     "a.batch:10", "b.exports:2"));
+  EXPECT_EQ(ps[2].message, "y");  // problems of one line keep their order
+}
+
+TEST(FormatProblemsTest, SameErrorShownThriceThenCounted) {
+  std::vector<Problem> ps;
+  for (int i = 1; i <= 6; ++i) {
+    ps.push_back({"f:" + std::to_string(i), "add-share", "group x missing"});
+  }
+  ps.push_back({"f:7", "add-share", "other"});
+  EXPECT_EQ(FormatProblems(ps),
+            "f:1: add-share: group x missing\n"
+            "f:2: add-share: group x missing\n"
+            "f:3: add-share: group x missing\n"
+            "f:4: ... and 3 more lines with the same error: add-share: group "
+            "x missing\n"
+            "f:7: add-share: other\n");
+}
+
+TEST(FormatSummaryTest, AppliedRefusedAndDryRun) {
+  BatchSummary s;
+  s.label = "batch b";
+  s.lines = 15001;
+  s.ms = 812;
+  s.committed = true;
+  s.operations = 15001;
+  s.generation = 7;
+  EXPECT_EQ(FormatSummary(s),
+            "sharectl: batch b: 15001 operations applied in 812 ms: 15001 "
+            "lines, 0 refused, generation 7\n");
+  s.committed = false;
+  s.operations = 0;
+  s.refused_lines = 14993;
+  s.errors = 14993;
+  EXPECT_EQ(FormatSummary(s),
+            "sharectl: batch b: refused in 812 ms, nothing applied: 15001 "
+            "lines, 14993 refused, 14993 errors\n");
+  s.dry_run = true;
+  s.refused_lines = s.errors = 0;
+  s.operations = 15001;
+  EXPECT_THAT(FormatSummary(s),
+              HasSubstr("dry run passed in 812 ms, nothing changed: 15001 "
+                        "lines, 15001 operations would apply"));
+}
+
+TEST(FormatChangesTest, HeaderPerBatchAndOneLinePerShare) {
+  libshare::ChangeList c;
+  libshare::ChangeRecord& b = c.batches.emplace_back();
+  b.generation = 8;
+  b.uid = 1001;
+  b.pid = 4242;
+  b.origin = "batch x";
+  b.operations = 2;
+  b.summary = "disable \"g\"";
+  b.shares.push_back({libshare::ShareChange::Kind::kChanged, "/e/a", 1, false});
+  b.shares.push_back({libshare::ShareChange::Kind::kRemoved, "/e/b", 2, false});
+  const std::string text = FormatChanges(c);
+  EXPECT_THAT(text, HasSubstr("generation 8 "));
+  EXPECT_THAT(text, HasSubstr("uid 1001 pid 4242  batch x  2 operations: "
+                              "disable \"g\"\n"));
+  EXPECT_THAT(text, HasSubstr("  changed /e/a (inactive)\n"));
+  EXPECT_THAT(text, HasSubstr("  removed /e/b\n"));
+}
+
+}  // namespace
+}  // namespace sharectl

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Every committed change is logged with the caller's uid and pid, its
+# origin and what it did: operation by operation for a small batch, counts
+# per command for a big one. Refused batches say so; dry runs are not
+# logged as changes.
+source "$(dirname "$0")/lib.sh"
+sm_setup
+start_daemon --log-file "$SM_DIR/audit.log"
+uid=$(id -u)
+mkdir -p "$SM_DIR/e/a"
+
+sc create -o ro homes || fail "create refused"
+sc add-share -d 'it"s' -s "$SM_DIR/e/a" homes || fail "add-share refused"
+log=$(cat "$SM_DIR/audit.log")
+assert_contains "$log" "change generation 2 by uid $uid" "create logged with the caller"
+line=$(grep -m1 "by uid $uid .* pid [0-9][0-9]* (add-share): 1 operations applied" "$SM_DIR/audit.log") ||
+  fail "add-share not logged with uid, pid and origin: $log"
+assert_contains "$(grep 'change generation 3: ' "$SM_DIR/audit.log")" \
+  "add-share -d \"it\"s\" -s \"$SM_DIR/e/a\" \"homes\"" "the operation itself"
+# Log file lines carry a timestamp and the daemon's pid.
+[[ $line =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\ sharemgrd\[$DAEMON_PID\]:\  ]] ||
+  fail "log file line without timestamp and pid: $line"
+
+# A big batch: counts per command and its origin, not 25 lines.
+mkdir -p "$SM_DIR/e/big"
+for i in $(seq 1 25); do
+  mkdir -p "$SM_DIR/e/big/u$i"
+  echo "add-share -s $SM_DIR/e/big/u$i homes"
+done >"$SM_DIR/big.batch"
+echo "create other" >>"$SM_DIR/big.batch"
+sc batch "$SM_DIR/big.batch" 2>/dev/null || fail "big batch refused"
+assert_contains "$(cat "$SM_DIR/audit.log")" \
+  "(batch $SM_DIR/big.batch): 26 operations applied in" "big batch origin"
+assert_contains "$(cat "$SM_DIR/audit.log")" ": create 1, add-share 25" \
+  "big batch counted by command"
+assert_eq 0 "$(grep -c 'change generation 4: ' "$SM_DIR/audit.log" || true)" \
+  "no per-operation lines for a big batch"
+
+# Dry runs commit nothing and log no change; refusals are logged as such.
+before=$(grep -c 'change generation' "$SM_DIR/audit.log")
+sc create -n dry 2>/dev/null || fail "dry run refused"
+assert_eq "$before" "$(grep -c 'change generation' "$SM_DIR/audit.log")" "dry run logged"
+sc add-share -s "$SM_DIR/e/missing" homes 2>/dev/null && fail "missing folder accepted"
+assert_contains "$(cat "$SM_DIR/audit.log")" \
+  "batch by uid $uid" "refused batch logged with the caller"
+assert_contains "$(cat "$SM_DIR/audit.log")" \
+  "(add-share) refused, nothing changed: 1 of 1 operations refused" "refusal"
+
+# Foreground: stderr has the same lines.
+assert_contains "$(cat "$SM_LOG")" "(add-share): 1 operations applied" "stderr log"
+stop_daemon
+echo "ok"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# --log-file: a detached daemon logs there (timestamped), SIGHUP reopens
+# it by name after a rotation, and a log file that cannot be opened is a
+# start failure said on the terminal.
+source "$(dirname "$0")/lib.sh"
+sm_setup
+LOGF=$SM_DIR/sharemgrd-file.log
+"$SHAREMGRD" --no-rpcbind --kernel=off --mount-port 0 --db "$SM_DB" \
+  --socket "$SM_SOCKET" --sharetab "$SM_SHARETAB" \
+  --pid-file "$SM_DIR/pid" --log-file "$LOGF" 2>"$SM_DIR/err" ||
+  fail "detached start failed: $(cat "$SM_DIR/err")"
+pid=$(cat "$SM_DIR/pid")
+on_exit "kill $pid 2>/dev/null"
+assert_contains "$(cat "$LOGF")" "sharemgrd[$pid]: serving 0 shares" "serving line in the file"
+sc create homes
+assert_contains "$(cat "$LOGF")" "(create): 1 operations applied" "audit line in the file"
+
+mv "$LOGF" "$LOGF.1"
+kill -HUP "$pid"
+for _ in $(seq 100); do [[ -s $LOGF ]] && break; sc list >/dev/null; sleep 0.05; done
+sc create later
+for _ in $(seq 100); do grep -q '(create): 1 operations' "$LOGF" 2>/dev/null && break; sleep 0.05; done
+assert_contains "$(cat "$LOGF")" "(create): 1 operations applied" "after SIGHUP: the new file"
+assert_not_contains "$(cat "$LOGF.1")" "generation 3" "after SIGHUP: the rotated file"
+
+kill -TERM "$pid"
+for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+assert_contains "$(cat "$LOGF")" "stopped" "stop logged in the file"
+
+# A log file that cannot be opened: exit 1, said on the terminal.
+if "$SHAREMGRD" --foreground --no-rpcbind --db "$SM_DB" --socket "$SM_SOCKET" \
+    --sharetab "$SM_SHARETAB" --log-file "$SM_DIR/no/such/dir/log" 2>"$SM_DIR/err"; then
+  fail "started with a log file it cannot open"
+fi
+assert_contains "$(cat "$SM_DIR/err")" "--log-file $SM_DIR/no/such/dir/log" "error names the file"
+echo "ok"

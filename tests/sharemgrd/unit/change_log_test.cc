@@ -1,0 +1,78 @@
+#include "change_log.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace sharemgrd {
+namespace {
+
+libshare::ChangeRecord Batch(uint64_t generation, int shares) {
+  libshare::ChangeRecord r;
+  r.generation = generation;
+  r.operations = static_cast<uint64_t>(shares);
+  for (int i = 0; i < shares; ++i) {
+    libshare::ShareChange c;
+    c.path = "/e/" + std::to_string(generation) + "/" + std::to_string(i);
+    r.shares.push_back(c);
+  }
+  return r;
+}
+
+TEST(ChangeLogTest, AnswersTheBatchesAfterAGenerationOldestFirst) {
+  ChangeLog log(10);
+  log.Add(Batch(11, 1));
+  log.Add(Batch(12, 2));
+  log.Add(Batch(13, 1));
+  ChangeLog::Answer a = log.Since(11);
+  EXPECT_FALSE(a.too_old);
+  ASSERT_EQ(a.batches.size(), 2u);
+  EXPECT_EQ(a.batches[0].generation, 12u);
+  EXPECT_EQ(a.batches[1].generation, 13u);
+  EXPECT_TRUE(log.Since(13).batches.empty());
+}
+
+TEST(ChangeLogTest, TheStartGenerationIsAnsweredButNothingBeforeIt) {
+  ChangeLog log(10);
+  log.Add(Batch(11, 1));
+  EXPECT_EQ(log.Since(10).batches.size(), 1u);
+  EXPECT_TRUE(log.Since(9).too_old);
+}
+
+TEST(ChangeLogTest, DroppingOldBatchesMakesTheirGenerationsTooOld) {
+  ChangeLog log(0, /*max_shares=*/4, /*max_batches=*/100);
+  log.Add(Batch(1, 2));
+  log.Add(Batch(2, 2));
+  log.Add(Batch(3, 2));  // 6 > 4: batch 1 goes
+  EXPECT_EQ(log.oldest(), 1u);
+  EXPECT_TRUE(log.Since(0).too_old);
+  EXPECT_EQ(log.Since(1).batches.size(), 2u);
+}
+
+TEST(ChangeLogTest, BatchCountIsBoundedToo) {
+  ChangeLog log(0, 100, /*max_batches=*/2);
+  for (uint64_t g = 1; g <= 5; ++g) log.Add(Batch(g, 0));
+  EXPECT_TRUE(log.Since(2).too_old);
+  EXPECT_EQ(log.Since(3).batches.size(), 2u);
+}
+
+TEST(ChangeLogTest, ABatchTooBigToKeepRestartsTheLogAfterIt) {
+  ChangeLog log(0, /*max_shares=*/4, 100);
+  log.Add(Batch(1, 1));
+  log.Add(Batch(2, 5));
+  EXPECT_TRUE(log.Since(1).too_old);  // batch 2's shares are unknown
+  EXPECT_FALSE(log.Since(2).too_old);
+  EXPECT_TRUE(log.Since(2).batches.empty());
+}
+
+TEST(ChangeLogTest, AnIncompleteBatchRestartsTheLogAfterIt) {
+  ChangeLog log(0);
+  log.Add(Batch(1, 1));
+  log.Add(Batch(2, 1), /*complete=*/false);
+  EXPECT_TRUE(log.Since(1).too_old);
+  EXPECT_EQ(log.oldest(), 2u);
+}
+
+}  // namespace
+}  // namespace sharemgrd

@@ -531,6 +531,10 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   return EncodeBatchResult(r, out);
 }
 
+libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch) {
+  return ApplyBatch(batch, BatchCaller());
+}
+
 libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch,
                                               const BatchCaller& caller) {
   const auto start = std::chrono::steady_clock::now();

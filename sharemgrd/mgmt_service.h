@@ -86,7 +86,9 @@ class MgmtService final : public RpcProgram {
     int32_t pid = 0;
   };
   libshare::BatchResult ApplyBatch(const libshare::Batch& batch,
-                                   const BatchCaller& caller = {});
+                                   const BatchCaller& caller);
+  // The daemon's own batches (the exports follower).
+  libshare::BatchResult ApplyBatch(const libshare::Batch& batch);
   // LIST_GROUPS fills each group's follow_error from this (the exports
   // follower's last refusal). Set before serving.
   void SetFollowErrorSource(

@@ -152,7 +152,7 @@ def our_decision(client, path):
         s.connect(SOCKET)
         MGMT.append(s)
     res = rpc_call(MGMT[0], 0x2053484D, 1, 5, struct.pack(">II", 0, 0),
-                   xdr_string(client) + xdr_string(path))
+                   xdr_string(client) + xdr_string(path) + xdr_string("sys"))
     (status,) = struct.unpack(">I", res[:4])
     off = 4
     strings = []

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -180,8 +181,11 @@ struct alignas(64) Shard {
              a->lookup_failed == b->lookup_failed;
     }
   };
-  absl::flat_hash_set<std::shared_ptr<const Decision>, DecisionHash,
-                      DecisionEq>
+  // std::unordered_set, not absl::flat_hash_set: Abseil 20220623's
+  // resize is not exception-safe, and an insert that meets std::bad_alloc
+  // must leave the set intact (tests/reliability alloc_failure).
+  std::unordered_set<std::shared_ptr<const Decision>, DecisionHash,
+                     DecisionEq>
       decision_values ABSL_GUARDED_BY(mu);
 
   Shard() {

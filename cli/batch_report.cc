@@ -33,18 +33,6 @@ std::string Ms(double ms) {
   return buf;
 }
 
-const char* KindName(libshare::ShareChange::Kind k) {
-  switch (k) {
-    case libshare::ShareChange::Kind::kAdded:
-      return "added";
-    case libshare::ShareChange::Kind::kRemoved:
-      return "removed";
-    case libshare::ShareChange::Kind::kChanged:
-      break;
-  }
-  return "changed";
-}
-
 std::string Time(int64_t t) {
   time_t tt = static_cast<time_t>(t);
   struct tm tm;
@@ -129,7 +117,8 @@ std::string FormatChanges(const libshare::ChangeList& c) {
                     b.summary, "\n");
     for (const libshare::ShareChange& s : b.shares) {
       absl::StrAppend(
-          &out, "  ", KindName(s.kind), " ", s.path,
+          &out, "  ", std::string(libshare::ShareChangeKindName(s.kind)), " ",
+          s.path,
           s.active || s.kind == libshare::ShareChange::Kind::kRemoved
               ? ""
               : " (inactive)",
@@ -169,7 +158,7 @@ std::string FormatChangesJson(const libshare::ChangeList& c) {
     for (const libshare::ShareChange& s : b.shares) {
       w.BeginObject();
       w.Key("change");
-      w.String(KindName(s.kind));
+      w.String(libshare::ShareChangeKindName(s.kind));
       w.Key("path");
       w.String(s.path);
       w.Key("id");

@@ -165,18 +165,6 @@ std::string CountOperations(const libshare::Batch& batch) {
   return absl::StrJoin(parts, ", ");
 }
 
-std::string_view ChangeKindName(libshare::ShareChange::Kind k) {
-  switch (k) {
-    case libshare::ShareChange::Kind::kAdded:
-      return "added";
-    case libshare::ShareChange::Kind::kRemoved:
-      return "removed";
-    case libshare::ShareChange::Kind::kChanged:
-      break;
-  }
-  return "changed";
-}
-
 }  // namespace
 
 bool MayChange(uid_t uid, gid_t gid, std::optional<gid_t> admin_gid) {
@@ -541,17 +529,16 @@ libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch,
   const std::string who =
       caller.who.empty() ? std::string("sharemgrd") : caller.who;
   // A followed exports file's batch names its file (--follow-exports).
-  const std::string& said =
-      batch.origin.empty() && !batch.manager.empty() ? batch.manager
-                                                     : batch.origin;
+  const std::string& said = batch.origin.empty() && !batch.manager.empty()
+                                ? batch.manager
+                                : batch.origin;
   const std::string origin =
       said.empty() ? std::string()
-                   : absl::StrCat(
-                         " (",
-                         batch.origin.empty() && !batch.manager.empty()
-                             ? "--follow-exports "
-                             : "",
-                         EscapeForLog(said), ")");
+                   : absl::StrCat(" (",
+                                  batch.origin.empty() && !batch.manager.empty()
+                                      ? "--follow-exports "
+                                      : "",
+                                  EscapeForLog(said), ")");
   libshare::BatchResult r;
   {
     absl::MutexLock l(&batch_mu_);
@@ -577,8 +564,9 @@ libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch,
       if (!r.changes_complete) {
         // Without the list, what the kernel holds cannot be rewritten
         // entry by entry: drop it all rather than serve stale grants.
-        LogLine("batch: out of memory listing its changes; flushing the "
-                "kernel's export caches");
+        LogLine(
+            "batch: out of memory listing its changes; flushing the "
+            "kernel's export caches");
         if (kernel_.flush) {
           if (absl::Status s = kernel_.flush(); !s.ok()) {
             LogLine(absl::StrCat("kernel caches: ", s.message()));
@@ -676,7 +664,8 @@ accept_stat MgmtService::ChangesSince(XDR* args, std::string* out,
     shares[i].resize(in.shares.size());
     for (std::size_t k = 0; k < in.shares.size(); ++k) {
       const libshare::ShareChange& c = in.shares[k];
-      shares[i][k].kind = const_cast<char*>(ChangeKindName(c.kind).data());
+      shares[i][k].kind =
+          const_cast<char*>(libshare::ShareChangeKindName(c.kind).data());
       shares[i][k].path = Mutable(c.path);
       shares[i][k].id = c.id;
       shares[i][k].active = c.active;

@@ -50,4 +50,16 @@ std::string_view OperationName(Operation::Type t) {
   return "unknown";
 }
 
+std::string_view ShareChangeKindName(ShareChange::Kind k) {
+  switch (k) {
+    case ShareChange::Kind::kAdded:
+      return "added";
+    case ShareChange::Kind::kRemoved:
+      return "removed";
+    case ShareChange::Kind::kChanged:
+      break;
+  }
+  return "changed";
+}
+
 }  // namespace libshare

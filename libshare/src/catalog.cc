@@ -70,8 +70,8 @@ class Overlay {
   struct Group {
     bool exists = false;
     bool enabled = true;
-    std::size_t count = 0;  // shares in the group
-    std::string_view options;  // its options text
+    std::size_t count = 0;                         // shares in the group
+    std::string_view options;                      // its options text
     std::shared_ptr<const ShareOptions> compiled;  // null if bad
     // The exports file that manages it (views the table's group or the
     // batch's operation, which outlive the overlay); "" = by hand.
@@ -81,8 +81,8 @@ class Overlay {
     bool exists = false;
     std::string_view group;
     uint64_t dev = 0;
-    std::string_view own;      // its own options text
-    bool replaces = false;     // Share::replaces_group
+    std::string_view own;   // its own options text
+    bool replaces = false;  // Share::replaces_group
     std::string_view resource;
   };
 
@@ -101,9 +101,9 @@ class Overlay {
       // The key views the caller's name (a batch operation's or a table
       // group's), which outlives the overlay.
       it = groups_
-               .emplace(ToAbsl(name), Group{true, g->enabled, g->shares.size(),
-                                            g->options, g->compiled,
-                                            g->managed_by})
+               .emplace(ToAbsl(name),
+                        Group{true, g->enabled, g->shares.size(), g->options,
+                              g->compiled, g->managed_by})
                .first;
     }
     return it->second.exists ? &it->second : nullptr;
@@ -111,8 +111,8 @@ class Overlay {
 
   void CreateGroup(std::string_view name, std::string_view options,
                    std::shared_ptr<const ShareOptions> compiled) {
-    groups_[ToAbsl(name)] = Group{true, true, 0, options, std::move(compiled),
-                                  {}};
+    groups_[ToAbsl(name)] =
+        Group{true, true, 0, options, std::move(compiled), {}};
   }
 
   // Removes the group and every share in it.
@@ -142,7 +142,7 @@ class Overlay {
     }
     const Share* s = table_.Find(path);
     if (s == nullptr) return std::nullopt;
-    return ShareState{true,       s->group->name,   s->dev,
+    return ShareState{true,       s->group->name,    s->dev,
                       s->options, s->replaces_group, s->resource};
   }
 
@@ -570,8 +570,7 @@ class CatalogImpl : public Catalog {
             uint64_t generation,
             std::vector<std::unique_ptr<Share>>* dead_shares,
             std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
-            TouchedShares* touched)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+            TouchedShares* touched) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Order: apply_mu_ before mu_.
   mutable absl::Mutex apply_mu_ ABSL_ACQUIRED_BEFORE(mu_);
@@ -657,6 +656,19 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
                           "instead"));
       return true;
     };
+    // The share at op.path, if it is shared and (when op.group is given) in
+    // op.group; otherwise the operation is refused and nullopt returned.
+    auto share_of_op = [&]() -> std::optional<Overlay::ShareState> {
+      std::optional<Overlay::ShareState> st = ov.FindShare(op.path);
+      if (!st) {
+        refuse(absl::StrCat(op.path, ": not shared"));
+      } else if (!op.group.empty() && op.group != st->group) {
+        refuse(absl::StrCat(op.path, ": share is in group ", ToAbsl(st->group),
+                            ", not ", op.group));
+        st.reset();
+      }
+      return st;
+    };
 
     switch (op.type) {
       case Op::kCreateGroup: {
@@ -731,8 +743,8 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
                               ToAbsl(s->group), ")"));
           break;
         }
-        if (absl::Status s = internal::CheckShareLimits(
-                op.path, op.resource, op.description);
+        if (absl::Status s = internal::CheckShareLimits(op.path, op.resource,
+                                                        op.description);
             !s.ok()) {
           refuse_status(s);
           break;
@@ -774,16 +786,8 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         break;
       }
       case Op::kRemoveShare: {
-        std::optional<Overlay::ShareState> s = ov.FindShare(op.path);
-        if (!s) {
-          refuse(absl::StrCat(op.path, ": not shared"));
-          break;
-        }
-        if (!op.group.empty() && op.group != s->group) {
-          refuse(absl::StrCat(op.path, ": share is in group ", ToAbsl(s->group),
-                              ", not ", op.group));
-          break;
-        }
+        std::optional<Overlay::ShareState> s = share_of_op();
+        if (!s) break;
         if (managed_elsewhere(s->group)) break;
         ov.RemoveShare(op.path);
         break;
@@ -809,26 +813,14 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
           break;
         }
         if (managed_elsewhere(op.group)) break;
-        if (!op.path.empty()) {
-          std::optional<Overlay::ShareState> s = ov.FindShare(op.path);
-          if (!s) {
-            refuse(absl::StrCat(op.path, ": not shared"));
-            break;
-          }
-          if (s->group != op.group) {
-            refuse(absl::StrCat(op.path, ": share is in group ",
-                                ToAbsl(s->group), ", not ", op.group));
-            break;
-          }
-        }
+        if (!op.path.empty() && !share_of_op()) break;
         std::shared_ptr<const ShareOptions> compiled;
         if (op.path.empty() || !op.options.empty()) {
           absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
               cache.Get(op.options);
           if (!c.ok()) {
-            refuse(absl::StrCat(
-                op.path.empty() ? "group " + op.group : op.path, ": ",
-                c.status().message()));
+            refuse(absl::StrCat(op.path.empty() ? "group " + op.group : op.path,
+                                ": ", c.status().message()));
             break;
           }
           compiled = *std::move(c);
@@ -839,27 +831,19 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         break;
       }
       case Op::kModifyShare: {
-        std::optional<Overlay::ShareState> st = ov.FindShare(op.path);
-        if (!st) {
-          refuse(absl::StrCat(op.path, ": not shared"));
-          break;
-        }
-        if (!op.group.empty() && op.group != st->group) {
-          refuse(absl::StrCat(op.path, ": share is in group ",
-                              ToAbsl(st->group), ", not ", op.group));
-          break;
-        }
+        std::optional<Overlay::ShareState> st = share_of_op();
+        if (!st) break;
         if (!op.set_options && !op.set_description && !op.set_resource) {
           refuse(absl::StrCat(op.path, ": nothing to change"));
           break;
         }
         const Share* current = table_.Find(op.path);
         std::string_view description =
-            op.set_description ? std::string_view(op.description)
+            op.set_description   ? std::string_view(op.description)
             : current != nullptr ? std::string_view(current->description)
                                  : std::string_view();
-        std::string_view resource = op.set_resource ? std::string_view(op.resource)
-                                                    : st->resource;
+        std::string_view resource =
+            op.set_resource ? std::string_view(op.resource) : st->resource;
         if (current == nullptr && (!op.set_description || !op.set_resource)) {
           // Added earlier in this batch: its fields are that operation's.
           for (std::size_t j = i; j-- > 0;) {
@@ -876,8 +860,8 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
             }
           }
         }
-        if (absl::Status s = internal::ValidateShareFields(op.path, resource,
-                                                           description);
+        if (absl::Status s =
+                internal::ValidateShareFields(op.path, resource, description);
             !s.ok()) {
           refuse_status(s);
           break;
@@ -905,8 +889,8 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         }
         step.description = std::string(description);
         step.resource = std::string(resource);
-        st->resource = op.set_resource ? std::string_view(op.resource)
-                                       : st->resource;
+        st->resource =
+            op.set_resource ? std::string_view(op.resource) : st->resource;
         ov.UpdateShare(op.path, *st);
         if (op.set_resource && !op.resource.empty()) {
           batch_resources[op.resource] = op.path;
@@ -928,23 +912,16 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         std::string_view own = g->options;
         std::string who = absl::StrCat("group ", op.group);
         if (!op.path.empty()) {
-          std::optional<Overlay::ShareState> st = ov.FindShare(op.path);
-          if (!st) {
-            refuse(absl::StrCat(op.path, ": not shared"));
-            break;
-          }
-          if (st->group != op.group) {
-            refuse(absl::StrCat(op.path, ": share is in group ",
-                                ToAbsl(st->group), ", not ", op.group));
-            break;
-          }
+          std::optional<Overlay::ShareState> st = share_of_op();
+          if (!st) break;
           own = st->own;
           who = op.path;
         }
         if (!op.path.empty() && op.options == "all") {
           if (own.empty()) {
-            refuse(absl::StrCat(who, ": has no options of its own (all come "
-                                     "from group ",
+            refuse(absl::StrCat(who,
+                                ": has no options of its own (all come "
+                                "from group ",
                                 op.group, ")"));
             break;
           }
@@ -1055,9 +1032,9 @@ void CatalogImpl::CheckPublic(const Batch& batch, Overlay& ov,
   }
   std::string_view other = culprit == pubs.front() ? pubs[1] : pubs.front();
   errors->push_back(
-      {index, absl::StrCat(ToAbsl(culprit), ": a second public share (",
-                           ToAbsl(other),
-                           " is public; share_nfs allows one public share)")});
+      {index,
+       absl::StrCat(ToAbsl(culprit), ": a second public share (", ToAbsl(other),
+                    " is public; share_nfs allows one public share)")});
 }
 
 void CatalogImpl::RebuildRuleIndexes() {
@@ -1157,7 +1134,8 @@ absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
                                  : store_->SetShareOptions(op.path, step.text);
         break;
       case Op::kModifyShare:
-        if (op.set_options) status = store_->SetShareOptions(op.path, step.text);
+        if (op.set_options)
+          status = store_->SetShareOptions(op.path, step.text);
         if (status.ok()) {
           status =
               store_->SetShareText(op.path, step.description, step.resource);

@@ -104,6 +104,9 @@ struct ShareChange {
   bool active = false;  // exported after the batch (kRemoved: false)
 };
 
+// "added", "removed" or "changed" (sharectl changes, CHANGES_SINCE).
+std::string_view ShareChangeKindName(ShareChange::Kind k);
+
 struct BatchResult {
   // Empty when the batch committed.
   std::vector<OperationError> errors;

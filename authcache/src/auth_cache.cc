@@ -17,12 +17,12 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/hash/hash.h"
@@ -156,10 +156,15 @@ struct Entry {
 
 struct alignas(64) Shard {
   absl::Mutex mu;
-  absl::flat_hash_map<DecisionKey, std::shared_ptr<Entry>> decisions
-      ABSL_GUARDED_BY(mu);
-  absl::flat_hash_map<NameKey, std::shared_ptr<Entry>> names
-      ABSL_GUARDED_BY(mu);
+  // std::unordered_map, not absl::flat_hash_map: Abseil 20220623's resize
+  // is not exception-safe (it sets the new capacity before allocating), and
+  // an insert that meets std::bad_alloc must leave the map intact
+  // (tests/reliability alloc_failure found the names map corrupted).
+  std::unordered_map<DecisionKey, std::shared_ptr<Entry>,
+                     absl::Hash<DecisionKey>>
+      decisions ABSL_GUARDED_BY(mu);
+  std::unordered_map<NameKey, std::shared_ptr<Entry>, absl::Hash<NameKey>>
+      names ABSL_GUARDED_BY(mu);
   Entry lru ABSL_GUARDED_BY(mu);  // sentinel: lru.next is the most recent
   std::size_t count ABSL_GUARDED_BY(mu) = 0;
   uint64_t hits ABSL_GUARDED_BY(mu) = 0;
@@ -181,9 +186,7 @@ struct alignas(64) Shard {
              a->lookup_failed == b->lookup_failed;
     }
   };
-  // std::unordered_set, not absl::flat_hash_set: Abseil 20220623's
-  // resize is not exception-safe, and an insert that meets std::bad_alloc
-  // must leave the set intact (tests/reliability alloc_failure).
+  // std::unordered_set for the same reason as the maps above.
   std::unordered_set<std::shared_ptr<const Decision>, DecisionHash,
                      DecisionEq>
       decision_values ABSL_GUARDED_BY(mu);

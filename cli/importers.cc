@@ -191,6 +191,8 @@ struct ClientOptions {
   int64_t anonuid = 65534;
   int64_t anongid = 65534;
   bool nohide = false;
+  bool mountpoint = false;      // mountpoint or mp
+  std::string mountpoint_path;  // its value, if given
 };
 
 struct Client {
@@ -204,6 +206,8 @@ struct Client {
   int64_t anonuid = 65534;
   int64_t anongid = 65534;
   bool nohide = false;
+  bool mountpoint = false;
+  std::string mountpoint_path;
 
   const FlavorFlags* FlagsFor(libshare::SecFlavor f) const {
     for (const ExportsFlavor& x : flavors) {
@@ -371,12 +375,6 @@ std::optional<absl::string_view> UnsupportedReason(absl::string_view name) {
 // refused. Why.
 std::optional<absl::string_view> WideningReason(absl::string_view name) {
   static const std::map<absl::string_view, absl::string_view> kWidening = {
-      {"mountpoint",
-       "sharemgr shares the directory whether or not a file system is "
-       "mounted there"},
-      {"mp",
-       "sharemgr shares the directory whether or not a file system is "
-       "mounted there"},
       {"refer", "sharemgr would serve the local directory, not a referral"},
       {"replicas", "sharemgr would serve the local directory, not a referral"},
   };
@@ -479,6 +477,11 @@ void ApplyClientOptions(absl::string_view opts, ClientOptions* c,
       c->nohide = true;
     } else if (name == "hide" && !has_value) {
       c->nohide = false;
+    } else if (name == "mountpoint" || name == "mp") {
+      // Exported only while a file system is mounted there: share_nfs
+      // extended with the same option (sharemgrd.8).
+      c->mountpoint = true;
+      c->mountpoint_path = std::string(value);
     } else if (name == "xprtsec") {
       bool allows_plain = false;
       for (absl::string_view m : absl::StrSplit(value, ':')) {
@@ -811,6 +814,32 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
   bool nohide = false;
   for (const Client* c : order) nohide |= c->nohide;
   if (nohide) text.push_back("nohide");
+  // mountpoint: sharemgr's is per share and checks the share's own path.
+  size_t with_mountpoint = 0;
+  for (const Client* c : order) {
+    if (!c->mountpoint) continue;
+    ++with_mountpoint;
+    if (!c->mountpoint_path.empty() && c->mountpoint_path != e.path) {
+      problem(c->where,
+              absl::StrCat("option \"mountpoint=", c->mountpoint_path, "\" of ",
+                           e.path,
+                           ": sharemgr's mountpoint checks the share's own "
+                           "path only: refusing"),
+              false);
+      return std::nullopt;
+    }
+  }
+  if (with_mountpoint > 0) {
+    if (with_mountpoint < order.size()) {
+      problem(e.where,
+              absl::StrCat(e.path,
+                           ": option \"mountpoint\" is given for some "
+                           "clients only; sharemgr's is per share, so every "
+                           "client is refused while nothing is mounted there"),
+              true);
+    }
+    text.push_back("mountpoint");
+  }
   std::string options = absl::StrJoin(text, ",");
   if (absl::StatusOr<libshare::ShareOptions> parsed =
           libshare::ParseOptions(options);
@@ -828,15 +857,13 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
 // by its own options (the group's are checked when it is created).
 void AddOpenWarnings(const Operation& op, const std::string& where,
                      std::vector<ImportProblem>* out) {
-  absl::StatusOr<libshare::ShareOptions> o =
-      libshare::ParseOptions(op.options);
+  absl::StatusOr<libshare::ShareOptions> o = libshare::ParseOptions(op.options);
   if (!o.ok()) return;  // reported by the daemon
   if (libshare::OpensReadWriteToAll(*o)) {
-    out->push_back({where, absl::StrCat(op.path,
-                                        ": read-write to every client (",
-                                        op.options.empty() ? "no options"
-                                                           : op.options,
-                                        ")")});
+    out->push_back(
+        {where,
+         absl::StrCat(op.path, ": read-write to every client (",
+                      op.options.empty() ? "no options" : op.options, ")")});
   }
   if (libshare::GivesRootToAll(*o)) {
     out->push_back({where, absl::StrCat(op.path, ": root for every client (",
@@ -890,6 +917,8 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
         c.anonuid = o.anonuid;
         c.anongid = o.anongid;
         c.nohide = o.nohide;
+        c.mountpoint = o.mountpoint;
+        c.mountpoint_path = o.mountpoint_path;
         bool unsupported = false;
         absl::StatusOr<std::string> entry = ClientEntry(spec, &unsupported);
         if (!entry.ok() && !unsupported) {
@@ -943,13 +972,12 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
             l.tokens[i - 1].find('(') == std::string::npos) {
           plan.warnings.push_back(
               {p.where,
-               absl::StrCat("\"", l.tokens[i - 1], " ", t,
-                            "\": the space makes \"", t,
-                            "\" apply to every client and gives \"",
-                            l.tokens[i - 1],
-                            "\" the default options (imported so, as "
-                            "rpc.mountd reads it); write \"",
-                            l.tokens[i - 1], t, "\" if that was meant")});
+               absl::StrCat(
+                   "\"", l.tokens[i - 1], " ", t, "\": the space makes \"", t,
+                   "\" apply to every client and gives \"", l.tokens[i - 1],
+                   "\" the default options (imported so, as "
+                   "rpc.mountd reads it); write \"",
+                   l.tokens[i - 1], t, "\" if that was meant")});
         }
         add_client(spec.empty() ? "*" : spec,
                    absl::string_view(t).substr(open + 1, t.size() - open - 2));

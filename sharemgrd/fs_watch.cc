@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "libshare/path.h"
 #include "libshare/store.h"
 
@@ -108,7 +109,7 @@ const FsPlace* MountInfo::Containing(std::string_view path) const {
   return nullptr;
 }
 
-PathStat StatPath(const std::string& path) {
+PathStat StatPath(const std::string& path, bool mount_point) {
   PathStat r;
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) {
@@ -123,6 +124,15 @@ PathStat StatPath(const std::string& path) {
   r.dev = st.st_dev;
   if (S_ISDIR(st.st_mode)) {
     r.kind = PathStat::Kind::kDirectory;
+    if (mount_point) {
+      // As nfs-utils decides exports(5)'s mountpoint: another device than
+      // the parent's, or the parent itself.
+      struct stat parent;
+      const std::string up = path + "/..";
+      r.mount_point =
+          ::stat(up.c_str(), &parent) == 0 &&
+          (parent.st_dev != st.st_dev || parent.st_ino == st.st_ino);
+    }
   } else if (S_ISLNK(st.st_mode)) {
     r.kind = PathStat::Kind::kLink;
   } else {
@@ -131,8 +141,19 @@ PathStat StatPath(const std::string& path) {
   return r;
 }
 
+bool HasMountpointOption(std::string_view effective_options) {
+  for (absl::string_view word :
+       absl::StrSplit(absl::string_view(effective_options.data(),
+                                        effective_options.size()),
+                      ',')) {
+    if (word == "mountpoint") return true;
+  }
+  return false;
+}
+
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,
-                      const FsPlace* recorded, const MountInfo& mounts) {
+                      const FsPlace* recorded, const MountInfo& mounts,
+                      bool mountpoint) {
   ShareProbe r;
   switch (st.kind) {
     case PathStat::Kind::kDirectory:
@@ -150,10 +171,23 @@ ShareProbe ProbeShare(std::string_view path, const PathStat& st,
       r.reason = absl::StrCat("cannot stat the path: ", st.error);
       return r;
   }
+  if (mountpoint && !st.mount_point) {
+    r.reason = "no file system is mounted at the path (option mountpoint)";
+    return r;
+  }
   const FsPlace* now = mounts.Containing(path);
+  if (mountpoint && (now == nullptr || now->mount_point != path)) {
+    // Mounted (the live check says so) but not in the mount table read
+    // last: served; the round the mount woke records its place.
+    r.served = true;
+    return r;
+  }
   if (now == nullptr) {
     r.reason = "no mount contains the path";
     return r;
+  }
+  if (mountpoint && recorded != nullptr && recorded->mount_point != path) {
+    recorded = nullptr;  // recorded before a file system was mounted there
   }
   if (recorded == nullptr) {
     r.served = true;
@@ -258,7 +292,8 @@ void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
 }
 
 std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
-                                              bool live) const {
+                                              bool live,
+                                              bool mountpoint) const {
   std::optional<FsPlace> recorded;
   std::shared_ptr<const MountInfo> mounts;
   bool served = true;
@@ -268,8 +303,9 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
     auto it = states_.find(share_path);
     if (it == states_.end()) {
       // Added since the last round: served (its batch woke the thread,
-      // which records it). Before the first round: decided live.
-      if (probed_) return std::nullopt;
+      // which records it), unless it needs a mount at its path. Before the
+      // first round: decided live.
+      if (probed_ && !mountpoint) return std::nullopt;
       served = false;
       if (auto r = initial_.find(share_path); r != initial_.end()) {
         recorded = r->second;
@@ -278,13 +314,14 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
     } else {
       if (!live && !it->second.served) return it->second.reason;
       if (!live) return std::nullopt;
+      mountpoint = mountpoint || it->second.mountpoint;
       served = it->second.served;
       dev = it->second.dev;
       recorded = it->second.recorded;
       mounts = mounts_;
     }
   }
-  PathStat st = StatPath(share_path);
+  PathStat st = StatPath(share_path, mountpoint);
   if (served && st.kind == PathStat::Kind::kDirectory && st.dev == dev) {
     return std::nullopt;  // the file system it was served from, still
   }
@@ -297,8 +334,9 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
   }
   // Decided again with the last mount table (a mount change wakes the
   // watch thread at once); a state that changed is probed for everyone.
-  ShareProbe p = ProbeShare(share_path, st, recorded ? &*recorded : nullptr,
-                            mounts != nullptr ? *mounts : MountInfo());
+  ShareProbe p =
+      ProbeShare(share_path, st, recorded ? &*recorded : nullptr,
+                 mounts != nullptr ? *mounts : MountInfo(), mountpoint);
   if (p.served != served || (p.served && st.dev != dev)) Wake();
   if (p.served) return std::nullopt;
   return p.reason;
@@ -327,10 +365,12 @@ void FsWatch::ProbeAll() {
   next.reserve(shares->size());
   std::vector<libshare::FsPlaceRow> to_record;
   for (const libshare::ShareInfo& s : *shares) {
-    PathStat st = StatPath(s.path);
+    const bool mountpoint = HasMountpointOption(s.effective_options);
+    PathStat st = StatPath(s.path, mountpoint);
     auto rec = recorded_.find(s.id);
-    ShareProbe p = ProbeShare(
-        s.path, st, rec == recorded_.end() ? nullptr : &rec->second, mounts);
+    ShareProbe p =
+        ProbeShare(s.path, st, rec == recorded_.end() ? nullptr : &rec->second,
+                   mounts, mountpoint);
     if (p.record.has_value()) {
       to_record.push_back({s.id, s.path, p.record->mount_point,
                            p.record->fstype, p.record->source});
@@ -340,6 +380,7 @@ void FsWatch::ProbeAll() {
     n.served = p.served;
     n.dev = st.dev;
     n.reason = std::move(p.reason);
+    n.mountpoint = mountpoint;
     if (auto r = recorded_.find(s.id); r != recorded_.end()) {
       n.recorded = r->second;
     }

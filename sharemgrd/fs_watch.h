@@ -81,18 +81,30 @@ struct PathStat {
   Kind kind = Kind::kMissing;
   uint64_t dev = 0;
   std::string error;  // kError: strerror
+  // A file system is mounted at the path itself (its device differs from
+  // its parent's, or it is its parent: "/"). Filled by StatPath only when
+  // asked (shares with the option mountpoint).
+  bool mount_point = false;
 };
-PathStat StatPath(const std::string& path);
+PathStat StatPath(const std::string& path, bool mount_point = false);
 
 // The served-state decision for one share. Pure. `recorded` null: nothing
 // recorded yet (the share is served and `*record` says what to record).
+// `mountpoint` (the share's option): served only while `st.mount_point`;
+// the place is then the file system mounted there, recorded anew if the
+// one recorded was not mounted at the path (nothing mounted there when the
+// share was added, or the option set later).
 struct ShareProbe {
   bool served = false;
   std::string reason;             // why not served: "recorded on ..., now ..."
   std::optional<FsPlace> record;  // place to record now, if any
 };
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,
-                      const FsPlace* recorded, const MountInfo& mounts);
+                      const FsPlace* recorded, const MountInfo& mounts,
+                      bool mountpoint = false);
+// Whether an effective option text holds the flag mountpoint (a word of
+// its own; list entries are never a bare word).
+bool HasMountpointOption(std::string_view effective_options);
 
 class FsWatch {
  public:
@@ -123,8 +135,10 @@ class FsWatch {
   // nullopt if the share at `share_path` is served (or not known yet);
   // otherwise why not ("recorded on a file system mounted at X, now Y").
   // `live`: also lstat the path now (decisions that hand out a handle).
-  std::optional<std::string> NotServed(const std::string& share_path,
-                                       bool live) const;
+  // `mountpoint`: the share has that option (known to the caller from its
+  // compiled options; rounds read it from the effective text).
+  std::optional<std::string> NotServed(const std::string& share_path, bool live,
+                                       bool mountpoint = false) const;
   // Changes whenever some share's served state changes.
   uint64_t version() const { return version_.load(); }
   // Asks for a probe soon (after a batch; `changes` tells which to record).
@@ -143,6 +157,7 @@ class FsWatch {
     uint64_t dev = 0;  // st_dev at the last probe (served only)
     std::string reason;
     std::optional<FsPlace> recorded;  // for live probes between rounds
+    bool mountpoint = false;          // the share's option
   };
 
   const Config config_;

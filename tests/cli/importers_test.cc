@@ -157,6 +157,34 @@ TEST(ImportExportsTest, AllSquashIsRefusedNotSkippable) {
   EXPECT_TRUE(plan.ops.empty());
 }
 
+TEST(ImportExportsTest, MountpointAsOpenZfsWritesItBecomesTheShareOption) {
+  // OpenZFS's zfs.exports: sharenfs=on is rw,crossmnt plus these.
+  ImportPlan plan =
+      ImportExports({{"zfs.exports",
+                      "/tank/home/alice\t*(rw,no_subtree_check,mountpoint)\n"
+                      "/tank/home/bob\t10.0.0.0/8(ro,mp=/tank/home/bob)\n"}},
+                    "g");
+  EXPECT_THAT(plan.problems, IsEmpty()) << Problems(plan);
+  EXPECT_EQ(Options(plan)["/tank/home/alice"], "rw,mountpoint");
+  EXPECT_EQ(Options(plan)["/tank/home/bob"], "ro=@10.0.0.0/8,mountpoint");
+}
+
+TEST(ImportExportsTest, MountpointOfAnotherPathIsRefused) {
+  ImportPlan plan =
+      ImportExports({{"f", "/c *(rw,mountpoint=/elsewhere)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
+  EXPECT_FALSE(plan.problems[0].unsupported);
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("mountpoint=/elsewhere"));
+  EXPECT_TRUE(plan.ops.empty());
+}
+
+TEST(ImportExportsTest, MountpointForSomeClientsOnlyIsReported) {
+  ImportPlan plan = ImportExports({{"f", "/c a(rw,mountpoint) b(rw)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
+  EXPECT_TRUE(plan.problems[0].unsupported);
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("some clients only"));
+}
+
 TEST(ImportExportsTest, AnonuidWithoutTheSameAnongidIsRefused) {
   // sharemgr's anon= sets both ids; Linux keeps anongid=65534.
   ImportPlan plan = ImportExports({{"f", "/c *(ro,anonuid=0)\n"}}, "g");

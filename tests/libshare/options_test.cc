@@ -226,6 +226,8 @@ TEST(ParseOptions, Flags) {
   EXPECT_TRUE(Parse("nosuid").nosuid);
   EXPECT_TRUE(Parse("nosub").nosub);
   EXPECT_TRUE(Parse("nohide").nohide);
+  EXPECT_TRUE(Parse("mountpoint").mountpoint);
+  EXPECT_FALSE(Parse("nohide").mountpoint);
   EXPECT_TRUE(Parse("public").public_fh);
   EXPECT_TRUE(Parse("aclok").aclok);
 }
@@ -715,12 +717,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         "", "rw", "ro", "rw=a", "ro=a:b:c", "root=r", "none=n", "anon=0",
         "anon=-1", "anon=4294967294", "root_mapping=0", "root_mapping=-1",
-        "nosuid", "nosub", "nohide", "public", "aclok", "index=index.html",
-        "log", "log=tag", "window=0", "window=4294967295", "rw,ro=a", "ro,rw=a",
-        "rw=a,ro=b,root=c,none=d", "sec=sys", "sec=none", "sec=dh", "sec=krb5",
-        "sec=krb5i", "sec=krb5p", "sec=krb5:krb5i:krb5p,rw",
-        "sec=krb5,rw=a,sec=sys,ro", "ro,sec=krb5,rw", "nosuid,sec=krb5,rw",
-        "sec=krb5,nosuid,rw",
+        "nosuid", "nosub", "nohide", "mountpoint", "rw,mountpoint", "public",
+        "aclok", "index=index.html", "log", "log=tag", "window=0",
+        "window=4294967295", "rw,ro=a", "ro,rw=a", "rw=a,ro=b,root=c,none=d",
+        "sec=sys", "sec=none", "sec=dh", "sec=krb5", "sec=krb5i", "sec=krb5p",
+        "sec=krb5:krb5i:krb5p,rw", "sec=krb5,rw=a,sec=sys,ro", "ro,sec=krb5,rw",
+        "nosuid,sec=krb5,rw", "sec=krb5,nosuid,rw",
         "sec=sys:krb5,rw=@10.0.0.0/8,root=admin,sec=dh,ro,root_mapping=0",
         "rw=*", "rw=-*", "rw=@10.1.0.0/16", "rw=@10.1.2.3/16", "rw=@10.1.2.3",
         "rw=@10", "rw=@10.1", "rw=@10.1.2", "rw=@10.1/20", "rw=@0.0.0.0/0",
@@ -858,7 +860,6 @@ TEST(Equality, DiffersWhenAnyFieldDiffers) {
   EXPECT_EQ(Parse("rw=a"), base);
 }
 
-
 // ---- Per-property inheritance (InheritOptions and friends).
 
 std::string Inherit(std::string_view group, std::string_view own) {
@@ -911,7 +912,8 @@ TEST(InheritOptionsTest, ShareScopeWithoutAccessOptionAddsNothing) {
 }
 
 TEST(InheritOptionsTest, EmptyGroupGivesOwnOptions) {
-  EXPECT_EQ(InheritOptions(Parse(""), Parse("rw=a,nosub")), Parse("rw=a,nosub"));
+  EXPECT_EQ(InheritOptions(Parse(""), Parse("rw=a,nosub")),
+            Parse("rw=a,nosub"));
 }
 
 TEST(InheritOptionsTest, ResultAlwaysParsesBack) {
@@ -925,12 +927,11 @@ TEST(InheritOptionsTest, ResultAlwaysParsesBack) {
 }
 
 TEST(OptionPropertiesTest, ListsEachPropertyWithItsScope) {
-  EXPECT_THAT(
-      OptionProperties(Parse("rw,rw=a,root=b,nosuid,sec=krb5,ro")),
-      ElementsAre(OptionProperty{"sec=sys", "rw", "rw,rw=a"},
-                  OptionProperty{"sec=sys", "root", "root=b"},
-                  OptionProperty{"sec=krb5", "ro", "ro"},
-                  OptionProperty{"", "nosuid", "nosuid"}));
+  EXPECT_THAT(OptionProperties(Parse("rw,rw=a,root=b,nosuid,sec=krb5,ro")),
+              ElementsAre(OptionProperty{"sec=sys", "rw", "rw,rw=a"},
+                          OptionProperty{"sec=sys", "root", "root=b"},
+                          OptionProperty{"sec=krb5", "ro", "ro"},
+                          OptionProperty{"", "nosuid", "nosuid"}));
   EXPECT_TRUE(OptionProperties(Parse("")).empty());
 }
 
@@ -939,14 +940,15 @@ TEST(RemoveOptionPropertyTest, RemovesGlobalAccessAndScopeProperties) {
             "rw=a");
   EXPECT_EQ(RemoveOptionProperty(Parse("rw=a,root=b"), "root")->Canonical(),
             "rw=a");
-  EXPECT_EQ(RemoveOptionProperty(Parse("rw=a,sec=krb5,ro"), "sec=krb5")
-                ->Canonical(),
-            "rw=a");
+  EXPECT_EQ(
+      RemoveOptionProperty(Parse("rw=a,sec=krb5,ro"), "sec=krb5")->Canonical(),
+      "rw=a");
   EXPECT_EQ(RemoveOptionProperty(Parse("log=t"), "log")->Canonical(), "");
 }
 
 TEST(RemoveOptionPropertyTest, MissingPropertyIsNotFound) {
-  absl::StatusOr<ShareOptions> r = RemoveOptionProperty(Parse("rw=a"), "nosuid");
+  absl::StatusOr<ShareOptions> r =
+      RemoveOptionProperty(Parse("rw=a"), "nosuid");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(r.status().message(), "option \"nosuid\": not set");

@@ -109,6 +109,9 @@ struct ShareOptions {
   bool nosuid = false;
   bool nosub = false;
   bool nohide = false;
+  // sharemgr's extension, for exports(5)'s mountpoint: served only while a
+  // file system is mounted at the share's path itself (sharemgrd.8).
+  bool mountpoint = false;
   bool public_fh = false;  // "public"
   bool aclok = false;
   std::optional<std::string> index;  // "index=FILE"
@@ -149,8 +152,9 @@ struct ShareOptions {
 // A share's effective options are its group's options with the share's
 // own properties overriding property by property, as illumos sharemgr
 // merges a group's optionset with a share's. The properties:
-//   global: anon, nosuid, nosub, nohide, public, aclok, index, log, window
-//   in each sec= scope: rw (bare "rw" and "rw=LIST" together), ro (likewise),
+//   global: anon, nosuid, nosub, nohide, mountpoint, public, aclok, index, log,
+//   window in each sec= scope: rw (bare "rw" and "rw=LIST" together), ro
+//   (likewise),
 //     root, none, root_mapping
 // An access list is one property: a share's rw= replaces the group's rw=
 // list whole, never entry by entry. Scopes are matched by their flavor
@@ -164,9 +168,10 @@ struct ShareOptions {
 
 // One property of a ShareOptions, as Canonical() spells it.
 struct OptionProperty {
-  std::string scope;  // "" for a global property, else "sec=sys", "sec=krb5:krb5i"
-  std::string name;   // "nosuid", "rw", "root", ...
-  std::string text;   // "nosuid", "rw=@10.0.0.0/8", "rw,rw=adminhost"
+  std::string
+      scope;  // "" for a global property, else "sec=sys", "sec=krb5:krb5i"
+  std::string name;  // "nosuid", "rw", "root", ...
+  std::string text;  // "nosuid", "rw=@10.0.0.0/8", "rw,rw=adminhost"
   bool operator==(const OptionProperty& o) const {
     return scope == o.scope && name == o.name && text == o.text;
   }

@@ -87,6 +87,44 @@ TEST(ProbeShare, RemountedWithANewDeviceIsServed) {
   EXPECT_TRUE(ProbeShare("/tank/home/alice", st, &rec, m).served);
 }
 
+TEST(ProbeShare, MountpointOptionRefusesAFolderWithNothingMountedOnIt) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  PathStat st = Dir();
+  st.mount_point = false;  // the parent's folder: nothing mounted there
+  ShareProbe p = ProbeShare("/tank/home/bob", st, nullptr, m, true);
+  EXPECT_FALSE(p.served);
+  EXPECT_FALSE(p.record.has_value());
+  EXPECT_EQ(p.reason,
+            "no file system is mounted at the path (option mountpoint)");
+  // Without the option the same folder is served (recorded on the parent).
+  EXPECT_TRUE(ProbeShare("/tank/home/bob", st, nullptr, m).served);
+}
+
+TEST(ProbeShare, MountpointOptionRecordsTheFileSystemMountedLater) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  PathStat st = Dir();
+  st.mount_point = true;
+  // Recorded on the parent before the dataset was mounted: recorded anew.
+  FsPlace parent{"/tank/home", "zfs", "tank/home"};
+  ShareProbe p = ProbeShare("/tank/home/alice", st, &parent, m, true);
+  EXPECT_TRUE(p.served);
+  ASSERT_TRUE(p.record.has_value());
+  EXPECT_EQ(p.record->mount_point, "/tank/home/alice");
+  // Mounted (the live check says so) but not yet in the table read last:
+  // served, nothing recorded until the next round.
+  ShareProbe q = ProbeShare("/tank/new", st, nullptr, m, true);
+  EXPECT_TRUE(q.served);
+  EXPECT_FALSE(q.record.has_value());
+}
+
+TEST(ProbeShare, HasMountpointOptionMatchesTheWordOnly) {
+  EXPECT_TRUE(HasMountpointOption("rw,mountpoint"));
+  EXPECT_TRUE(HasMountpointOption("mountpoint"));
+  EXPECT_FALSE(HasMountpointOption("rw=mountpoint"));
+  EXPECT_FALSE(HasMountpointOption("rw=a:mountpoint,nohide"));
+  EXPECT_FALSE(HasMountpointOption(""));
+}
+
 TEST(ProbeShare, MissingLinkAndFileAreNotServed) {
   MountInfo m = MountInfo::Parse(kMountinfo);
   FsPlace rec{"/", "ext4", "/dev/sda1"};

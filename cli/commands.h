@@ -97,8 +97,9 @@ struct ChangeCommand {
 [[nodiscard]] absl::StatusOr<ChangeCommand> ParseChangeCommand(
     const std::vector<std::string>& words);
 
-// The command words that ParseChangeCommand turns back into `op`.
-std::vector<std::string> OperationWords(const libshare::Operation& op);
+// The command words that ParseChangeCommand turns back into `op`
+// (libshare's, shared with the daemon's audit log).
+using libshare::OperationWords;
 
 }  // namespace sharectl
 

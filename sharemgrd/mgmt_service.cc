@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "libshare/path.h"
@@ -119,30 +120,28 @@ std::string Caller(const CallContext& ctx) {
   return out;
 }
 
-// One operation for the audit log, as sharectl words with quoted values:
+// One operation for the audit log, as sharectl words (libshare's
+// OperationWords) with every value quoted ("\"" inside one escaped):
 //   add-share -o "rw" -d "x" -s "/export/a" "homes"
 std::string DescribeOperation(const Operation& op) {
-  auto q = [](const std::string& v) {
-    return absl::StrCat("\"", EscapeForLog(v), "\"");
-  };
-  std::string out(libshare::OperationName(op.type));
-  out.reserve(64);
-  const bool share_op = op.type == Operation::Type::kAddShare ||
-                        op.type == Operation::Type::kRemoveShare ||
-                        op.type == Operation::Type::kMoveShare ||
-                        op.type == Operation::Type::kSetOptions;
-  if (op.type == Operation::Type::kCreateGroup ||
-      op.type == Operation::Type::kAddShare ||
-      op.type == Operation::Type::kSetOptions) {
-    if (!op.options.empty() || op.type == Operation::Type::kSetOptions) {
-      absl::StrAppend(&out, " -o ", q(op.options));
+  std::vector<std::string> words = libshare::OperationWords(op);
+  std::string out = std::move(words[0]);
+  bool value_next = false;  // the word after -o, -d, -r, -s, -p is a value
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    const bool takes_value = w == "-o" || w == "-d" || w == "-r" || w == "-s" ||
+                             w == "-p" ||
+                             w == "--";  // "--" precedes a group named "-..."
+    if (!value_next && (takes_value || w == "-f")) {
+      absl::StrAppend(&out, " ", w);
+      value_next = takes_value;
+      continue;
     }
+    value_next = false;
+    absl::StrAppend(&out, " \"",
+                    absl::StrReplaceAll(EscapeForLog(w), {{"\"", "\\\""}}),
+                    "\"");
   }
-  if (!op.description.empty()) absl::StrAppend(&out, " -d ", q(op.description));
-  if (!op.resource.empty()) absl::StrAppend(&out, " -r ", q(op.resource));
-  if (share_op && !op.path.empty()) absl::StrAppend(&out, " -s ", q(op.path));
-  if (op.force) absl::StrAppend(&out, " -f");
-  if (!op.group.empty()) absl::StrAppend(&out, " ", q(op.group));
   return out;
 }
 
@@ -216,12 +215,16 @@ void MgmtService::Stop() {
   if (sharetab_writer_.joinable()) sharetab_writer_.join();
 }
 
-void MgmtService::RequestSharetab(uint64_t generation, bool wait) {
-  absl::MutexLock l(&sharetab_mu_);
-  if (sharetab_stopping_) return;
+void MgmtService::StartSharetabWriter() {
   if (!sharetab_writer_.joinable()) {
     sharetab_writer_ = std::thread([this] { SharetabWriterLoop(); });
   }
+}
+
+void MgmtService::RequestSharetab(uint64_t generation, bool wait) {
+  absl::MutexLock l(&sharetab_mu_);
+  if (sharetab_stopping_) return;
+  StartSharetabWriter();
   if (generation > sharetab_requested_) sharetab_requested_ = generation;
   if (!wait) return;
   auto done = [this, generation]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
@@ -235,10 +238,12 @@ void MgmtService::RefreshSharetab() {
     WriteSharetab();
     return;
   }
-  // Generation 0 can be the table's own: ask for at least 1 so a write
-  // happens.
-  RequestSharetab(std::max<uint64_t>(1, catalog_->generation()),
-                  /*wait=*/false);
+  // The table's generation may be unchanged (a share stopped or started
+  // being served): ask for a write of the table as it is.
+  absl::MutexLock l(&sharetab_mu_);
+  if (sharetab_stopping_) return;
+  StartSharetabWriter();
+  sharetab_refresh_ = true;
 }
 
 void MgmtService::SharetabWriterLoop() {
@@ -246,10 +251,13 @@ void MgmtService::SharetabWriterLoop() {
   absl::Time next_write = absl::InfinitePast();
   for (;;) {
     auto work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
-      return sharetab_requested_ > sharetab_written_ || sharetab_stopping_;
+      return sharetab_requested_ > sharetab_written_ || sharetab_refresh_ ||
+             sharetab_stopping_;
     };
     sharetab_mu_.Await(absl::Condition(&work));
-    if (sharetab_requested_ <= sharetab_written_) return;  // stopping
+    if (sharetab_requested_ <= sharetab_written_ && !sharetab_refresh_) {
+      return;  // stopping
+    }
     // Pacing: a rewrite of a big table costs O(N) CPU (100 ms at 100,000
     // shares), so a script changing one share at a time would spend a core
     // on views nobody reads in between. Changes arriving during the gap are
@@ -261,6 +269,7 @@ void MgmtService::SharetabWriterLoop() {
       sharetab_mu_.AwaitWithDeadline(absl::Condition(&stopping), next_write);
     }
     uint64_t target = sharetab_requested_;
+    sharetab_refresh_ = false;  // this write shows the table as it is now
     sharetab_mu_.Unlock();
     // Writes the table as it is now: at least generation `target`.
     const absl::Time start = absl::Now();

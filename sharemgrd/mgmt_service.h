@@ -21,10 +21,10 @@
 #include "absl/synchronization/mutex.h"
 #include "authcache/auth_cache.h"
 #include "change_log.h"
+#include "fs_watch.h"
 #include "libshare/catalog.h"
 #include "libshare/client.h"
 #include "libshare/mgmt_prot.h"
-#include "fs_watch.h"
 #include "mount_service.h"
 #include "request_stats.h"
 #include "rpc_server.h"
@@ -125,12 +125,16 @@ class MgmtService final : public RpcProgram {
   // waits for the write, so small setups see the file updated on return.
   void SharetabWriterLoop();
   void RequestSharetab(uint64_t generation, bool wait);
+  // Starts the writer thread if it is not running.
+  void StartSharetabWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_);
 
   absl::Mutex batch_mu_;
   absl::Mutex sharetab_mu_;
   std::string sharetab_error_ ABSL_GUARDED_BY(sharetab_mu_);
   uint64_t sharetab_requested_ ABSL_GUARDED_BY(sharetab_mu_) = 0;
   uint64_t sharetab_written_ ABSL_GUARDED_BY(sharetab_mu_) = 0;
+  // RefreshSharetab of a big table: write once more, whatever generation.
+  bool sharetab_refresh_ ABSL_GUARDED_BY(sharetab_mu_) = false;
   bool sharetab_stopping_ ABSL_GUARDED_BY(sharetab_mu_) = false;
   std::thread sharetab_writer_;
 };

@@ -62,4 +62,58 @@ std::string_view ShareChangeKindName(ShareChange::Kind k) {
   return "changed";
 }
 
+std::vector<std::string> OperationWords(const Operation& op) {
+  std::vector<std::string> w;
+  w.emplace_back(OperationName(op.type));
+  switch (op.type) {
+    case Operation::Type::kCreateGroup:
+      if (!op.options.empty()) w.insert(w.end(), {"-o", op.options});
+      break;
+    case Operation::Type::kDeleteGroup:
+      if (op.force) w.push_back("-f");
+      break;
+    case Operation::Type::kEnableGroup:
+    case Operation::Type::kDisableGroup:
+      break;
+    case Operation::Type::kAddShare:
+      if (!op.options.empty()) w.insert(w.end(), {"-o", op.options});
+      if (!op.description.empty()) w.insert(w.end(), {"-d", op.description});
+      if (!op.resource.empty()) w.insert(w.end(), {"-r", op.resource});
+      w.insert(w.end(), {"-s", op.path});
+      break;
+    case Operation::Type::kRemoveShare:
+    case Operation::Type::kMoveShare:
+      w.insert(w.end(), {"-s", op.path});
+      break;
+    case Operation::Type::kSetOptions:
+      if (!op.path.empty() && op.options.empty()) {
+        // What the client API's "inherit again" is on a command line.
+        w[0] = "unset";
+        w.insert(w.end(), {"-p", "all", "-s", op.path});
+        break;
+      }
+      w.insert(w.end(), {"-o", op.options});
+      if (!op.path.empty()) w.insert(w.end(), {"-s", op.path});
+      break;
+    case Operation::Type::kModifyShare:
+      if (op.set_options) w.insert(w.end(), {"-o", op.options});
+      if (op.set_description) w.insert(w.end(), {"-d", op.description});
+      if (op.set_resource) w.insert(w.end(), {"-r", op.resource});
+      w.insert(w.end(), {"-s", op.path});
+      break;
+    case Operation::Type::kUnsetOption:
+      w.insert(w.end(), {"-p", op.options});
+      if (!op.path.empty()) w.insert(w.end(), {"-s", op.path});
+      break;
+    case Operation::Type::kManageGroup:  // never in a batch file
+      break;
+  }
+  if (!op.group.empty()) {
+    // A word starting with "-" after "--" is read as an argument.
+    if (op.group[0] == '-') w.push_back("--");
+    w.push_back(op.group);
+  }
+  return w;
+}
+
 }  // namespace libshare

@@ -16,10 +16,19 @@ assert_contains "$log" "change generation 2 by uid $uid" "create logged with the
 line=$(grep -m1 "by uid $uid .* pid [0-9][0-9]* (add-share): 1 operations applied" "$SM_DIR/audit.log") ||
   fail "add-share not logged with uid, pid and origin: $log"
 assert_contains "$(grep 'change generation 3: ' "$SM_DIR/audit.log")" \
-  "add-share -d \"it\"s\" -s \"$SM_DIR/e/a\" \"homes\"" "the operation itself"
+  "add-share -d \"it\\\"s\" -s \"$SM_DIR/e/a\" \"homes\"" "the operation itself"
 # Log file lines carry a timestamp and the daemon's pid.
 [[ $line =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\ sharemgrd\[$DAEMON_PID\]:\  ]] ||
   fail "log file line without timestamp and pid: $line"
+
+# set-share and unset name the share and what they change.
+sc set-share -o ro -d 'x' -s "$SM_DIR/e/a" homes || fail "set-share refused"
+assert_contains "$(cat "$SM_DIR/audit.log")" \
+  "set-share -o \"ro\" -d \"x\" -s \"$SM_DIR/e/a\" \"homes\"" "set-share logged"
+sc unset -p ro -s "$SM_DIR/e/a" homes || fail "unset refused"
+assert_contains "$(cat "$SM_DIR/audit.log")" \
+  "unset -p \"ro\" -s \"$SM_DIR/e/a\" \"homes\"" "unset logged"
+assert_contains "$(sc changes --since 3)" "$SM_DIR/e/a" "changes names the share"
 
 # A big batch: counts per command and its origin, not 25 lines.
 mkdir -p "$SM_DIR/e/big"
@@ -33,7 +42,7 @@ assert_contains "$(cat "$SM_DIR/audit.log")" \
   "(batch $SM_DIR/big.batch): 26 operations applied in" "big batch origin"
 assert_contains "$(cat "$SM_DIR/audit.log")" ": create 1, add-share 25" \
   "big batch counted by command"
-assert_eq 0 "$(grep -c 'change generation 4: ' "$SM_DIR/audit.log" || true)" \
+assert_eq 0 "$(grep -c 'change generation 6: ' "$SM_DIR/audit.log" || true)" \
   "no per-operation lines for a big batch"
 
 # Dry runs commit nothing and log no change; refusals are logged as such.

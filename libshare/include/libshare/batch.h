@@ -60,8 +60,15 @@ struct Operation {
 [[nodiscard]] absl::Status CheckOperationText(const Operation& op);
 
 // "create", "delete", "enable", "disable", "add-share", "remove-share",
-// "move-share", "set", "set-share", "unset": the sharectl command that makes the operation.
+// "move-share", "set", "set-share", "unset": the sharectl command that makes
+// the operation.
 std::string_view OperationName(Operation::Type t);
+
+// The sharectl command words that make `op` ("add-share", "-o", "rw",
+// "-s", "/export/a", "homes"): what `sharectl batch` and `dump` write and
+// what the daemon's audit log quotes. kManageGroup gives its name and
+// group only (it is never in a batch file).
+std::vector<std::string> OperationWords(const Operation& op);
 
 struct Batch {
   std::vector<Operation> ops;

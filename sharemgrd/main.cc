@@ -22,10 +22,10 @@ namespace {
 
 constexpr char kVersion[] = "sharemgrd 0.1.0";
 
-void Fail(absl::string_view message) {
-  std::string line = absl::StrCat("sharemgrd: ", message, "\n");
-  fputs(line.c_str(), stderr);
-}
+// Says why the start failed: on standard error (the terminal, also when
+// detaching: the daemon has not detached its stderr yet) and in the
+// --log-file once that is open.
+void Fail(absl::string_view message) { sharemgrd::LogLine(message); }
 
 // Forks twice; the original process waits until the daemon reports that
 // it serves (exit 0) or fails (exit 1). Returns the fd the daemon writes

@@ -33,4 +33,14 @@ if "$SHAREMGRD" --foreground --no-rpcbind --db "$SM_DB" --socket "$SM_SOCKET" \
   fail "started with a log file it cannot open"
 fi
 assert_contains "$(cat "$SM_DIR/err")" "--log-file $SM_DIR/no/such/dir/log" "error names the file"
+# A start that fails after the file is open: the reason is in the file
+# too (here: --kernel=on on a host whose nfsd is not mounted).
+if [[ ! -e /proc/fs/nfsd/exports ]]; then
+  "$SHAREMGRD" --no-rpcbind --kernel=on --mount-port 0 --db "$SM_DB" \
+    --socket "$SM_SOCKET" --sharetab "$SM_SHARETAB" --pid-file "$SM_DIR/pid" \
+    --log-file "$SM_DIR/failed.log" 2>"$SM_DIR/err" &&
+    fail "--kernel=on started without /proc/fs/nfsd"
+  assert_contains "$(cat "$SM_DIR/err")" "/proc/fs/nfsd" "failure said on the terminal"
+  assert_contains "$(cat "$SM_DIR/failed.log")" "/proc/fs/nfsd" "failure kept in the log file"
+fi
 echo "ok"

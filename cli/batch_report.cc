@@ -53,7 +53,8 @@ void SortProblems(std::vector<Problem>* problems) {
                    });
 }
 
-std::string FormatProblems(const std::vector<Problem>& problems) {
+std::string FormatProblems(const std::vector<Problem>& problems,
+                           std::string_view kind) {
   std::map<std::pair<std::string, std::string>, std::size_t> total, seen;
   for (const Problem& p : problems) ++total[{p.command, p.message}];
   std::string out;
@@ -67,9 +68,10 @@ std::string FormatProblems(const std::vector<Problem>& problems) {
       absl::StrAppend(&out, p.origin.empty() ? "sharectl" : p.origin, ": ",
                       what, "\n");
     } else if (n == kSameErrorShown + 1) {
-      absl::StrAppend(&out, p.origin, ": ... and ",
-                      total[key] - kSameErrorShown,
-                      " more lines with the same error: ", what, "\n");
+      absl::StrAppend(
+          &out, p.origin, ": ... and ", total[key] - kSameErrorShown,
+          " more lines with the same ",
+          absl::string_view(kind.data(), kind.size()), ": ", what, "\n");
     }
   }
   return out;
@@ -147,8 +149,7 @@ std::string FormatChangesJson(const libshare::ChangeList& c) {
     w.Uint(b.uid);
     w.Key("pid");
     w.Int(b.pid);
-    w.Key("origin");
-    w.String(b.origin);
+    w.StringMember("origin", b.origin);
     w.Key("operations");
     w.Uint(b.operations);
     w.Key("summary");
@@ -159,8 +160,7 @@ std::string FormatChangesJson(const libshare::ChangeList& c) {
       w.BeginObject();
       w.Key("change");
       w.String(libshare::ShareChangeKindName(s.kind));
-      w.Key("path");
-      w.String(s.path);
+      w.StringMember("path", s.path);
       w.Key("id");
       w.Uint(s.id);
       w.Key("active");

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "libshare/client.h"
@@ -35,7 +36,9 @@ void SortProblems(std::vector<Problem>* problems);
 // "ORIGIN: COMMAND: MESSAGE", except that after kSameErrorShown lines
 // with the same command and message the others are one line
 // "... and N more lines with the same error: COMMAND: MESSAGE".
-std::string FormatProblems(const std::vector<Problem>& problems);
+// `kind` names them in that line ("error", or "warning" for warnings).
+std::string FormatProblems(const std::vector<Problem>& problems,
+                           std::string_view kind = "error");
 
 // The counts of one batch run, for its summary line.
 struct BatchSummary {

@@ -33,8 +33,7 @@ std::string FormatMountsJson(const std::vector<libshare::MountInfo>& mounts) {
     w.BeginObject();
     w.Key("client");
     w.String(m.client);
-    w.Key("path");
-    w.String(m.path);
+    w.StringMember("path", m.path);
     w.Key("since");
     if (m.since > 0) {
       w.String(SinceText(m.since));

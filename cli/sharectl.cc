@@ -18,8 +18,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "batch_report.h"
 #include "absl/strings/str_join.h"
+#include "batch_report.h"
 #include "commands.h"
 #include "dump.h"
 #include "importers.h"
@@ -253,7 +253,41 @@ class Runner {
   std::string command_;     // the command being run, for error documents
   std::string batch_file_;  // batch's FILE ("-": standard input)
   std::vector<Warning> warnings_;
+  // Warnings about the operations of the batch being applied (options
+  // open to every client), said by Apply once it is committed or passes
+  // as a dry run.
+  std::vector<Problem> batch_warnings_;
 };
+
+// The options of `batch` that open to every client: one warning per
+// operation and concern, the same text for the same concern so that
+// FormatProblems collapses a table's worth of them.
+std::vector<Problem> OpenWarnings(const Batch& batch,
+                                  const std::vector<std::string>& origins) {
+  std::vector<Problem> out;
+  for (std::size_t i = 0; i < batch.ops.size(); ++i) {
+    const Operation& op = batch.ops[i];
+    const bool own_options =
+        op.type == Operation::Type::kCreateGroup ||
+        op.type == Operation::Type::kSetOptions ||
+        ((op.type == Operation::Type::kAddShare ||
+          (op.type == Operation::Type::kModifyShare && op.set_options)) &&
+         !op.options.empty());
+    if (!own_options) continue;
+    for (const std::string& c : OpenConcerns(op.options)) {
+      Problem& p = out.emplace_back();
+      p.origin = i < origins.size() ? origins[i] : "";
+      p.command = std::string(libshare::OperationName(op.type));
+      p.index = i;
+      p.message = absl::StrCat(
+          "warning: ", c,
+          op.type == Operation::Type::kCreateGroup && op.options.empty()
+              ? " (no -o given; -o rw says so explicitly)"
+              : "");
+    }
+  }
+  return out;
+}
 
 std::string Runner::ChangeJson(bool ok, uint64_t applied, uint64_t generation,
                                const std::string& commit_error,
@@ -269,7 +303,11 @@ std::string Runner::ChangeJson(bool ok, uint64_t applied, uint64_t generation,
   w.Key("applied");
   w.Uint(applied);
   w.Key("generation");
-  w.Uint(generation);
+  if (generation > 0) {
+    w.Uint(generation);
+  } else {
+    w.Null();  // the daemon was not asked (nothing to send)
+  }
   w.Key("errors");
   w.BeginArray();
   for (const auto& p : problems) {
@@ -353,8 +391,7 @@ int Runner::Apply(std::string_view cmd, Batch batch,
       if (!sent.ok()) {
         if (!parse_failed) return CallFailed(cmd, sent.status());
         // The bad lines are reported below, in one document.
-        err() << "sharectl: " << cmd << ": " << sent.status().message()
-              << "\n";
+        err() << "sharectl: " << cmd << ": " << sent.status().message() << "\n";
       } else {
         r = *std::move(sent);
       }
@@ -375,6 +412,16 @@ int Runner::Apply(std::string_view cmd, Batch batch,
   SortProblems(&problems);
   err() << FormatProblems(problems);
   const std::string commit_error = r ? r->commit_error : "";
+  std::vector<Problem> warnings = std::move(batch_warnings_);
+  batch_warnings_.clear();
+  if (problems.empty() && commit_error.empty() && !parse_failed &&
+      !warnings.empty()) {
+    SortProblems(&warnings);
+    err() << FormatProblems(warnings, "warning");
+    for (const Problem& w : warnings) {
+      warnings_.push_back({w.origin, absl::StrCat(w.command, ": ", w.message)});
+    }
+  }
   if (!commit_error.empty()) {
     err() << "sharectl: " << cmd
           << ": commit failed, nothing changed: " << commit_error << "\n";
@@ -452,7 +499,8 @@ int Runner::RunChange(const CommandSpec& spec,
   batch.origin = std::string(spec.name);
   int rc = Apply(spec.name, batch,
                  std::vector<std::string>(batch.ops.size(), "sharectl"), false);
-  if (rc == kExitOk && only != nullptr) ReportChange(spec.name, *only, old_group_options);
+  if (rc == kExitOk && only != nullptr)
+    ReportChange(spec.name, *only, old_group_options);
   return rc;
 }
 
@@ -784,10 +832,6 @@ int Runner::RunBatch(const ParsedArgs& a) {
   BatchSummary summary;
   summary.label = absl::StrCat("batch ", where);
   summary.lines = lines.size();
-  if (batch.ops.empty() && bad.empty()) {  // only comments and blank lines
-    if (json_) out() << ChangeJson(true, 0, 0, "", {});
-    return kExitOk;
-  }
   if (!all_commands.empty()) {
     int rc = kExitOk;
     auto names = GroupNames("batch", &rc);
@@ -826,6 +870,7 @@ int Runner::RunBatch(const ParsedArgs& a) {
     batch = std::move(expanded);
     origins = std::move(expanded_origins);
   }
+  batch_warnings_ = OpenWarnings(batch, origins);
   return Apply("batch", std::move(batch), origins, progress, std::move(bad),
                &summary);
 }

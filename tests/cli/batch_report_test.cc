@@ -10,6 +10,7 @@ namespace sharectl {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<std::string> Origins(const std::vector<Problem>& ps) {
   std::vector<std::string> out;
@@ -88,6 +89,20 @@ TEST(FormatChangesTest, HeaderPerBatchAndOneLinePerShare) {
                               "disable \"g\"\n"));
   EXPECT_THAT(text, HasSubstr("  changed /e/a (inactive)\n"));
   EXPECT_THAT(text, HasSubstr("  removed /e/b\n"));
+}
+
+TEST(FormatChangesTest, JsonCarriesTheExactBytesOfANonUtf8Path) {
+  libshare::ChangeList c;
+  libshare::ChangeRecord& b = c.batches.emplace_back();
+  b.generation = 3;
+  b.origin = "add-share";
+  b.shares.push_back(
+      {libshare::ShareChange::Kind::kAdded, "/e/j\xf6rg", 7, true});
+  const std::string json = FormatChangesJson(c);
+  // base64 of "/e/j\xf6rg"
+  EXPECT_THAT(json, HasSubstr("\"path_b64\":\"L2UvavZyZw==\""));
+  EXPECT_THAT(FormatChangesJson(libshare::ChangeList{}),
+              Not(HasSubstr("_b64")));
 }
 
 }  // namespace

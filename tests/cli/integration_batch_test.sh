@@ -16,7 +16,7 @@ start_daemon
 
 make_batch() {  # make_batch FILE: create + N add-shares, line i+1 = share i
   {
-    echo "create homes"
+    echo "create -o rw=@127.0.0.0/8 homes"
     awk -v h="$H" -v n=$N 'BEGIN { for (i = 1; i <= n; i++)
       printf "add-share -d \047home of u%05d\047 -s %s/u%05d homes\n", i, h, i }'
   } >"$1"
@@ -84,6 +84,28 @@ ok "dry run of a bad batch: refused with the line" \
 printf 'create -n x\n' >"$T/n.batch"
 run sc batch "$T/n.batch"
 ok "-n on a batch line is refused" '[[ $RC == 1 && $ERR == *"n.batch:1: create: -n applies to the whole batch"* ]]'
+
+# --- options open to every client: warned once the batch is applied,
+# a table's worth collapsed
+mkdir -p "$T/w/a1" "$T/w/a2" "$T/w/a3" "$T/w/a4" "$T/w/a5"
+{
+  echo "create w1"
+  for i in 1 2 3 4 5; do echo "add-share -o rw -s $T/w/a$i w1"; done
+} >"$T/w.batch"
+run sc batch "$T/w.batch"
+ok "open group warned with its line" \
+  '[[ $RC == 0 && $ERR == *"w.batch:1: create: warning: read-write to every client (no -o given"* ]]'
+ok "open shares: three lines, then the rest counted" \
+  '[[ $ERR == *"w.batch:4: add-share: warning: read-write to every client"* && $ERR == *"w.batch:5: ... and 2 more lines with the same warning: add-share: warning: read-write to every client"* && $ERR != *"w.batch:6:"* ]]'
+run sc --json batch "$T/w.batch"
+ok "a refused batch warns of nothing" '[[ $RC == 1 && $ERR != *warning* ]]'
+printf '# nothing\n\n' >"$T/empty.batch"
+run sc batch "$T/empty.batch"
+ok "an empty batch has its summary too" \
+  '[[ $RC == 0 && $ERR == *"batch $T/empty.batch: nothing to do in "*"0 lines, 0 operations would apply"* ]]'
+run sc --json batch "$T/empty.batch"
+ok "an empty batch's JSON: no generation" '[[ $RC == 0 && $(jq -r .generation <<<"$OUT") == null ]]'
+sc delete -f w1 >/dev/null 2>&1 || true
 
 # --- the whole batch, off a terminal: applied, silent
 make_batch "$T/good.batch"

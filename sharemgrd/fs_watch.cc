@@ -109,6 +109,28 @@ const FsPlace* MountInfo::Containing(std::string_view path) const {
   return nullptr;
 }
 
+namespace {
+
+// Whether a file system (or a bind mount) is mounted at `path` itself: the
+// kernel says so through statx's STATX_ATTR_MOUNT_ROOT (Linux 5.8), which
+// also sees a bind mount of a folder of the same file system, as
+// rpc.mountd's mountpoint check does; on an older kernel, the classic test
+// (another device than the parent's, or the parent itself: "/").
+bool IsMountRoot(const std::string& path, const struct stat& st) {
+  struct statx sx;
+  if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW, STATX_INO, &sx) ==
+          0 &&
+      (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) != 0) {
+    return (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+  }
+  struct stat parent;
+  const std::string up = path + "/..";
+  return ::stat(up.c_str(), &parent) == 0 &&
+         (parent.st_dev != st.st_dev || parent.st_ino == st.st_ino);
+}
+
+}  // namespace
+
 PathStat StatPath(const std::string& path, bool mount_point) {
   PathStat r;
   struct stat st;
@@ -124,15 +146,7 @@ PathStat StatPath(const std::string& path, bool mount_point) {
   r.dev = st.st_dev;
   if (S_ISDIR(st.st_mode)) {
     r.kind = PathStat::Kind::kDirectory;
-    if (mount_point) {
-      // As nfs-utils decides exports(5)'s mountpoint: another device than
-      // the parent's, or the parent itself.
-      struct stat parent;
-      const std::string up = path + "/..";
-      r.mount_point =
-          ::stat(up.c_str(), &parent) == 0 &&
-          (parent.st_dev != st.st_dev || parent.st_ino == st.st_ino);
-    }
+    if (mount_point) r.mount_point = IsMountRoot(path, st);
   } else if (S_ISLNK(st.st_mode)) {
     r.kind = PathStat::Kind::kLink;
   } else {

@@ -257,7 +257,7 @@ const Refusal kRefusals[] = {
     {"/x *(rw,no_root_squash) @engineers(rw)",
      "tries netgroups after \"*\" in root="},
     {"/x node?.lab(ro) *(rw)", "fall through to \"*\""},
-    {"/x *(rw,mp)", "option \"mp\": sharemgr shares the directory"},
+    {"/x *(rw,mp=/y)", "sharemgr's mountpoint checks the share's own path"},
     {"/x *(rw,xprtsec=mtls)", "without TLS: refusing"},
     {"/x *(sec=lkey,rw)", "unknown security flavor \"lkey\""},
 };

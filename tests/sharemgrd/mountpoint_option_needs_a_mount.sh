@@ -55,6 +55,14 @@ umount "$ds" || fail "umount"
 assert_contains "$(probe mnt "$ds")" "MNT3ERR_ACCES" "MNT right after umount"
 wait_check "$ds" 1
 
+# A bind mount of a folder of the same file system counts, as in
+# rpc.mountd (OpenZFS test setups and containers use them).
+mkdir -p "$SM_DIR/bound"
+mount --bind "$SM_DIR/bound" "$ds" || fail "bind mount"
+wait_check "$ds" 0
+umount "$ds" || fail "umount the bind mount"
+wait_check "$ds" 1
+
 # Above 2,000 shares the sharetab view is rewritten in the background; it
 # must still follow a served-state change that changes no generation.
 mkdir -p "$SM_DIR/many"

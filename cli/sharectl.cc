@@ -760,6 +760,10 @@ int Runner::RunBatch(const ParsedArgs& a) {
   batch.dry_run = a.DryRun();
   batch.origin = absl::StrCat("batch ", where);
   std::vector<std::string> origins;
+  // Most lines are one operation: growing these one by one moved every
+  // Operation log2(N) times.
+  batch.ops.reserve(lines.size());
+  origins.reserve(lines.size());
   std::vector<std::pair<size_t, ChangeCommand>> all_commands;  // enable -a
   std::vector<Problem> bad;
   for (SplitLine& l : lines) {

@@ -117,8 +117,7 @@ int SqliteFloor(const std::string& path, long n, const std::string& prefix) {
   for (long i = 0; i < n; ++i) {
     sqlite3_bind_int64(st, 1, i + 1);
     sqlite3_bind_text(st, 2, paths[i].data(), paths[i].size(), SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, groups[i].data(), groups[i].size(),
-                      SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, groups[i].data(), groups[i].size(), SQLITE_STATIC);
     sqlite3_bind_text(st, 4, "", 0, SQLITE_STATIC);
     sqlite3_bind_text(st, 5, "", 0, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, "", 0, SQLITE_STATIC);

@@ -761,6 +761,16 @@ int Runner::RunCacheFlush(const ParsedArgs& a) {
   return kExitOk;
 }
 
+// All of `in` into `text`, in blocks: an istreambuf_iterator copy costs a
+// call per byte (12% of sharectl's CPU for a 15,000-line batch).
+void ReadAll(std::istream& in, std::string* text) {
+  text->clear();
+  char block[1 << 16];
+  while (in.read(block, sizeof block) || in.gcount() > 0) {
+    text->append(block, static_cast<size_t>(in.gcount()));
+  }
+}
+
 bool ReadWholeFile(const std::string& path, std::string* text,
                    std::string* error) {
   std::ifstream f(path, std::ios::binary);
@@ -768,7 +778,7 @@ bool ReadWholeFile(const std::string& path, std::string* text,
     *error = absl::StrCat(path, ": ", std::strerror(errno));
     return false;
   }
-  text->assign(std::istreambuf_iterator<char>(f), {});
+  ReadAll(f, text);
   if (f.bad()) {
     *error = absl::StrCat(path, ": read error");
     return false;
@@ -781,7 +791,7 @@ int Runner::RunBatch(const ParsedArgs& a) {
   const std::string& file = a.args[0];
   batch_file_ = file;
   if (file == "-") {
-    text.assign(std::istreambuf_iterator<char>(*env_.in), {});
+    ReadAll(*env_.in, &text);
   } else {
     std::string error;
     if (!ReadWholeFile(file, &text, &error)) return Refused("batch", error);
@@ -798,6 +808,10 @@ int Runner::RunBatch(const ParsedArgs& a) {
   batch.dry_run = a.DryRun();
   batch.origin = absl::StrCat("batch ", where);
   std::vector<std::string> origins;
+  // Most lines are one operation: growing these one by one moved every
+  // Operation log2(N) times.
+  batch.ops.reserve(lines.size());
+  origins.reserve(lines.size());
   std::vector<std::pair<size_t, ChangeCommand>> all_commands;  // enable -a
   std::vector<Problem> bad;
   for (SplitLine& l : lines) {

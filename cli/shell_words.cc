@@ -10,6 +10,7 @@ std::vector<SplitLine> SplitShellLines(std::string_view text) {
   while (i < n) {
     SplitLine cur;
     cur.line = line;
+    cur.words.reserve(4);  // "add-share -s PATH GROUP" without regrowing
     std::string word;
     bool in_word = false;  // a word has started (even if empty, as in '')
     bool done = false;

@@ -63,10 +63,16 @@ absl::Status ValidatePath(std::string_view path) {
 
 absl::StatusOr<std::string> NormalizePath(std::string_view path) {
   std::string out;
-  out.reserve(path.size());
-  for (char c : path) {
-    if (c == '/' && !out.empty() && out.back() == '/') continue;
-    out.push_back(c);
+  if (path.find("//") == std::string_view::npos) {
+    // The usual case, already without repeated slashes: one copy, not a
+    // byte at a time (a tenth of sharectl batch's parsing).
+    out.assign(path.data(), path.size());
+  } else {
+    out.reserve(path.size());
+    for (char c : path) {
+      if (c == '/' && !out.empty() && out.back() == '/') continue;
+      out.push_back(c);
+    }
   }
   if (out.size() > 1 && out.back() == '/') out.pop_back();
   absl::Status st = CheckPath(out, path);

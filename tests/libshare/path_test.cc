@@ -91,6 +91,8 @@ TEST(NormalizePath, CollapsesSlashesAndDropsTrailingSlash) {
   EXPECT_EQ(*NormalizePath("/"), "/");
   EXPECT_EQ(*NormalizePath("//"), "/");
   EXPECT_EQ(*NormalizePath("/a"), "/a");
+  EXPECT_EQ(*NormalizePath("/export/home/"), "/export/home");
+  EXPECT_EQ(*NormalizePath("/export/home"), "/export/home");
 }
 
 TEST(NormalizePath, DotComponentsAreStillRefusedNamingTheInput) {

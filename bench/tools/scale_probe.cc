@@ -1,0 +1,302 @@
+// scale_probe: the floors and small timings of scripts/bench --scale
+// (issue 12), each printed as one JSON line on stdout.
+//
+//   scale_probe sqlite-floor DB N PREFIX
+//       One SQLite transaction inserting N rows into a table shaped like
+//       the store's shares table (same columns, UNIQUE path, index on
+//       group; WAL, synchronous=FULL) through one prepared statement, then
+//       COMMIT: what any store of N shares must pay at least.
+//   scale_probe stat-floor PATHS_FILE ROUNDS
+//       Per path of the file: one statx (the least "the path exists and is a
+//       directory" can cost) and the daemon's check (openat2 refusing
+//       symlinks, statx of the descriptor, close), alternated ROUNDS times.
+//   scale_probe spawn ROUNDS CMD_A... -- CMD_B...
+//       Process start to exit of CMD_A and CMD_B (posix_spawn, waitpid),
+//       alternated ROUNDS times, output to /dev/null.
+//   scale_probe client-add SOCKET PATH GROUP ROUNDS
+//       Through the client API on one connection: add PATH to GROUP, then
+//       remove it, ROUNDS times; the time of each call.
+//
+// Times are medians (and p90, max) in microseconds unless named _ms.
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <spawn.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "libshare/batch.h"
+#include "libshare/client.h"
+
+extern char** environ;
+
+namespace {
+
+double NowUs() {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+struct Summary {
+  double p50 = 0, p90 = 0, max = 0;
+};
+
+Summary Summarize(std::vector<double> v) {
+  Summary s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.p50 = v[v.size() / 2];
+  s.p90 = v[std::min(v.size() - 1, v.size() * 9 / 10)];
+  s.max = v.back();
+  return s;
+}
+
+int Fail(const std::string& what) {
+  std::fprintf(stderr, "scale_probe: %s\n", what.c_str());
+  return 1;
+}
+
+bool Exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::fprintf(stderr, "scale_probe: %s: %s\n", sql, err ? err : "?");
+    sqlite3_free(err);
+    return false;
+  }
+  return true;
+}
+
+int SqliteFloor(const std::string& path, long n, const std::string& prefix) {
+  ::unlink(path.c_str());
+  ::unlink((path + "-wal").c_str());
+  ::unlink((path + "-shm").c_str());
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return Fail("open " + path);
+  if (!Exec(db, "PRAGMA journal_mode=WAL") ||
+      !Exec(db, "PRAGMA synchronous=FULL") ||
+      !Exec(db, "PRAGMA cache_size=-32768") ||
+      !Exec(db,
+            "CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL "
+            "UNIQUE, \"group\" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT "
+            "'', description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL "
+            "DEFAULT '', dev INTEGER NOT NULL, fs_mount TEXT, fs_type TEXT, "
+            "fs_source TEXT, replaces_group INTEGER NOT NULL DEFAULT 0);"
+            "CREATE INDEX shares_by_group ON shares(\"group\");")) {
+    return 1;
+  }
+  // Rows made before the clock starts: what is timed is SQLite.
+  std::vector<std::string> paths(n), groups(n);
+  for (long i = 0; i < n; ++i) {
+    char b[32];
+    std::snprintf(b, sizeof b, "/u%06ld", i);
+    paths[i] = prefix + b;
+    std::snprintf(b, sizeof b, "g%02ld", i * 16 / n);
+    groups[i] = b;
+  }
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v3(db,
+                         "INSERT INTO shares(id, path, \"group\", resource, "
+                         "description, options, dev) VALUES(?,?,?,?,?,?,?)",
+                         -1, SQLITE_PREPARE_PERSISTENT, &st,
+                         nullptr) != SQLITE_OK) {
+    return Fail("prepare");
+  }
+  const double t0 = NowUs();
+  if (!Exec(db, "BEGIN IMMEDIATE")) return 1;
+  for (long i = 0; i < n; ++i) {
+    sqlite3_bind_int64(st, 1, i + 1);
+    sqlite3_bind_text(st, 2, paths[i].data(), paths[i].size(), SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, groups[i].data(), groups[i].size(), SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, "", 0, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, "", 0, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, "", 0, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 7, 42);
+    if (sqlite3_step(st) != SQLITE_DONE) return Fail("insert");
+    sqlite3_reset(st);
+  }
+  const double t1 = NowUs();
+  if (!Exec(db, "COMMIT")) return 1;
+  const double t2 = NowUs();
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  std::printf(
+      "{\"rows\": %ld, \"ms\": %.2f, \"insert_ms\": %.2f, \"commit_ms\": "
+      "%.2f, \"rows_per_s\": %.0f}\n",
+      n, (t2 - t0) / 1000, (t1 - t0) / 1000, (t2 - t1) / 1000,
+      n / ((t2 - t0) / 1e6));
+  ::unlink(path.c_str());
+  ::unlink((path + "-wal").c_str());
+  ::unlink((path + "-shm").c_str());
+  return 0;
+}
+
+int StatFloor(const std::string& file, int rounds) {
+  std::ifstream in(file);
+  std::vector<std::string> paths;
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty()) paths.push_back(l);
+  }
+  if (paths.empty()) return Fail(file + ": no paths");
+  std::vector<double> statx_ms, check_ms;
+  for (int r = 0; r < rounds; ++r) {
+    double t0 = NowUs();
+    for (const std::string& p : paths) {
+      struct statx sx;
+      if (::statx(AT_FDCWD, p.c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) !=
+              0 ||
+          !S_ISDIR(sx.stx_mode)) {
+        return Fail(p + ": not a directory");
+      }
+    }
+    double t1 = NowUs();
+    for (const std::string& p : paths) {
+      open_how how{};
+      how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+      how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+      long fd = ::syscall(SYS_openat2, AT_FDCWD, p.c_str(), &how, sizeof how);
+      if (fd < 0) return Fail(p + ": openat2 failed");
+      struct statx sx;
+      if (::statx(static_cast<int>(fd), "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+                  STATX_TYPE | STATX_MODE | STATX_INO | 0x1000U, &sx) != 0) {
+        return Fail(p + ": statx failed");
+      }
+      ::close(static_cast<int>(fd));
+    }
+    double t2 = NowUs();
+    statx_ms.push_back((t1 - t0) / 1000);
+    check_ms.push_back((t2 - t1) / 1000);
+  }
+  Summary a = Summarize(statx_ms), b = Summarize(check_ms);
+  std::printf(
+      "{\"paths\": %zu, \"rounds\": %d, \"statx_ms\": %.2f, "
+      "\"statx_us_per_path\": %.3f, \"check_ms\": %.2f, "
+      "\"check_us_per_path\": %.3f}\n",
+      paths.size(), rounds, a.p50, a.p50 * 1000 / paths.size(), b.p50,
+      b.p50 * 1000 / paths.size());
+  return 0;
+}
+
+double SpawnOnce(const std::vector<char*>& argv) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  const double t0 = NowUs();
+  pid_t pid;
+  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) != 0) {
+    posix_spawn_file_actions_destroy(&fa);
+    return -1;
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const double t1 = NowUs();
+  posix_spawn_file_actions_destroy(&fa);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  return t1 - t0;
+}
+
+int Spawn(int rounds, std::vector<char*> a, std::vector<char*> b) {
+  a.push_back(nullptr);
+  b.push_back(nullptr);
+  std::vector<double> ta, tb;
+  for (int r = 0; r < rounds; ++r) {
+    // ABBA order, so neither command always runs right after the other.
+    const bool a_first = r % 2 == 0;
+    for (int k = 0; k < 2; ++k) {
+      const bool run_a = (k == 0) == a_first;
+      double t = SpawnOnce(run_a ? a : b);
+      if (t < 0) return Fail(std::string(run_a ? a[0] : b[0]) + ": failed");
+      (run_a ? ta : tb).push_back(t);
+    }
+  }
+  Summary sa = Summarize(ta), sb = Summarize(tb);
+  std::printf(
+      "{\"rounds\": %d, \"a_p50_us\": %.1f, \"a_p90_us\": %.1f, "
+      "\"b_p50_us\": %.1f, \"b_p90_us\": %.1f, \"ratio_p50\": %.3f}\n",
+      rounds, sa.p50, sa.p90, sb.p50, sb.p90, sa.p50 / sb.p50);
+  return 0;
+}
+
+int ClientAdd(const std::string& socket, const std::string& path,
+              const std::string& group, int rounds) {
+  auto c = libshare::Client::Connect(socket);
+  if (!c.ok()) return Fail(std::string(c.status().message()));
+  std::vector<double> adds, removes;
+  for (int r = 0; r < rounds; ++r) {
+    for (int k = 0; k < 2; ++k) {
+      libshare::Batch b;
+      libshare::Operation& op = b.ops.emplace_back();
+      op.type = k == 0 ? libshare::Operation::Type::kAddShare
+                       : libshare::Operation::Type::kRemoveShare;
+      op.path = path;
+      op.group = group;
+      b.origin = "scale_probe";
+      const double t0 = NowUs();
+      auto res = (*c)->Apply(b);
+      const double t1 = NowUs();
+      if (!res.ok()) return Fail(std::string(res.status().message()));
+      if (!res->ok()) {
+        return Fail(res->errors.empty() ? res->commit_error
+                                        : res->errors[0].message);
+      }
+      (k == 0 ? adds : removes).push_back(t1 - t0);
+    }
+  }
+  Summary a = Summarize(adds), m = Summarize(removes);
+  std::printf(
+      "{\"rounds\": %d, \"add_p50_us\": %.1f, \"add_p90_us\": %.1f, "
+      "\"add_max_us\": %.1f, \"remove_p50_us\": %.1f, \"remove_p90_us\": "
+      "%.1f, \"remove_max_us\": %.1f}\n",
+      rounds, a.p50, a.p90, a.max, m.p50, m.p90, m.max);
+  return 0;
+}
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: scale_probe sqlite-floor DB N PREFIX\n"
+               "       scale_probe stat-floor PATHS_FILE ROUNDS\n"
+               "       scale_probe spawn ROUNDS CMD_A... -- CMD_B...\n"
+               "       scale_probe client-add SOCKET PATH GROUP ROUNDS\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return Usage();
+  const std::string cmd = argv[1];
+  if (cmd == "sqlite-floor" && argc == 5) {
+    return SqliteFloor(argv[2], std::atol(argv[3]), argv[4]);
+  }
+  if (cmd == "stat-floor" && argc == 4) {
+    return StatFloor(argv[2], std::atoi(argv[3]));
+  }
+  if (cmd == "client-add" && argc == 6) {
+    return ClientAdd(argv[2], argv[3], argv[4], std::atoi(argv[5]));
+  }
+  if (cmd == "spawn" && argc >= 6) {
+    std::vector<char*> a, b;
+    bool second = false;
+    for (int i = 3; i < argc; ++i) {
+      if (!second && std::string(argv[i]) == "--") {
+        second = true;
+        continue;
+      }
+      (second ? b : a).push_back(argv[i]);
+    }
+    if (a.empty() || b.empty()) return Usage();
+    return Spawn(std::atoi(argv[2]), a, b);
+  }
+  return Usage();
+}

@@ -111,21 +111,14 @@ const FsPlace* MountInfo::Containing(std::string_view path) const {
 
 namespace {
 
-// Whether a file system (or a bind mount) is mounted at `path` itself: the
-// kernel says so through statx's STATX_ATTR_MOUNT_ROOT (Linux 5.8), which
-// also sees a bind mount of a folder of the same file system, as
-// rpc.mountd's mountpoint check does; on an older kernel, the classic test
-// (another device than the parent's, or the parent itself: "/").
+// Whether a file system is mounted at `path` itself, decided as
+// rpc.mountd decides exports(5)'s mountpoint (nfs-utils is_mountpoint):
+// "path/.." is on another device, or is the same inode ("/"). A bind mount
+// of a folder of the same file system is therefore not one, there as here.
 bool IsMountRoot(const std::string& path, const struct stat& st) {
-  struct statx sx;
-  if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW, STATX_INO, &sx) ==
-          0 &&
-      (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) != 0) {
-    return (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
-  }
   struct stat parent;
   const std::string up = path + "/..";
-  return ::stat(up.c_str(), &parent) == 0 &&
+  return ::lstat(up.c_str(), &parent) == 0 &&
          (parent.st_dev != st.st_dev || parent.st_ino == st.st_ino);
 }
 

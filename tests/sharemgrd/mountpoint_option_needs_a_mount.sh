@@ -55,18 +55,26 @@ umount "$ds" || fail "umount"
 assert_contains "$(probe mnt "$ds")" "MNT3ERR_ACCES" "MNT right after umount"
 wait_check "$ds" 1
 
-# A bind mount of a folder of the same file system counts, as in
-# rpc.mountd (OpenZFS test setups and containers use them). (On $ds it
-# would not: another file system than the tmpfs recorded there.)
+# As in rpc.mountd (nfs-utils' is_mountpoint: another device than the
+# parent's), a bind mount of a folder of the same file system is no mount
+# point; one from another file system is. (On $ds neither would be served:
+# another file system than the tmpfs recorded there.)
 ds2=$parent/ds2
-mkdir -p "$ds2" "$SM_DIR/bound"
-on_exit "umount '$ds2' 2>/dev/null"
+mkdir -p "$ds2" "$parent/same" /dev/shm/sm_mp_$$
+on_exit "umount '$ds2' 2>/dev/null; rmdir /dev/shm/sm_mp_$$"
 sc add-share -o rw,mountpoint -s "$ds2" g || fail "add-share ds2"
 wait_check "$ds2" 1
-mount --bind "$SM_DIR/bound" "$ds2" || fail "bind mount"
-wait_check "$ds2" 0
+mount --bind "$parent/same" "$ds2" || fail "bind mount (same file system)"
+sleep 0.3
+out=$(sc check 127.0.0.1 "$ds2") && fail "a same-file-system bind mount counted"
+assert_contains "$out" "option mountpoint" "same-file-system bind mount"
 umount "$ds2" || fail "umount the bind mount"
-wait_check "$ds2" 1
+if [[ $(stat -c %d /dev/shm) != $(stat -c %d "$parent") ]]; then
+  mount --bind /dev/shm/sm_mp_$$ "$ds2" || fail "bind mount (other file system)"
+  wait_check "$ds2" 0
+  umount "$ds2" || fail "umount the other bind mount"
+  wait_check "$ds2" 1
+fi
 
 # Above 2,000 shares the sharetab view is rewritten in the background; it
 # must still follow a served-state change that changes no generation.

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -124,6 +126,13 @@ struct KernelMode::Impl {
   std::atomic<uint64_t> upcalls{0}, negative{0}, pushed{0}, flushes{0},
       bad_upcalls{0}, write_errors{0};
   LatencyWindow latency;
+
+  // Pushes whose rewrites (on the clients' keys) are not all written yet,
+  // by number in the order they ran: WaitPushed waits for those begun
+  // before it.
+  absl::Mutex push_mu;
+  uint64_t pushes_begun ABSL_GUARDED_BY(push_mu) = 0;
+  std::set<uint64_t> pushes_unfinished ABSL_GUARDED_BY(push_mu);
 
   void Log(const std::string& line) const {
     if (config.log) config.log(line);
@@ -513,6 +522,12 @@ struct KernelMode::Impl {
 };
 
 void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
+  uint64_t push_id;
+  {
+    absl::MutexLock l(&push_mu);
+    push_id = ++pushes_begun;
+    pushes_unfinished.insert(push_id);
+  }
   index.WaitReady(Responder::kIndexWait);
   absl::flat_hash_set<std::pair<std::string, std::string>> exports;
   absl::flat_hash_map<std::string, FhUpcall> fhs;  // by type+fsid+domain
@@ -553,8 +568,12 @@ void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
   // more, after the kernel was told no.
   auto left =
       std::make_shared<std::atomic<size_t>>(exports.size() + fhs.size() + 1);
-  auto unlock_after = [this, left, unlock = std::move(unlock)] {
+  auto unlock_after = [this, left, push_id, unlock = std::move(unlock)] {
     if (left->fetch_sub(1) != 1) return;
+    auto finished = absl::MakeCleanup([this, push_id] {
+      absl::MutexLock l(&push_mu);
+      pushes_unfinished.erase(push_id);
+    });
     for (const std::string& p : unlock) {
       if (!deps.files) break;
       if (absl::Status s = deps.files->UnlockFilesystem(p); !s.ok()) {
@@ -740,8 +759,18 @@ void KernelMode::WaitPushed() {
   Impl* d = impl_.get();
   if (d->stopping) return;
   // The pushes run in order under the one key "changes": an empty job
-  // behind them runs when they are done.
-  (void)d->RunKeyed("changes", [] {});
+  // behind them runs once every push queued before has run (and queued its
+  // rewrites on the clients' keys) ...
+  if (!d->RunKeyed("changes", [] {})) return;
+  // ... and those rewrites are written when their push is finished.
+  absl::MutexLock l(&d->push_mu);
+  const uint64_t target = d->pushes_begun;
+  auto done = [d, target]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(d->push_mu) {
+    return d->pushes_unfinished.empty() ||
+           *d->pushes_unfinished.begin() > target || d->stopping.load();
+  };
+  // Bounded: a rewrite the pool drops on stop never finishes its push.
+  d->push_mu.AwaitWithTimeout(absl::Condition(&done), absl::Seconds(30));
 }
 
 absl::Status KernelMode::Flush() {

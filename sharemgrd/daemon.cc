@@ -46,8 +46,10 @@ constexpr std::size_t kMgmtInputBudget = 2 * kMgmtMaxRecord;
 // ListenerLimits); an EXPORT of a million shares is well below.
 constexpr std::size_t kMountMaxQueued = 128u << 20;
 constexpr std::size_t kMgmtMaxQueued = std::size_t{1} << 30;
-// Management threads: calls are few; the pool grows while they block.
-constexpr int kMgmtThreads = 2;
+// Management threads (the pool grows while they block). A changing call
+// holds its thread while it waits for its group's commit, so this many
+// callers can share one commit (group commit, mgmt_service.h).
+constexpr int kMgmtThreads = 16;
 
 std::string Errno(absl::string_view what, const std::string& path) {
   return absl::StrCat(path, ": ", what, ": ", ::strerror(errno));

@@ -27,7 +27,12 @@ namespace {
 
 using libshare::Operation;
 
-constexpr std::size_t kSyncSharetabShares = 2000;
+// At start, a table of at most this many shares has its view written before
+// the first call is served; a bigger one in the background.
+constexpr std::size_t kStartSharetabShares = 2000;
+// A group commit takes the queued calls up to this many operations in all
+// (the first call always): a big batch commits on its own.
+constexpr std::size_t kGroupMaxOps = 1000;
 // Background rewrites of the view start at least this long after the last
 // one ended, and at least kSharetabGapFactor times its duration: at most
 // about a tenth of a core goes to the view however fast changes come.
@@ -234,8 +239,13 @@ void MgmtService::RequestSharetab(uint64_t generation, bool wait) {
   sharetab_mu_.Await(absl::Condition(&done));
 }
 
+void MgmtService::WaitForSharetab() {
+  RequestSharetab(std::max<uint64_t>(1, catalog_->generation()),
+                  /*wait=*/true);
+}
+
 void MgmtService::RefreshSharetab() {
-  if (catalog_->share_count() <= kSyncSharetabShares) {
+  if (catalog_->share_count() <= kStartSharetabShares) {
     WriteSharetab();
     return;
   }
@@ -538,7 +548,80 @@ libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch) {
 
 libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch,
                                               const BatchCaller& caller) {
-  const auto start = std::chrono::steady_clock::now();
+  // Group commit, as LevelDB's DBImpl::Write: every call queues; the one
+  // at the front leads, applying the calls queued by then in one
+  // transaction, while the calls arriving meanwhile queue for the next.
+  // A call returns once its group committed: durable, as alone.
+  Writer w;
+  w.batch = &batch;
+  w.caller = &caller;
+  w.start = std::chrono::steady_clock::now();
+  writers_mu_.Lock();
+  writers_.push_back(&w);
+  auto ready = [this, &w]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(writers_mu_) {
+    return w.done || writers_.front() == &w;
+  };
+  writers_mu_.Await(absl::Condition(&ready));
+  if (w.done) {
+    writers_mu_.Unlock();
+    return std::move(w.result);
+  }
+  // The leader: the calls queued now, up to kGroupMaxOps operations (a big
+  // batch is a group of its own, so small calls do not wait behind it).
+  std::vector<Writer*> group;
+  std::size_t ops = 0;
+  for (Writer* x : writers_) {
+    if (!group.empty() && ops + x->batch->ops.size() > kGroupMaxOps) break;
+    group.push_back(x);
+    ops += x->batch->ops.size();
+  }
+  writers_mu_.Unlock();
+  CommitGroup(group);
+  writers_mu_.Lock();
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    writers_.front()->done = true;
+    writers_.pop_front();
+  }
+  writers_mu_.Unlock();
+  return std::move(w.result);
+}
+
+std::size_t MgmtService::queued_batches() {
+  absl::MutexLock l(&writers_mu_);
+  return writers_.size();
+}
+
+void MgmtService::CommitGroup(const std::vector<Writer*>& group) {
+  std::vector<const libshare::Batch*> batches;
+  batches.reserve(group.size());
+  for (const Writer* w : group) batches.push_back(w->batch);
+  std::vector<libshare::BatchResult> results(group.size());
+  catalog_->ApplyGroup(batches, absl::MakeSpan(results));
+  std::size_t committed = 0;
+  for (const libshare::BatchResult& r : results) {
+    committed += r.ok() && r.applied > 0;
+  }
+  uint64_t sharetab_generation = 0;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    Writer& w = *group[i];
+    w.result = std::move(results[i]);
+    if (w.result.ok() && w.result.applied > 0) {
+      sharetab_generation = w.result.generation;
+    }
+    AfterBatch(*w.batch, *w.caller, w.start, committed, w.result);
+  }
+  // The view is rewritten after the replies, in the background, whatever
+  // the table's size: no O(N) work on the reply path of a change.
+  if (sharetab_generation > 0) {
+    RequestSharetab(sharetab_generation, /*wait=*/false);
+  }
+}
+
+void MgmtService::AfterBatch(const libshare::Batch& batch,
+                             const BatchCaller& caller,
+                             std::chrono::steady_clock::time_point start,
+                             std::size_t committed,
+                             const libshare::BatchResult& r) {
   const std::string who =
       caller.who.empty() ? std::string("sharemgrd") : caller.who;
   // A followed exports file's batch names its file (--follow-exports).
@@ -552,80 +635,76 @@ libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch,
                                       ? "--follow-exports "
                                       : "",
                                   EscapeForLog(said), ")");
-  libshare::BatchResult r;
-  {
-    absl::MutexLock l(&batch_mu_);
-    r = catalog_->Apply(batch);
-    auto ms = [&start] {
-      return static_cast<int64_t>(std::chrono::duration<double, std::milli>(
-                                      std::chrono::steady_clock::now() - start)
-                                      .count() +
-                                  0.5);
-    };
-    if (r.ok() && r.applied > 0) {
-      // A changed share has a new generation, so its old decisions are
-      // never used again; a removed share's are dropped now rather than
-      // left for the LRU.
-      std::vector<uint64_t> removed;
-      for (const libshare::ShareChange& c : r.changes) {
-        if (c.kind == libshare::ShareChange::Kind::kRemoved) {
-          removed.push_back(c.id);
-        }
+  auto ms = [&start] {
+    return static_cast<int64_t>(std::chrono::duration<double, std::milli>(
+                                    std::chrono::steady_clock::now() - start)
+                                    .count() +
+                                0.5);
+  };
+  if (r.ok() && r.applied > 0) {
+    // A changed share has a new generation, so its old decisions are
+    // never used again; a removed share's are dropped now rather than
+    // left for the LRU.
+    std::vector<uint64_t> removed;
+    for (const libshare::ShareChange& c : r.changes) {
+      if (c.kind == libshare::ShareChange::Kind::kRemoved) {
+        removed.push_back(c.id);
       }
-      cache_->InvalidateShares(removed);
-      if (served_ != nullptr) served_->SharesChanged(r.changes);
-      if (!r.changes_complete) {
-        // Without the list, what the kernel holds cannot be rewritten
-        // entry by entry: drop it all rather than serve stale grants.
-        LogLine(
-            "batch: out of memory listing its changes; flushing the "
-            "kernel's export caches");
-        if (kernel_.flush) {
-          if (absl::Status s = kernel_.flush(); !s.ok()) {
-            LogLine(absl::StrCat("kernel caches: ", s.message()));
-          }
-        }
-      } else if (kernel_.changed) {
-        kernel_.changed(r.changes);
-      }
-      RequestSharetab(r.generation,
-                      /*wait=*/catalog_->share_count() <= kSyncSharetabShares);
-      // The audit trail: who, what made it, and what it did.
-      const bool listed = batch.ops.size() <= kAuditOpsListed;
-      const std::string counts = CountOperations(batch);
-      LogLine(absl::StrCat("change generation ", r.generation, " by ", who,
-                           origin, ": ", r.applied, " operations applied in ",
-                           ms(), " ms", listed ? "" : ": ",
-                           listed ? "" : counts));
-      std::vector<std::string> described;
-      if (listed) {
-        for (const Operation& op : batch.ops) {
-          described.push_back(DescribeOperation(op));
-          LogLine(absl::StrCat("change generation ", r.generation, ": ",
-                               described.back()));
-        }
-      }
-      libshare::ChangeRecord record;
-      record.generation = r.generation;
-      record.time = absl::ToUnixSeconds(absl::Now());
-      record.uid = caller.uid;
-      record.pid = caller.pid;
-      record.origin = said;
-      record.operations = r.applied;
-      record.summary = listed ? absl::StrJoin(described, "; ") : counts;
-      record.shares = r.changes;
-      changes_.Add(std::move(record), r.changes_complete);
-    } else if (!r.ok() && !batch.dry_run) {
-      LogLine(absl::StrCat(
-          "batch by ", who, origin, " refused, nothing changed: ",
-          r.errors.empty()
-              ? absl::StrCat("commit failed: ", r.commit_error)
-              : absl::StrCat(r.errors.size(), " of ", batch.ops.size(),
-                             " operations refused"),
-          " (", ms(), " ms)"));
     }
+    cache_->InvalidateShares(removed);
+    if (served_ != nullptr) served_->SharesChanged(r.changes);
+    if (!r.changes_complete) {
+      // Without the list, what the kernel holds cannot be rewritten
+      // entry by entry: drop it all rather than serve stale grants.
+      LogLine(
+          "batch: out of memory listing its changes; flushing the "
+          "kernel's export caches");
+      if (kernel_.flush) {
+        if (absl::Status s = kernel_.flush(); !s.ok()) {
+          LogLine(absl::StrCat("kernel caches: ", s.message()));
+        }
+      }
+    } else if (kernel_.changed) {
+      kernel_.changed(r.changes);
+    }
+    // The audit trail: who, what made it, and what it did.
+    const bool listed = batch.ops.size() <= kAuditOpsListed;
+    const std::string counts = CountOperations(batch);
+    LogLine(absl::StrCat(
+        "change generation ", r.generation, " by ", who, origin, ": ",
+        r.applied, " operations applied in ", ms(), " ms",
+        committed > 1
+            ? absl::StrCat(" (one commit with ", committed - 1,
+                           committed == 2 ? " other call)" : " other calls)")
+            : "",
+        listed ? "" : ": ", listed ? "" : counts));
+    std::vector<std::string> described;
+    if (listed) {
+      for (const Operation& op : batch.ops) {
+        described.push_back(DescribeOperation(op));
+        LogLine(absl::StrCat("change generation ", r.generation, ": ",
+                             described.back()));
+      }
+    }
+    libshare::ChangeRecord record;
+    record.generation = r.generation;
+    record.time = absl::ToUnixSeconds(absl::Now());
+    record.uid = caller.uid;
+    record.pid = caller.pid;
+    record.origin = said;
+    record.operations = r.applied;
+    record.summary = listed ? absl::StrJoin(described, "; ") : counts;
+    record.shares = r.changes;
+    changes_.Add(std::move(record), r.changes_complete);
+  } else if (!r.ok() && !batch.dry_run) {
+    LogLine(absl::StrCat(
+        "batch by ", who, origin, " refused, nothing changed: ",
+        r.errors.empty()
+            ? absl::StrCat("commit failed: ", r.commit_error)
+            : absl::StrCat(r.errors.size(), " of ", batch.ops.size(),
+                           " operations refused"),
+        " (", ms(), " ms)"));
   }
-  return r;
 }
 
 accept_stat MgmtService::EncodeBatchResult(const libshare::BatchResult& r,

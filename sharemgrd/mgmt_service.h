@@ -1,15 +1,20 @@
 // MgmtService: the management program (mgmt_prot.x) that sharectl and the
 // libshare client API call over the daemon's Unix socket.
 //
-// Thread-safe. BATCH calls are serialized (the Catalog serializes them
-// anyway; holding our own lock also keeps the sharetab view in batch
-// order). Reads run concurrently.
+// Thread-safe. Changing calls (BATCH) are group-committed: the calls that
+// arrive while a commit is in flight are applied together as one
+// transaction (one fsync) by Catalog::ApplyGroup, each validated as if
+// alone after the ones before it, and each answered once the group is
+// durable. Their after-commit work (cache, kernel, audit and change log)
+// runs in arrival order. Reads run concurrently.
 #ifndef SHAREMGRD_MGMT_SERVICE_H_
 #define SHAREMGRD_MGMT_SERVICE_H_
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -91,6 +96,11 @@ class MgmtService final : public RpcProgram {
                                    const BatchCaller& caller);
   // The daemon's own batches (the exports follower).
   libshare::BatchResult ApplyBatch(const libshare::Batch& batch);
+  // Changing calls waiting for their group's commit or in it (tests).
+  std::size_t queued_batches() ABSL_LOCKS_EXCLUDED(writers_mu_);
+  // Returns once the sharetab view of the table as it is now is written
+  // (tests; the view is written after the replies).
+  void WaitForSharetab();
   // LIST_GROUPS fills each group's follow_error from this (the exports
   // follower's last refusal). Set before serving.
   void SetFollowErrorSource(
@@ -131,16 +141,35 @@ class MgmtService final : public RpcProgram {
   FsWatch* served_ = nullptr;
   ChangeLog changes_;  // committed batches, for CHANGES_SINCE
 
-  // After a batch the view is rewritten by sharetab_writer_, so that one
-  // change to a big table is not an O(N) file write before its reply. For
-  // tables of at most kSyncSharetabShares shares (cheap to write) the batch
-  // waits for the write, so small setups see the file updated on return.
+  // A changing call in the group-commit queue, on its caller's stack.
+  struct Writer {
+    const libshare::Batch* batch = nullptr;
+    const BatchCaller* caller = nullptr;
+    std::chrono::steady_clock::time_point start;
+    libshare::BatchResult result;  // set by the group's leader
+    bool done = false;             // under writers_mu_
+  };
+  // The leader's part: applies the group, then each call's after-commit
+  // work, in order. Only one leader runs at a time.
+  void CommitGroup(const std::vector<Writer*>& group);
+  // Cache invalidation, served state, kernel entries, audit log and change
+  // log for one call of a group; `committed` calls of it committed.
+  void AfterBatch(const libshare::Batch& batch, const BatchCaller& caller,
+                  std::chrono::steady_clock::time_point start,
+                  std::size_t committed, const libshare::BatchResult& r);
+
+  absl::Mutex writers_mu_;
+  // Front: the leader (committing), then the calls waiting for the next
+  // group.
+  std::deque<Writer*> writers_ ABSL_GUARDED_BY(writers_mu_);
+
+  // After a batch the view is rewritten by sharetab_writer_, paced, so
+  // that no change is an O(N) file write before its reply.
   void SharetabWriterLoop();
   void RequestSharetab(uint64_t generation, bool wait);
   // Starts the writer thread if it is not running.
   void StartSharetabWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_);
 
-  absl::Mutex batch_mu_;
   absl::Mutex sharetab_mu_;
   std::string sharetab_error_ ABSL_GUARDED_BY(sharetab_mu_);
   uint64_t sharetab_requested_ ABSL_GUARDED_BY(sharetab_mu_) = 0;

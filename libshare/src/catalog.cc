@@ -11,6 +11,14 @@
 // the prepared objects: readers wait at most for that short swap and see
 // the table before the batch or after it, never a part. Objects the batch
 // removes are freed after `mu_` is released.
+//
+// Group commit (ApplyGroup): the batches of a group are validated as the
+// segments of one batch, each against the overlay as the ones before it
+// leave it; a refused segment is dropped and the rest validated again
+// without it (its effects are in the overlay), so refusals cost a pass
+// each and the common case one. The accepted segments are written in one
+// transaction, then linked one after another, each with its own
+// generation and change list, in the same swap.
 #include "libshare/catalog.h"
 
 #include <errno.h>
@@ -19,6 +27,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <memory_resource>
@@ -33,6 +42,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "internal_text.h"
 #include "libshare/dir_walk.h"
 #include "libshare/loader.h"
@@ -306,10 +316,11 @@ void SetOwnOptions(Overlay& ov, std::string_view group, std::string_view path,
   ov.UpdateShare(path, *st);
 }
 
-// The effective options, as the batch leaves them, of every share whose
-// own options, group or group options the valid batch changes.
+// The effective options, as the overlay has them now, of every share whose
+// own options, group or group options the first `count` (valid) steps
+// change.
 void InheritPass(const ShareTable& table, const std::vector<Step>& steps,
-                 Overlay& ov, OptionsCache& cache,
+                 std::size_t count, Overlay& ov, OptionsCache& cache,
                  std::vector<PendingInherit>* pending) {
   InheritedCache inherited;
   std::unordered_map<std::string_view, bool> seen;
@@ -333,7 +344,8 @@ void InheritPass(const ShareTable& table, const std::vector<Step>& steps,
     }
     pending->push_back(std::move(p));
   };
-  for (const Step& step : steps) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const Step& step = steps[i];
     if (step.noop) continue;
     const Operation& op = *step.op;
     switch (op.type) {
@@ -401,8 +413,9 @@ class CatalogImpl : public Catalog {
   }
 
   BatchResult Apply(const Batch& batch) override;
-  // Apply() without its out-of-memory boundary.
-  BatchResult ApplyOrThrow(const Batch& batch);
+  void ApplyGroup(absl::Span<const Batch* const> batches,
+                  absl::Span<BatchResult> results) override;
+  uint64_t commit_count() const override { return commits_.load(); }
 
   std::optional<ShareMatch> FindNearest(std::string_view path) const override {
     std::string normalized;
@@ -538,36 +551,47 @@ class CatalogImpl : public Catalog {
     return SortedByPath(std::move(v));
   }
 
-  // Validates the batch; fills `steps` (one per operation), `pending` (the
-  // effective options of the shares it changes) and `errors`.
-  void Validate(const Batch& batch, std::vector<Step>* steps,
-                std::vector<PendingInherit>* pending,
-                std::vector<OperationError>* errors)
+  // Validates the batch, whose operations `ends` splits into segments
+  // (independent calls of a group commit; ends.back() == ops.size()), each
+  // seeing the effect of the ones before it. Fills `steps` (one per
+  // operation), `pending` (per segment: the effective options, as the
+  // segments up to it leave them, of the shares they change) and `errors`
+  // (indexed in the whole batch). Stops after the first segment with an
+  // error and returns its index; ends.size() if every segment is valid.
+  std::size_t Validate(const Batch& batch, const std::vector<std::size_t>& ends,
+                       std::vector<Step>* steps,
+                       std::vector<std::vector<PendingInherit>>* pending,
+                       std::vector<OperationError>* errors)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  // The share_nfs rules over the whole table as the batch leaves it: at
-  // most one public share. Appends to `errors`.
-  void CheckPublic(const Batch& batch, Overlay& ov,
-                   const std::vector<PendingInherit>& pending,
+  // The share_nfs rules over the whole table as operations [begin, end) of
+  // the batch leave it: at most one public share. Appends to `errors`.
+  void CheckPublic(const Batch& batch, std::size_t begin, std::size_t end,
+                   Overlay& ov, const std::vector<PendingInherit>& pending,
                    std::vector<OperationError>* errors)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Applies batches that may share a transaction: all but a lone batch
+  // have dry_run false and the same manager (see ApplyGroup). Throws
+  // std::bad_alloc only before the commit.
+  void ApplyRun(absl::Span<const Batch* const> run,
+                absl::Span<BatchResult> results)
+      ABSL_LOCKS_EXCLUDED(apply_mu_, mu_);
   // Brings resource_owner_ and public_ up to date with the shares a
   // committed batch changed (all shares if the list is incomplete).
   void UpdateRuleIndexes(const BatchResult& result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   void RebuildRuleIndexes() ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  // Writes the steps in one transaction.
   // Writes the steps and the table's next generation in one transaction.
   absl::Status Commit(const std::vector<Step>& steps, uint64_t generation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   absl::Status WriteSteps(const std::vector<Step>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
-  // Links the committed steps into the table; returns whether anything
-  // changed. Removed objects go to the garbage vectors.
+  // Links the committed steps [begin, end) into the table; returns whether
+  // anything changed. Removed objects go to the garbage vectors.
   // `touched` receives every share added or changed (with repeats); its
   // capacity must already fit them (linking must not allocate).
-  bool Link(std::vector<Step>& steps, std::vector<PendingInherit>& pending,
-            uint64_t generation,
+  bool Link(std::vector<Step>& steps, std::size_t begin, std::size_t end,
+            std::vector<PendingInherit>& pending, uint64_t generation,
             std::vector<std::unique_ptr<Share>>* dead_shares,
             std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
             TouchedShares* touched) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -582,6 +606,7 @@ class CatalogImpl : public Catalog {
   mutable absl::Mutex mounts_mu_;
   std::unique_ptr<Store> mounts_ ABSL_GUARDED_BY(mounts_mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(apply_mu_) = 1;
+  std::atomic<uint64_t> commits_{0};  // store transactions committed
   ShareTable table_ ABSL_GUARDED_BY(mu_);
   LoadStats load_stats_ ABSL_GUARDED_BY(mu_);
   // share_nfs rules (share_rules.h): resource name -> the share that has
@@ -599,18 +624,42 @@ class CatalogImpl : public Catalog {
   bool rule_indexes_stale_ ABSL_GUARDED_BY(apply_mu_) = true;
 };
 
-void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
-                           std::vector<PendingInherit>* pending,
-                           std::vector<OperationError>* errors) {
+std::size_t CatalogImpl::Validate(
+    const Batch& batch, const std::vector<std::size_t>& ends,
+    std::vector<Step>* steps, std::vector<std::vector<PendingInherit>>* pending,
+    std::vector<OperationError>* errors) {
   Overlay ov(table_, batch.ops.size());
   OptionsCache cache;
   // Resource names the batch gives, with the share that took each last.
   std::unordered_map<std::string_view, std::string_view> batch_resources;
+  // Descriptions the batch gives (add-share, set-share -d), by share: a
+  // later set-share without -d keeps the latest, not the table's.
+  std::unordered_map<std::string_view, std::string_view> batch_descriptions;
+  pending->resize(ends.size());
+  std::size_t segment = 0;
+  std::size_t segment_begin = 0;
+  // At the end of a segment: the table-wide rules as it leaves the table.
+  // True if the segment is refused: its effects stay in the overlay, so
+  // the ones after it are validated again without it (ApplyRun).
+  auto end_segment = [&](std::size_t end) ABSL_EXCLUSIVE_LOCKS_REQUIRED(
+                         apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    if (errors->empty()) {
+      InheritPass(table_, *steps, end, ov, cache, &(*pending)[segment]);
+      CheckPublic(batch, segment_begin, end, ov, (*pending)[segment], errors);
+    }
+    if (!errors->empty()) return true;
+    segment_begin = end;
+    ++segment;
+    return false;
+  };
+  while (segment < ends.size() && ends[segment] == 0) {
+    if (end_segment(0)) return segment;
+  }
   // The share other than `path` that has resource `res` as of the batch so
   // far, if any.
-  auto resource_user =
-      [&](std::string_view res,
-          std::string_view path) -> std::optional<std::string_view> {
+  auto resource_user = [&](std::string_view res, std::string_view path)
+                           ABSL_EXCLUSIVE_LOCKS_REQUIRED(
+                               apply_mu_) -> std::optional<std::string_view> {
     if (res.empty()) return std::nullopt;
     auto claimed = [&](std::string_view p) {
       if (p == path) return false;
@@ -765,6 +814,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         }
         ov.AddShare(op.path, op.group, *dev, op.options, op.resource);
         if (!op.resource.empty()) batch_resources[op.resource] = op.path;
+        batch_descriptions[op.path] = op.description;
         std::shared_ptr<const ShareOptions> compiled;
         if (!op.options.empty()) {
           absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
@@ -837,29 +887,17 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
           refuse(absl::StrCat(op.path, ": nothing to change"));
           break;
         }
-        const Share* current = table_.Find(op.path);
-        std::string_view description =
-            op.set_description   ? std::string_view(op.description)
-            : current != nullptr ? std::string_view(current->description)
-                                 : std::string_view();
+        std::string_view description;
+        if (op.set_description) {
+          description = op.description;
+        } else if (auto it = batch_descriptions.find(op.path);
+                   it != batch_descriptions.end()) {
+          description = it->second;  // added or described earlier
+        } else if (const Share* current = table_.Find(op.path)) {
+          description = current->description;
+        }
         std::string_view resource =
             op.set_resource ? std::string_view(op.resource) : st->resource;
-        if (current == nullptr && (!op.set_description || !op.set_resource)) {
-          // Added earlier in this batch: its fields are that operation's.
-          for (std::size_t j = i; j-- > 0;) {
-            const Operation& prev = batch.ops[j];
-            if (prev.path != op.path) continue;
-            if (prev.type == Op::kAddShare) {
-              if (!op.set_description) description = prev.description;
-              break;
-            }
-            if (prev.type == Op::kModifyShare && prev.set_description &&
-                !op.set_description) {
-              description = prev.description;
-              break;
-            }
-          }
-        }
         if (absl::Status s =
                 internal::ValidateShareFields(op.path, resource, description);
             !s.ok()) {
@@ -895,6 +933,7 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
         if (op.set_resource && !op.resource.empty()) {
           batch_resources[op.resource] = op.path;
         }
+        if (op.set_description) batch_descriptions[op.path] = op.description;
         if (op.set_options) {
           step.text = op.options;
           step.compiled = compiled;
@@ -995,14 +1034,18 @@ void CatalogImpl::Validate(const Batch& batch, std::vector<Step>* steps,
     } else if (step.op->type == Op::kManageGroup) {
       step.text = op.path;
     }
+    while (segment < ends.size() && ends[segment] == i + 1) {
+      if (end_segment(i + 1)) return segment;
+    }
   }
-  if (errors->empty()) {
-    InheritPass(table_, *steps, ov, cache, pending);
-    CheckPublic(batch, ov, *pending, errors);
+  while (segment < ends.size()) {  // empty segments at the end
+    if (end_segment(batch.ops.size())) return segment;
   }
+  return ends.size();
 }
 
-void CatalogImpl::CheckPublic(const Batch& batch, Overlay& ov,
+void CatalogImpl::CheckPublic(const Batch& batch, std::size_t begin,
+                              std::size_t end, Overlay& ov,
                               const std::vector<PendingInherit>& pending,
                               std::vector<OperationError>* errors) {
   std::vector<std::string_view> pubs;
@@ -1018,10 +1061,11 @@ void CatalogImpl::CheckPublic(const Batch& batch, Overlay& ov,
   }
   if (pubs.size() <= 1) return;
   std::sort(pubs.begin(), pubs.end());
-  // Blame the last operation that names one of them (or the last one).
-  std::size_t index = batch.ops.size() - 1;
+  // Blame the segment's last operation that names one of them (or its last
+  // one).
+  std::size_t index = end > begin ? end - 1 : begin;
   std::string_view culprit = pubs.back();
-  for (std::size_t i = batch.ops.size(); i-- > 0;) {
+  for (std::size_t i = end; i-- > begin;) {
     const Operation& op = batch.ops[i];
     auto it = std::find(pubs.begin(), pubs.end(), op.path);
     if (!op.path.empty() && it != pubs.end()) {
@@ -1150,13 +1194,15 @@ absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
   return status;
 }
 
-bool CatalogImpl::Link(std::vector<Step>& steps,
-                       std::vector<PendingInherit>& pending, uint64_t gen,
+bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
+                       std::size_t end, std::vector<PendingInherit>& pending,
+                       uint64_t gen,
                        std::vector<std::unique_ptr<Share>>* dead_shares,
                        std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
                        TouchedShares* touched) {
   bool changed = false;
-  for (Step& step : steps) {
+  for (std::size_t i = begin; i < end; ++i) {
+    Step& step = steps[i];
     if (step.noop) continue;
     changed = true;
     const Operation& op = *step.op;
@@ -1260,8 +1306,8 @@ bool CatalogImpl::Link(std::vector<Step>& steps,
 // if later steps changed it. Only standard containers: a bad_alloc halfway
 // leaves nothing inconsistent behind.
 std::vector<ShareChange> ChangesOf(
-    const std::vector<const Share*>& touched,
-    const std::vector<std::unique_ptr<Share>>& dead, uint64_t first_new_id) {
+    absl::Span<const Share* const> touched,
+    absl::Span<const std::unique_ptr<Share>> dead, uint64_t first_new_id) {
   std::vector<const Share*> dead_set;
   dead_set.reserve(dead.size());
   for (const auto& d : dead) dead_set.push_back(d.get());
@@ -1307,37 +1353,113 @@ std::vector<ShareChange> ChangesOf(
 }
 
 BatchResult CatalogImpl::Apply(const Batch& batch) {
-  // No exception leaves the library: running out of memory before the
-  // commit is a refusal that changes nothing.
-  try {
-    return ApplyOrThrow(batch);
-  } catch (const std::bad_alloc&) {
-    BatchResult result;
-    result.commit_error = "out of memory while preparing the batch";
-    result.generation = generation();
-    return result;
+  BatchResult result;
+  const Batch* one = &batch;
+  ApplyGroup(absl::MakeConstSpan(&one, 1), absl::MakeSpan(&result, 1));
+  return result;
+}
+
+void CatalogImpl::ApplyGroup(absl::Span<const Batch* const> batches,
+                             absl::Span<BatchResult> results) {
+  // Runs of batches that can share a transaction, in order.
+  std::size_t begin = 0;
+  while (begin < batches.size()) {
+    auto alone = [](const Batch& b) { return b.dry_run || b.ops.empty(); };
+    std::size_t end = begin + 1;
+    if (!alone(*batches[begin])) {
+      while (end < batches.size() && !alone(*batches[end]) &&
+             batches[end]->manager == batches[begin]->manager) {
+        ++end;
+      }
+    }
+    // No exception leaves the library: running out of memory before the
+    // commit is a refusal that changes nothing.
+    try {
+      ApplyRun(batches.subspan(begin, end - begin),
+               results.subspan(begin, end - begin));
+    } catch (const std::bad_alloc&) {
+      const uint64_t gen = generation();
+      for (std::size_t i = begin; i < end; ++i) {
+        results[i] = BatchResult();
+        results[i].commit_error = "out of memory while preparing the batch";
+        results[i].generation = gen;
+      }
+    }
+    begin = end;
   }
 }
 
-BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
-  BatchResult result;
+void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
+                           absl::Span<BatchResult> results) {
   absl::MutexLock a(&apply_mu_);
+  // The batches still in the group, their operations one after another
+  // (copied only for a group of two or more) and where each ends.
+  std::vector<std::size_t> live(run.size());
+  for (std::size_t i = 0; i < run.size(); ++i) live[i] = i;
+  Batch combined;
+  const Batch* batch = run.front();
+  std::vector<std::size_t> ends;
   std::vector<Step> steps;
+  std::vector<std::vector<PendingInherit>> pending;
   ShareTable::Buckets buckets;
   std::vector<std::unique_ptr<Share>> dead_shares;
   std::vector<std::unique_ptr<ShareGroup>> dead_groups;
   TouchedShares touched;
-  std::vector<PendingInherit> pending;
+  // Per segment: where its entries end in touched.shares and dead_shares.
+  std::vector<std::size_t> touched_ends;
+  std::vector<std::size_t> dead_ends;
   uint64_t next_generation = 0;
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
     // the annotations and costs readers nothing.
     absl::ReaderMutexLock r(&mu_);
     if (rule_indexes_stale_) RebuildRuleIndexes();
-    Validate(batch, &steps, &pending, &result.errors);
-    result.generation = table_.generation();
-    if (!result.errors.empty() || batch.dry_run) return result;
-    next_generation = table_.generation() + 1;
+    for (;;) {
+      ends.clear();
+      if (live.size() > 1) {
+        combined.ops.clear();
+        combined.manager = run.front()->manager;
+        for (std::size_t k : live) {
+          combined.ops.insert(combined.ops.end(), run[k]->ops.begin(),
+                              run[k]->ops.end());
+          ends.push_back(combined.ops.size());
+        }
+        batch = &combined;
+      } else {
+        batch = run[live.front()];
+        ends.push_back(batch->ops.size());
+      }
+      steps.clear();
+      pending.clear();
+      std::vector<OperationError> errors;
+      const std::size_t refused =
+          Validate(*batch, ends, &steps, &pending, &errors);
+      if (refused == ends.size()) break;
+      // Refused: its own errors, numbered within its own batch; the others
+      // are validated again without it.
+      const std::size_t first = refused == 0 ? 0 : ends[refused - 1];
+      BatchResult& result = results[live[refused]];
+      for (OperationError& e : errors) e.index -= first;
+      result.errors = std::move(errors);
+      result.generation = table_.generation();
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(refused));
+      if (live.empty()) return;
+    }
+    if (batch->dry_run) {
+      results.front().generation = table_.generation();
+      return;
+    }
+    // The table's generation once every segment that changes something
+    // has its own.
+    next_generation = table_.generation();
+    for (std::size_t k = 0, first = 0; k < ends.size(); first = ends[k++]) {
+      for (std::size_t i = first; i < ends[k]; ++i) {
+        if (!steps[i].noop) {
+          ++next_generation;
+          break;
+        }
+      }
+    }
     std::size_t adds = 0;
     std::size_t removed_shares = 0;
     std::size_t removed_groups = 0;
@@ -1386,18 +1508,36 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
           break;
       }
     }
-    touched.shares.reserve(touches + pending.size());
+    for (const std::vector<PendingInherit>& p : pending) touches += p.size();
+    touched.shares.reserve(touches);
     buckets = table_.PrepareCapacity(table_.size() + adds);
     // Room for what Link removes, so that linking after the commit does
     // not allocate for it.
     dead_shares.reserve(removed_shares);
     dead_groups.reserve(removed_groups);
+    touched_ends.reserve(ends.size());
+    dead_ends.reserve(ends.size());
   }
-  const uint64_t first_new_id = next_id_;
+  // Per segment: the first id its adds got (ids are given in order), so
+  // that a share an earlier segment added is "changed" in a later one.
+  std::vector<uint64_t> first_ids;
+  first_ids.reserve(ends.size());
+  uint64_t id = next_id_;
+  for (std::size_t k = 0, first = 0; k < ends.size(); first = ends[k++]) {
+    first_ids.push_back(id);
+    for (std::size_t i = first; i < ends[k]; ++i)
+      id += steps[i].share != nullptr;
+  }
   if (absl::Status s = Commit(steps, next_generation); !s.ok()) {
-    result.commit_error = std::string(s.message());
-    return result;
+    // Every batch of the transaction fails; nothing changed.
+    const uint64_t gen = generation();
+    for (std::size_t k : live) {
+      results[k].commit_error = std::string(s.message());
+      results[k].generation = gen;
+    }
+    return;
   }
+  commits_.fetch_add(1);
   for (const Step& s : steps) {
     if (s.share != nullptr) next_id_ = std::max(next_id_, s.share->id + 1);
   }
@@ -1409,9 +1549,16 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
     // next start loads the committed state.
     try {
       buckets = table_.InstallCapacity(std::move(buckets));
-      uint64_t gen = table_.generation() + 1;
-      if (Link(steps, pending, gen, &dead_shares, &dead_groups, &touched)) {
-        table_.set_generation(gen);
+      // Segment by segment, each with its own generation.
+      for (std::size_t k = 0, first = 0; k < ends.size(); first = ends[k++]) {
+        uint64_t gen = table_.generation() + 1;
+        if (Link(steps, first, ends[k], pending[k], gen, &dead_shares,
+                 &dead_groups, &touched)) {
+          table_.set_generation(gen);
+        }
+        results[live[k]].generation = table_.generation();
+        touched_ends.push_back(touched.shares.size());
+        dead_ends.push_back(dead_shares.size());
       }
     } catch (const std::bad_alloc&) {
       static constexpr char kMessage[] =
@@ -1420,21 +1567,28 @@ BatchResult CatalogImpl::ApplyOrThrow(const Batch& batch) {
       (void)!::write(2, kMessage, sizeof kMessage - 1);
       std::abort();
     }
-    result.generation = table_.generation();
   }
-  result.applied = batch.ops.size();
   // apply_mu_ is still held: no other writer can change the shares read
   // here, and removed ones live in dead_shares until the function ends.
   // Out of memory now costs the report, not the committed change.
-  try {
-    if (touched.overflow) throw std::bad_alloc();  // see TouchedShares
-    result.changes = ChangesOf(touched.shares, dead_shares, first_new_id);
-  } catch (const std::bad_alloc&) {
-    result.changes.clear();
-    result.changes_complete = false;
+  for (std::size_t k = 0, first = 0; k < ends.size(); first = ends[k++]) {
+    BatchResult& result = results[live[k]];
+    result.applied = ends[k] - first;
+    try {
+      if (touched.overflow) throw std::bad_alloc();  // see TouchedShares
+      absl::Span<const Share* const> t(touched.shares);
+      absl::Span<const std::unique_ptr<Share>> d(dead_shares);
+      const std::size_t t0 = k == 0 ? 0 : touched_ends[k - 1];
+      const std::size_t d0 = k == 0 ? 0 : dead_ends[k - 1];
+      result.changes =
+          ChangesOf(t.subspan(t0, touched_ends[k] - t0),
+                    d.subspan(d0, dead_ends[k] - d0), first_ids[k]);
+    } catch (const std::bad_alloc&) {
+      result.changes.clear();
+      result.changes_complete = false;
+    }
+    UpdateRuleIndexes(result);
   }
-  UpdateRuleIndexes(result);
-  return result;
 }
 
 }  // namespace

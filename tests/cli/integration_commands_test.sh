@@ -124,6 +124,7 @@ ok "share --json lists active shares" \
 run sc share
 ok "share prints resource, path and options" '[[ $OUT == *labres*"$X/a"*ro* ]]'
 run sc disable g
+wait_sharetab
 run sc --json share
 ok "disable removes the group's shares from the sharetab" \
   '[[ $(jqv ".shares | length") == 0 && $(grep -c . "$T/sharetab") == 0 ]]'
@@ -131,6 +132,7 @@ run sc enable -a
 ok "enable -a exits 0" '[[ $RC == 0 ]]'
 run sc --json share
 ok "enable -a brings them back" '[[ $(jqv ".shares | length") == 2 ]]'
+wait_sharetab
 ok "sharetab file has the active shares" '[[ $(grep -c . "$T/sharetab") == 2 ]]'
 run sc enable
 ok "enable with neither -a nor a group is a usage error" '[[ $RC == 2 ]]'

@@ -52,6 +52,18 @@ start_daemon() {
 # sharectl on the private socket.
 sc() { "$SHARECTL" --socket "$T/sock" "$@"; }
 
+# The sharetab file is rewritten after a change's reply, in the background
+# (paced): waits (up to 10 s) until it lists the paths the daemon shares.
+wait_sharetab() {
+  local want i
+  want=$(sc --json share | jq -r '.shares[].path')
+  for ((i = 0; i < 200; i++)); do
+    [[ -f $T/sharetab && $(cut -f1 "$T/sharetab") == "$want" ]] && return 0
+    sleep 0.05
+  done
+  echo "FAIL: the sharetab view does not list the daemon's shares after 10 s"
+}
+
 # run CMD...: runs it; sets RC, and OUT/ERR to its stdout/stderr.
 run() {
   "$@" >"$T/out" 2>"$T/err"

@@ -41,6 +41,7 @@ state_digest() {
   # in-memory counters: neither is part of the state compared here.
   table=$(sc --json show -v | sed -E 's/"(id|generation)":[0-9]+//g' |
     md5sum) || return 1
+  wait_sharetab  # written after the replies, in the background
   view=$(md5sum <"$SM_SHARETAB") || return 1
   export=$(probe export) || return 1
   export=$(LC_ALL=C sort <<<"$export" | md5sum)

@@ -10,6 +10,7 @@ sc create g && sc add-share -s "$a" g || fail "setup refused"
 before_raw=$(sc --json show -v)
 before_show=$(show_state)
 before_list=$(sc list -v)
+wait_sharetab
 before_tab=$(cat "$SM_SHARETAB")
 before_gen=$(sc --json stats | jq .generation)
 

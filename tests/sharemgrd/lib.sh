@@ -195,6 +195,25 @@ sc() {
   "$SHARECTL" --socket "$SM_SOCKET" "$@"
 }
 
+# The sharetab view as the daemon has it now (SHARETAB), as the file has it.
+sharetab_of_daemon() {
+  sc --json share | jq -r '.shares[] | [.path,
+    (if (.resource // "") == "" then "-" else .resource end), .fstype,
+    .options, (.description // "")] | join("\t")'
+}
+
+# The sharetab file is rewritten after a change's reply, in the background
+# (paced): waits (up to 10 s) until it holds the daemon's view.
+wait_sharetab() {
+  local want i
+  want=$(sharetab_of_daemon) || fail "sharectl share failed"
+  for ((i = 0; i < 200; i++)); do
+    [[ -f $SM_SHARETAB && $(cat "$SM_SHARETAB") == "$want" ]] && return 0
+    sleep 0.05
+  done
+  fail "the sharetab view $SM_SHARETAB does not hold the daemon's shares after 10 s"
+}
+
 # The daemon's shares and groups as sorted JSON, without the in-memory
 # generation counters (they restart at each daemon start by design).
 show_state() {

@@ -8,6 +8,7 @@ mkdir -p "$SM_DIR/e/a" "$SM_DIR/e/b"
 sc create homes
 sc add-share -s "$SM_DIR/e/a" homes
 sc add-share -s "$SM_DIR/e/b" homes
+wait_sharetab
 assert_eq 2 "$(wc -l <"$SM_SHARETAB")" "sharetab lines while serving"
 stop_daemon || fail "stop failed"
 [[ -f $SM_SHARETAB ]] || fail "sharetab view removed instead of emptied"

@@ -68,7 +68,7 @@ wait_tab() {
 
 assert_contains "$(probe mnt "$alice")" "MNT3_OK" "MNT while mounted"
 assert_eq "$all" "$(exported)" "showmount -e while mounted"
-assert_eq "$all" "$(tabbed)" "sharetab while mounted"
+wait_tab "$all"
 sc check 127.0.0.1 "$alice" >/dev/null || fail "check exit while mounted"
 
 umount "$alice" || fail "umount"

@@ -24,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "libshare/batch.h"
 #include "libshare/options.h"
 #include "libshare/sharetab.h"
@@ -111,6 +112,24 @@ class Catalog {
   // commits them in one transaction; only then does the in-memory table
   // change. On any error nothing changes, on disk or in memory.
   virtual BatchResult Apply(const Batch& batch) = 0;
+
+  // Group commit: applies batches from independent callers as Apply would
+  // apply them one after another, in order, but the accepted ones share
+  // one transaction (one fsync). Each batch is validated against the table
+  // as the accepted batches before it leave it; a refused batch gets its
+  // own errors (indexed in its own operations), changes nothing and does
+  // not affect the others. If the commit fails, every accepted batch gets
+  // the commit error and nothing changes, on disk or in memory. Each batch
+  // that changes something gets its own generation, in order, and its own
+  // change list (whose `active` is as of the whole group). Dry runs, empty
+  // batches, and batches of another manager than the one before them are
+  // applied on their own, still in order. results[i] receives batch i's
+  // result (results.size() == batches.size()).
+  virtual void ApplyGroup(absl::Span<const Batch* const> batches,
+                          absl::Span<BatchResult> results) = 0;
+
+  // Store transactions committed by Apply and ApplyGroup since Open.
+  virtual uint64_t commit_count() const = 0;
 
   // The active share (enabled group) whose path is `path` or its nearest
   // ancestor, or nullopt. O(path depth).

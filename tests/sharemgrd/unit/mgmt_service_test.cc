@@ -5,15 +5,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "authcache/auth_cache.h"
 #include "authcache/resolver.h"
 #include "gtest/gtest.h"
 #include "libshare/catalog.h"
 #include "libshare/mgmt_prot.h"
+#include "libshare/store.h"
 
 namespace sharemgrd {
 namespace {
@@ -113,8 +118,76 @@ TEST_F(MgmtServiceTest, BatchFromRootIsAppliedAndWritesTheSharetab) {
   EXPECT_EQ(BatchAs(0), MGMT_OK);
   EXPECT_EQ(catalog_->share_count(), 1u);
   struct stat st;
+  // Written after the reply, in the background.
+  service_->WaitForSharetab();
   ASSERT_EQ(stat((dir_ + "/sharetab").c_str(), &st), 0);
   EXPECT_GT(st.st_size, 0);
+}
+
+// Polls (up to 4 s, below the store's 5 s busy timeout) until `n` changing
+// calls are queued.
+bool WaitForQueued(MgmtService& service, std::size_t n) {
+  for (int i = 0; i < 400; ++i) {
+    if (service.queued_batches() == n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST_F(MgmtServiceTest, CallsArrivingDuringACommitShareTheNextOne) {
+  libshare::Batch create;
+  create.ops.push_back(
+      {.type = libshare::Operation::Type::kCreateGroup, .group = "g"});
+  ASSERT_TRUE(service_->ApplyBatch(create).ok());
+  constexpr int kCalls = 8;
+  std::vector<libshare::Batch> batches(kCalls);
+  for (int i = 0; i < kCalls; ++i) {
+    std::string path = dir_ + "/export/d" + std::to_string(i);
+    // Call 5's folder is missing: refused, alone.
+    if (i != 5) ASSERT_EQ(mkdir(path.c_str(), 0755), 0);
+    batches[i].ops.push_back({.type = libshare::Operation::Type::kAddShare,
+                              .group = "g",
+                              .path = path});
+  }
+  // Another writer holds the store: the first call's commit waits in its
+  // busy timeout while the others queue behind it.
+  auto other = libshare::Store::Open(dir_ + "/db");
+  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_TRUE((*other)->Begin().ok());
+  const uint64_t commits = catalog_->commit_count();
+  std::vector<libshare::BatchResult> results(kCalls);
+  std::vector<std::thread> threads;
+  auto call = [&](int i) {
+    MgmtService::BatchCaller caller;
+    caller.who = "test";
+    caller.pid = 1000 + i;
+    results[i] = service_->ApplyBatch(batches[i], caller);
+  };
+  threads.emplace_back(call, 0);
+  ASSERT_TRUE(WaitForQueued(*service_, 1));
+  for (int i = 1; i < kCalls; ++i) threads.emplace_back(call, i);
+  const bool queued = WaitForQueued(*service_, kCalls);
+  (*other)->Rollback();
+  for (std::thread& t : threads) t.join();
+  ASSERT_TRUE(queued);
+  // The first call alone, then the seven that queued meanwhile.
+  EXPECT_EQ(catalog_->commit_count(), commits + 2);
+  std::vector<uint64_t> generations;
+  for (int i = 0; i < kCalls; ++i) {
+    if (i == 5) {
+      EXPECT_EQ(results[i].errors.size(), 1u);
+      EXPECT_EQ(results[i].applied, 0u);
+      continue;
+    }
+    EXPECT_TRUE(results[i].ok()) << i;
+    generations.push_back(results[i].generation);
+  }
+  EXPECT_EQ(catalog_->share_count(), kCalls - 1u);
+  std::sort(generations.begin(), generations.end());
+  EXPECT_TRUE(std::adjacent_find(generations.begin(), generations.end()) ==
+              generations.end())
+      << "each call has its own generation";
+  EXPECT_EQ(service_->queued_batches(), 0u);
 }
 
 }  // namespace

@@ -191,6 +191,7 @@ struct ClientOptions {
   int64_t anonuid = 65534;
   int64_t anongid = 65534;
   bool nohide = false;
+  bool mountpoint = false;  // bare `mountpoint` or `mp`
 };
 
 struct Client {
@@ -204,6 +205,7 @@ struct Client {
   int64_t anonuid = 65534;
   int64_t anongid = 65534;
   bool nohide = false;
+  bool mountpoint = false;
 
   const FlavorFlags* FlagsFor(libshare::SecFlavor f) const {
     for (const ExportsFlavor& x : flavors) {
@@ -372,11 +374,11 @@ std::optional<absl::string_view> UnsupportedReason(absl::string_view name) {
 std::optional<absl::string_view> WideningReason(absl::string_view name) {
   static const std::map<absl::string_view, absl::string_view> kWidening = {
       {"mountpoint",
-       "sharemgr shares the directory whether or not a file system is "
-       "mounted there"},
+       "sharemgr can require a file system mounted at the share's own path "
+       "(bare mountpoint), not at another one"},
       {"mp",
-       "sharemgr shares the directory whether or not a file system is "
-       "mounted there"},
+       "sharemgr can require a file system mounted at the share's own path "
+       "(bare mp), not at another one"},
       {"refer", "sharemgr would serve the local directory, not a referral"},
       {"replicas", "sharemgr would serve the local directory, not a referral"},
   };
@@ -475,6 +477,8 @@ void ApplyClientOptions(absl::string_view opts, ClientOptions* c,
         now.push_back(i);
       }
       if (ok) active = std::move(now);
+    } else if ((name == "mountpoint" || name == "mp") && !has_value) {
+      c->mountpoint = true;
     } else if (name == "nohide" && !has_value) {
       c->nohide = true;
     } else if (name == "hide" && !has_value) {
@@ -811,6 +815,27 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
   bool nohide = false;
   for (const Client* c : order) nohide |= c->nohide;
   if (nohide) text.push_back("nohide");
+  // rpc.mountd skips a client's entry with `mountpoint` while the path is
+  // no mount point; sharemgr's `mountpoint` holds for the whole share.
+  std::size_t with_mp = 0;
+  const Client* without_mp = nullptr;
+  for (const Client& c : e.clients) {
+    if (c.mountpoint) {
+      ++with_mp;
+    } else if (without_mp == nullptr) {
+      without_mp = &c;
+    }
+  }
+  if (with_mp > 0 && without_mp != nullptr) {
+    problem(without_mp->where,
+            absl::StrCat(e.path, ": option \"mountpoint\" on some of its "
+                         "clients but not on ", Show(*without_mp),
+                         ": sharemgr requires the mount point for the whole "
+                         "share: refusing"),
+            false);
+    return std::nullopt;
+  }
+  if (with_mp > 0) text.push_back("mountpoint");
   std::string options = absl::StrJoin(text, ",");
   if (absl::StatusOr<libshare::ShareOptions> parsed =
           libshare::ParseOptions(options);
@@ -890,6 +915,7 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
         c.anonuid = o.anonuid;
         c.anongid = o.anongid;
         c.nohide = o.nohide;
+        c.mountpoint = o.mountpoint;
         bool unsupported = false;
         absl::StatusOr<std::string> entry = ClientEntry(spec, &unsupported);
         if (!entry.ok() && !unsupported) {

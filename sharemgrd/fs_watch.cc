@@ -12,6 +12,7 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "libshare/path.h"
 #include "libshare/store.h"
@@ -132,7 +133,8 @@ PathStat StatPath(const std::string& path) {
 }
 
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,
-                      const FsPlace* recorded, const MountInfo& mounts) {
+                      const FsPlace* recorded, const MountInfo& mounts,
+                      bool mount_point_required) {
   ShareProbe r;
   switch (st.kind) {
     case PathStat::Kind::kDirectory:
@@ -153,6 +155,13 @@ ShareProbe ProbeShare(std::string_view path, const PathStat& st,
   const FsPlace* now = mounts.Containing(path);
   if (now == nullptr) {
     r.reason = "no mount contains the path";
+    return r;
+  }
+  if (mount_point_required && now->mount_point != path) {
+    r.reason = absl::StrCat(
+        "no file system is mounted at the path (option mountpoint); it is on "
+        "the one mounted at ",
+        now->mount_point);
     return r;
   }
   if (recorded == nullptr) {
@@ -258,7 +267,8 @@ void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
 }
 
 std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
-                                              bool live) const {
+                                              bool live,
+                                              bool mount_point_required) const {
   std::optional<FsPlace> recorded;
   std::shared_ptr<const MountInfo> mounts;
   bool served = true;
@@ -268,8 +278,17 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
     auto it = states_.find(share_path);
     if (it == states_.end()) {
       // Added since the last round: served (its batch woke the thread,
-      // which records it). Before the first round: decided live.
-      if (probed_) return std::nullopt;
+      // which records it), unless it needs a mount point and has none.
+      // Before the first round: decided live.
+      if (probed_) {
+        if (!mount_point_required || mounts_ == nullptr) return std::nullopt;
+        const FsPlace* now = mounts_->Containing(share_path);
+        if (now != nullptr && now->mount_point == share_path) {
+          return std::nullopt;
+        }
+        return std::string(
+            "no file system is mounted at the path (option mountpoint)");
+      }
       served = false;
       if (auto r = initial_.find(share_path); r != initial_.end()) {
         recorded = r->second;
@@ -281,6 +300,7 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
       served = it->second.served;
       dev = it->second.dev;
       recorded = it->second.recorded;
+      mount_point_required |= it->second.mount_point_required;
       mounts = mounts_;
     }
   }
@@ -298,7 +318,8 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
   // Decided again with the last mount table (a mount change wakes the
   // watch thread at once); a state that changed is probed for everyone.
   ShareProbe p = ProbeShare(share_path, st, recorded ? &*recorded : nullptr,
-                            mounts != nullptr ? *mounts : MountInfo());
+                            mounts != nullptr ? *mounts : MountInfo(),
+                            mount_point_required);
   if (p.served != served || (p.served && st.dev != dev)) Wake();
   if (p.served) return std::nullopt;
   return p.reason;
@@ -323,20 +344,31 @@ void FsWatch::ProbeAll() {
       catalog_->ListShares({});
   if (!shares.ok()) return;
 
+  // Shares with `mountpoint` (effective options; inactive ones are probed
+  // again when their group is enabled).
+  absl::flat_hash_set<std::string> need_mount_point;
+  catalog_->ForEachActive(
+      [&](const libshare::ShareInfo& s, const libshare::ShareOptions& o) {
+        if (o.mountpoint) need_mount_point.insert(s.path);
+      });
+
   absl::flat_hash_map<std::string, State> next;
   next.reserve(shares->size());
   std::vector<libshare::FsPlaceRow> to_record;
   for (const libshare::ShareInfo& s : *shares) {
     PathStat st = StatPath(s.path);
     auto rec = recorded_.find(s.id);
-    ShareProbe p = ProbeShare(
-        s.path, st, rec == recorded_.end() ? nullptr : &rec->second, mounts);
+    const bool mp = need_mount_point.contains(s.path);
+    ShareProbe p =
+        ProbeShare(s.path, st, rec == recorded_.end() ? nullptr : &rec->second,
+                   mounts, mp);
     if (p.record.has_value()) {
       to_record.push_back({s.id, s.path, p.record->mount_point,
                            p.record->fstype, p.record->source});
       recorded_[s.id] = *p.record;
     }
     State& n = next[s.path];
+    n.mount_point_required = mp;
     n.served = p.served;
     n.dev = st.dev;
     n.reason = std::move(p.reason);

@@ -91,8 +91,11 @@ struct ShareProbe {
   std::string reason;             // why not served: "recorded on ..., now ..."
   std::optional<FsPlace> record;  // place to record now, if any
 };
+// `mount_point_required` (the share's `mountpoint` option): served only
+// when a mount point is the path itself; nothing is recorded until it is.
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,
-                      const FsPlace* recorded, const MountInfo& mounts);
+                      const FsPlace* recorded, const MountInfo& mounts,
+                      bool mount_point_required = false);
 
 class FsWatch {
  public:
@@ -123,8 +126,12 @@ class FsWatch {
   // nullopt if the share at `share_path` is served (or not known yet);
   // otherwise why not ("recorded on a file system mounted at X, now Y").
   // `live`: also lstat the path now (decisions that hand out a handle).
+  // `mount_point_required`: the share has `mountpoint` (callers that hold
+  // its options pass it, so a share added since the last round is decided
+  // by it too; rounds read it from the catalog).
   std::optional<std::string> NotServed(const std::string& share_path,
-                                       bool live) const;
+                                       bool live,
+                                       bool mount_point_required = false) const;
   // Changes whenever some share's served state changes.
   uint64_t version() const { return version_.load(); }
   // Asks for a probe soon (after a batch; `changes` tells which to record).
@@ -143,6 +150,7 @@ class FsWatch {
     uint64_t dev = 0;  // st_dev at the last probe (served only)
     std::string reason;
     std::optional<FsPlace> recorded;  // for live probes between rounds
+    bool mount_point_required = false;  // `mountpoint` at the last round
   };
 
   const Config config_;

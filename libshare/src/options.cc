@@ -45,7 +45,7 @@ const std::vector<std::string_view>& OptionNames() {
   static const auto* const kNames = new std::vector<std::string_view>{
       "rw",     "ro",    "root",   "none",  "root_mapping",
       "sec",    "anon",  "nosuid", "nosub", "nohide",
-      "public", "aclok", "index",  "log",   "window"};
+      "mountpoint", "public", "aclok", "index",  "log",   "window"};
   return *kNames;
 }
 
@@ -561,6 +561,9 @@ absl::Status OptionParser::ParseOne(std::string_view option) {
   if (name == "nosuid") return ParseFlag(option, has_value, &out_.nosuid);
   if (name == "nosub") return ParseFlag(option, has_value, &out_.nosub);
   if (name == "nohide") return ParseFlag(option, has_value, &out_.nohide);
+  if (name == "mountpoint") {
+    return ParseFlag(option, has_value, &out_.mountpoint);
+  }
   if (name == "public") return ParseFlag(option, has_value, &out_.public_fh);
   if (name == "aclok") return ParseFlag(option, has_value, &out_.aclok);
   if (name == "index") {
@@ -811,6 +814,7 @@ std::string ShareOptions::Canonical() const {
   if (nosuid) AppendWord(&globals, "nosuid");
   if (nosub) AppendWord(&globals, "nosub");
   if (nohide) AppendWord(&globals, "nohide");
+  if (mountpoint) AppendWord(&globals, "mountpoint");
   if (public_fh) AppendWord(&globals, "public");
   if (aclok) AppendWord(&globals, "aclok");
   if (index) AppendWord(&globals, absl::StrCat("index=", *index));
@@ -846,7 +850,8 @@ std::string ShareOptions::Canonical() const {
 
 bool ShareOptions::operator==(const ShareOptions& o) const {
   return scopes == o.scopes && anon == o.anon && nosuid == o.nosuid &&
-         nosub == o.nosub && nohide == o.nohide && public_fh == o.public_fh &&
+         nosub == o.nosub && nohide == o.nohide &&
+         mountpoint == o.mountpoint && public_fh == o.public_fh &&
          aclok == o.aclok && index == o.index && log == o.log &&
          log_tag == o.log_tag && window == o.window;
 }
@@ -991,6 +996,7 @@ std::vector<OptionProperty> OptionProperties(const ShareOptions& o) {
   if (o.nosuid) add("", "nosuid", "nosuid");
   if (o.nosub) add("", "nosub", "nosub");
   if (o.nohide) add("", "nohide", "nohide");
+  if (o.mountpoint) add("", "mountpoint", "mountpoint");
   if (o.public_fh) add("", "public", "public");
   if (o.aclok) add("", "aclok", "aclok");
   if (o.index) add("", "index", absl::StrCat("index=", *o.index));
@@ -1006,6 +1012,7 @@ ShareOptions InheritOptions(const ShareOptions& group,
   out.nosuid = out.nosuid || own.nosuid;
   out.nosub = out.nosub || own.nosub;
   out.nohide = out.nohide || own.nohide;
+  out.mountpoint = out.mountpoint || own.mountpoint;
   out.public_fh = out.public_fh || own.public_fh;
   out.aclok = out.aclok || own.aclok;
   if (own.index) out.index = own.index;
@@ -1109,6 +1116,8 @@ absl::StatusOr<ShareOptions> RemoveOptionProperty(const ShareOptions& options,
     found = std::exchange(out.nosub, false);
   } else if (name == "nohide") {
     found = std::exchange(out.nohide, false);
+  } else if (name == "mountpoint") {
+    found = std::exchange(out.mountpoint, false);
   } else if (name == "public") {
     found = std::exchange(out.public_fh, false);
   } else if (name == "aclok") {
@@ -1126,7 +1135,7 @@ absl::StatusOr<ShareOptions> RemoveOptionProperty(const ShareOptions& options,
     return absl::InvalidArgumentError(absl::StrCat(
         "option ", Quote(name),
         ": no such property (a global one: anon, nosuid, nosub, nohide, "
-        "public, aclok, index, log, window; an access one: rw, ro, root, "
+        "mountpoint, public, aclok, index, log, window; an access one: rw, ro, root, "
         "none, root_mapping; or a scope: sec=MODE[:MODE]...)"));
   }
   if (!found) return not_set();

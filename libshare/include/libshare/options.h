@@ -109,6 +109,10 @@ struct ShareOptions {
   bool nosuid = false;
   bool nosub = false;
   bool nohide = false;
+  // "mountpoint" (Linux exports(5) `mountpoint`/`mp`, which OpenZFS writes
+  // on every line): served only while a file system is mounted at the
+  // share's path itself (sharemgrd's fs_watch.h).
+  bool mountpoint = false;
   bool public_fh = false;  // "public"
   bool aclok = false;
   std::optional<std::string> index;  // "index=FILE"
@@ -149,7 +153,8 @@ struct ShareOptions {
 // A share's effective options are its group's options with the share's
 // own properties overriding property by property, as illumos sharemgr
 // merges a group's optionset with a share's. The properties:
-//   global: anon, nosuid, nosub, nohide, public, aclok, index, log, window
+//   global: anon, nosuid, nosub, nohide, mountpoint, public, aclok, index,
+//     log, window
 //   in each sec= scope: rw (bare "rw" and "rw=LIST" together), ro (likewise),
 //     root, none, root_mapping
 // An access list is one property: a share's rw= replaces the group's rw=

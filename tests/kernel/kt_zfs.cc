@@ -32,6 +32,8 @@
 //       N datasets PREFIX00000.. at once, one rewrite, no commit (a pool
 //       imported before the NFS server starts: its first exportfs -r
 //       exports them).
+//   kt_zfs umount-all DIR    detaches every mount under DIR (one process for
+//                            thousands of datasets; scenario cleanup)
 // -t prints "mount_s X share_s Y commit_s Z" (seconds) on stdout.
 // Environment: KT_ZFS_EXPORTS_DIR (default /etc/exports.d), KT_ZFS_EXPORTFS
 // (default /usr/sbin/exportfs). exportfs's stdout is discarded (libzfs runs
@@ -305,6 +307,33 @@ std::vector<std::string> LinesOrDie(const std::string& mp,
   return *lines;
 }
 
+// Detaches (MNT_DETACH) the mounts below dir, deepest first.
+int UmountAll(const std::string& dir) {
+  std::ifstream in("/proc/self/mountinfo");
+  std::vector<std::string> points;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string id, parent, devno, root, point;
+    f >> id >> parent >> devno >> root >> point;
+    if (point.size() > dir.size() && point.compare(0, dir.size(), dir) == 0 &&
+        point[dir.size()] == '/') {
+      points.push_back(point);
+    }
+  }
+  std::sort(points.rbegin(), points.rend());
+  int failed = 0;
+  for (const std::string& p : points) {
+    if (::umount2(p.c_str(), MNT_DETACH) != 0 && errno != EINVAL &&
+        errno != ENOENT) {
+      std::fprintf(stderr, "kt_zfs: umount %s: %s\n", p.c_str(),
+                   std::strerror(errno));
+      ++failed;
+    }
+  }
+  return failed == 0 ? 0 : 1;
+}
+
 int Usage() {
   std::fprintf(stderr,
                "usage: kt_zfs create [-t] [-o sharenfs=V] STORAGE MOUNTPOINT\n"
@@ -352,6 +381,8 @@ int main(int argc, char** argv) {
     Rewrite({args[0]}, {});
     t2 = Now();
     Commit();
+  } else if (cmd == "umount-all" && args.size() == 1) {
+    return UmountAll(args[0]);
   } else if (cmd == "create-many" && args.size() == 4) {
     int n = std::atoi(args[3].c_str());
     std::vector<std::string> mps, lines;

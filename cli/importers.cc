@@ -869,11 +869,12 @@ void AddOpenWarnings(const Operation& op, const std::string& where,
   }
 }
 
-}  // namespace
-
-ImportPlan ImportExports(const std::vector<SourceFile>& files,
-                         const std::string& group) {
-  ImportPlan plan;
+// The exported paths of exports(5) files, each with its clients as
+// rpc.mountd reads them (first entry of a client kept), in file order;
+// problems and warnings go to *plan.
+std::vector<ExportedPath> ParseExports(const std::vector<SourceFile>& files,
+                                       ImportPlan* out) {
+  ImportPlan& plan = *out;
   std::vector<ExportedPath> paths;
   std::map<std::string, size_t> index;
   for (const SourceFile& f : files) {
@@ -983,6 +984,15 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
       if (!any_client) add_client("*", "");
     }
   }
+  return paths;
+}
+
+}  // namespace
+
+ImportPlan ImportExports(const std::vector<SourceFile>& files,
+                         const std::string& group) {
+  ImportPlan plan;
+  std::vector<ExportedPath> paths = ParseExports(files, &plan);
   for (const ExportedPath& e : paths) {
     if (e.clients.empty()) continue;  // every client was refused
     std::optional<std::string> options = BuildShareOptions(e, &plan.problems);
@@ -997,6 +1007,32 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
     plan.origins.push_back(e.where);
   }
   return plan;
+}
+
+std::vector<ExportsClientView> ExportsClients(
+    const std::vector<SourceFile>& files,
+    std::vector<ImportProblem>* problems) {
+  ImportPlan plan;
+  std::vector<ExportedPath> paths = ParseExports(files, &plan);
+  if (problems != nullptr) *problems = std::move(plan.problems);
+  std::vector<ExportsClientView> out;
+  for (const ExportedPath& e : paths) {
+    for (const Client& c : e.clients) {
+      ExportsClientView& v = out.emplace_back();
+      v.path = e.path;
+      v.spec = c.spec;
+      v.where = c.where;
+      v.rank = static_cast<int>(c.type);
+      for (const ExportsFlavor& f : c.flavors) {
+        v.flavors.push_back(
+            {f.flavor, f.flags.ro, f.flags.root_squash, f.flags.all_squash});
+      }
+      v.anonuid = c.anonuid;
+      v.anongid = c.anongid;
+      v.nohide = c.nohide;
+    }
+  }
+  return out;
 }
 
 ImportPlan ImportDfstab(const std::vector<SourceFile>& files,

@@ -8,10 +8,12 @@
 #ifndef SHARECTL_IMPORTERS_H_
 #define SHARECTL_IMPORTERS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "libshare/batch.h"
+#include "libshare/options.h"
 
 namespace sharectl {
 
@@ -54,6 +56,33 @@ struct ImportPlan {
 // share_nfs (sync, no_subtree_check, ...) are dropped silently.
 ImportPlan ImportExports(const std::vector<SourceFile>& files,
                          const std::string& group);
+
+// One client of one exported path as rpc.mountd reads it (the first
+// entry of a client named twice for a path is kept): what `exportfs -v`
+// lists. Options sharemgr drops or refuses are not in it.
+struct ExportsClientView {
+  std::string path;   // normalized
+  std::string spec;   // "10.0.0.0/8", "*", "@eng"
+  std::string where;  // "FILE:LINE"
+  // rpc.mountd's order of client kinds (hosts, networks, wildcards,
+  // netgroups, "*", gss): its export list is walked kind by kind.
+  int rank = 0;
+  struct Flavor {
+    libshare::SecFlavor flavor;
+    bool ro = true;
+    bool root_squash = true;
+    bool all_squash = false;
+  };
+  std::vector<Flavor> flavors;  // sec= order; sys alone by default
+  int64_t anonuid = 65534;
+  int64_t anongid = 65534;
+  bool nohide = false;
+};
+
+// The clients of every path of exports(5) files, in file order; the
+// problems ImportExports would report go to *problems (may be null).
+std::vector<ExportsClientView> ExportsClients(
+    const std::vector<SourceFile>& files, std::vector<ImportProblem>* problems);
 
 // Lines "share [-F nfs] [-o OPTS] [-d DESC] PATH [RESOURCE]", shell-quoted,
 // with # comments and blank lines.

@@ -18,10 +18,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "batch_report.h"
 #include "absl/strings/str_join.h"
+#include "batch_report.h"
 #include "commands.h"
 #include "dump.h"
+#include "exportfs.h"
 #include "importers.h"
 #include "json_writer.h"
 #include "libshare/options.h"
@@ -1109,6 +1110,12 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
   if (!usage_error.empty()) return usage(usage_error);
   if (words.empty()) return usage("missing command; see sharectl --help");
   if (socket.empty()) return usage("empty socket path");
+  if (words[0] == "exportfs") {
+    // exportfs(8)'s own flags ("-ra", "-orw"): not sharectl's parser.
+    if (json) return usage("exportfs: --json is not supported");
+    return RunExportfs(std::vector<std::string>(words.begin() + 1, words.end()),
+                       env, socket);
+  }
   const CommandSpec* spec = FindCommand(words[0]);
   if (spec == nullptr) {
     std::vector<std::string_view> names;

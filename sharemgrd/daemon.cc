@@ -612,6 +612,19 @@ absl::Status Daemon::StartServing() {
     mgmt_->SetFollowErrorSource([follower](const libshare::GroupInfo& g) {
       return follower->ErrorFor(g.name);
     });
+    if (!config_.follow_exports.empty()) {
+      MgmtService::FollowSyncHooks sync;
+      sync.patterns = config_.follow_exports;
+      sync.sync = [follower] {
+        std::vector<libshare::FollowedFile> out;
+        for (ExportsFollower::FileState& f : follower->SyncNow()) {
+          out.push_back({std::move(f.path), std::move(f.group),
+                         std::move(f.error), f.changed});
+        }
+        return out;
+      };
+      mgmt_->SetFollowSync(std::move(sync));
+    }
   }
 
   server_ = std::make_unique<RpcServer>(
@@ -712,6 +725,7 @@ absl::Status Daemon::StartKernelMode() {
     km->SharesChanged(paths);
   };
   hooks.flush = [km] { return km->Flush(); };
+  hooks.wait_pushed = [km] { km->WaitPushed(); };
   hooks.stats = [km] {
     kernel::KernelStats k = km->stats();
     libshare::KernelStats s;

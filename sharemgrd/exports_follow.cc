@@ -269,17 +269,7 @@ absl::Status ExportsFollower::Setup() {
                                       : absl::StrCat(p.folder, "/", p.name));
       continue;
     }
-    std::vector<std::string> found;
-    if (DIR* d = ::opendir(p.folder.c_str())) {
-      while (dirent* e = ::readdir(d)) {
-        if (::fnmatch(p.name.c_str(), e->d_name, FNM_PERIOD) == 0) {
-          found.push_back(
-              absl::StrCat(p.folder == "/" ? "" : p.folder, "/", e->d_name));
-        }
-      }
-      ::closedir(d);
-    }
-    std::sort(found.begin(), found.end());
+    std::vector<std::string> found = GlobMatches(p);
     paths.insert(paths.end(), found.begin(), found.end());
   }
   std::vector<libshare::GroupInfo> groups = config_.catalog->ListGroups();
@@ -332,6 +322,40 @@ absl::Status ExportsFollower::Setup() {
   return absl::OkStatus();
 }
 
+std::vector<std::string> ExportsFollower::GlobMatches(const FollowPattern& p) {
+  std::vector<std::string> found;
+  if (DIR* d = ::opendir(p.folder.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      if (::fnmatch(p.name.c_str(), e->d_name, FNM_PERIOD) == 0) {
+        found.push_back(
+            absl::StrCat(p.folder == "/" ? "" : p.folder, "/", e->d_name));
+      }
+    }
+    ::closedir(d);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::vector<ExportsFollower::FileState> ExportsFollower::SyncNow() {
+  absl::MutexLock sync(&sync_mu_);
+  for (const FollowPattern& p : patterns_) {
+    if (!p.glob) continue;
+    for (const std::string& path : GlobMatches(p)) (void)Match(path);
+  }
+  std::vector<FileState> out;
+  {
+    absl::MutexLock l(&mu_);
+    for (const auto& [path, f] : files_)
+      out.push_back({path, f.group, "", false});
+  }
+  for (FileState& f : out) {
+    f.changed = SyncLocked(f.path);
+    f.error = ErrorFor(f.group);
+  }
+  return out;
+}
+
 const ExportsFollower::Followed* ExportsFollower::Match(
     const std::string& path) {
   absl::MutexLock l(&mu_);
@@ -376,12 +400,17 @@ std::string ExportsFollower::ErrorFor(const std::string& group) const {
   return it == errors_.end() ? std::string() : it->second;
 }
 
-void ExportsFollower::Sync(const std::string& path) {
+bool ExportsFollower::Sync(const std::string& path) {
+  absl::MutexLock sync(&sync_mu_);
+  return SyncLocked(path);
+}
+
+bool ExportsFollower::SyncLocked(const std::string& path) {
   std::string group;
   {
     absl::MutexLock l(&mu_);
     auto it = files_.find(path);
-    if (it == files_.end()) return;
+    if (it == files_.end()) return false;
     group = it->second.group;
   }
   bool missing = false;
@@ -390,7 +419,7 @@ void ExportsFollower::Sync(const std::string& path) {
     std::string e(text.status().message());
     Log(absl::StrCat(e, "; group ", group, " left as it was"));
     SetError(group, std::move(e));
-    return;
+    return false;
   }
   sharectl::ImportPlan plan =
       sharectl::ImportExports({{path, *std::move(text)}}, group);
@@ -423,7 +452,7 @@ void ExportsFollower::Sync(const std::string& path) {
     Log(absl::StrCat(path, ": not applied; group ", group,
                      " keeps its last good state"));
     SetError(group, std::move(first_refusal));
-    return;
+    return false;
   }
 
   libshare::Batch b;
@@ -460,7 +489,7 @@ void ExportsFollower::Sync(const std::string& path) {
   if (diff.empty() && head == 0) {
     Log(absl::StrCat(path, ": group ", group, " unchanged"));
     SetError(group, "");
-    return;
+    return false;
   }
   for (Operation& op : diff) b.ops.push_back(std::move(op));
   libshare::BatchResult r = config_.apply(b);
@@ -485,7 +514,7 @@ void ExportsFollower::Sync(const std::string& path) {
     Log(absl::StrCat(path, ": not applied; group ", group,
                      " keeps its last good state: ", e));
     SetError(group, std::move(e));
-    return;
+    return false;
   }
   ++applied_;
   std::size_t adds = 0, removes = 0, sets = 0;
@@ -504,6 +533,7 @@ void ExportsFollower::Sync(const std::string& path) {
   Log(absl::StrCat(path, missing ? " (deleted)" : "", ": group ", group, ": ",
                    adds, " added, ", removes, " removed, ", sets, " changed"));
   SetError(group, "");
+  return true;
 }
 
 void ExportsFollower::Run() {

@@ -12,8 +12,9 @@
 // The file is read by the importer of `sharectl import` (cli/importers.h),
 // so a followed file and an imported one mean the same.
 //
-// Thread-safety: Start() and Stop() from one thread; ErrorFor() from any.
-// Batches are applied from the follower's own thread (and from Start()).
+// Thread-safety: Start() and Stop() from one thread; ErrorFor() and
+// SyncNow() from any. Batches are applied from the follower's own thread,
+// from Start() and from SyncNow(), one file at a time.
 //
 //   ExportsFollower::Config c;
 //   c.patterns = {"/etc/exports", "/etc/exports.d/*.exports"};
@@ -96,6 +97,24 @@ class ExportsFollower {
 
   // The error that keeps `group`'s file from being applied, or "".
   std::string ErrorFor(const std::string& group) const;
+
+  // One followed file, as SyncNow() left it.
+  struct FileState {
+    std::string path;
+    std::string group;
+    std::string error;     // ErrorFor(group) after the sync
+    bool changed = false;  // a batch was committed for it
+  };
+  // `exportfs -r`: without waiting for the settle time, adds the files
+  // the glob patterns match now (one renamed into place whose event the
+  // thread has not read yet is included), brings every followed file's
+  // group in step (one batch per file, as the thread does) and returns
+  // the files by path once their batches are committed. Serialized with
+  // the thread's own syncs, so two never interleave; the thread's pending
+  // events still run later and find nothing to change. Do not call from
+  // inside Config::apply.
+  std::vector<FileState> SyncNow();
+  const std::vector<std::string>& patterns() const { return config_.patterns; }
   // Batches applied so far (tests wait on it).
   uint64_t applied() const { return applied_.load(); }
 
@@ -106,8 +125,13 @@ class ExportsFollower {
   };
   explicit ExportsFollower(Config config);
   absl::Status Setup();
-  // Brings one file's group in step with the file (one batch).
-  void Sync(const std::string& path);
+  // Brings one file's group in step with the file (one batch); true if a
+  // batch was committed. Holds sync_mu_.
+  bool Sync(const std::string& path) ABSL_LOCKS_EXCLUDED(sync_mu_, mu_);
+  bool SyncLocked(const std::string& path)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(sync_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  // The files of the folder that glob pattern `p` matches now, sorted.
+  static std::vector<std::string> GlobMatches(const FollowPattern& p);
   void Run();
   // The followed file for `path` (adding it if a glob matches), or nullptr.
   const Followed* Match(const std::string& path) ABSL_LOCKS_EXCLUDED(mu_);
@@ -122,6 +146,8 @@ class ExportsFollower {
   std::thread thread_;
   std::atomic<uint64_t> applied_{0};
 
+  // Held for a whole sync: the thread's and SyncNow()'s take turns.
+  absl::Mutex sync_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
   std::map<std::string, Followed> files_ ABSL_GUARDED_BY(mu_);      // by path
   std::map<std::string, std::string> errors_ ABSL_GUARDED_BY(mu_);  // group

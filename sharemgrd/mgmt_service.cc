@@ -201,9 +201,10 @@ MgmtService::MgmtService(libshare::Catalog* catalog,
       mounts_(mounts),
       sharetab_path_(std::move(sharetab_path)),
       admin_gid_(admin_gid),
-      // Indexed by procedure number (8 is CHANGES_SINCE).
+      // Indexed by procedure number (10 is FOLLOW_SYNC).
       stats_({"MGMT_NULL", "BATCH", "LIST_GROUPS", "LIST_SHARES", "SHARETAB",
-              "CHECK", "STATS", "CACHE_FLUSH", "CHANGES_SINCE", "MOUNTS"}),
+              "CHECK", "STATS", "CACHE_FLUSH", "CHANGES_SINCE", "MOUNTS",
+              "FOLLOW_SYNC"}),
       changes_(catalog->generation()) {}
 
 MgmtService::~MgmtService() { Stop(); }
@@ -442,6 +443,9 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
     }
     case MGMTPROC_CHANGES_SINCE:
       result = ChangesSince(args, out, &error);
+      break;
+    case MGMTPROC_FOLLOW_SYNC:
+      result = FollowSync(ctx, out, &error);
       break;
     default:
       result = PROC_UNAVAIL;
@@ -852,6 +856,57 @@ accept_stat MgmtService::Stats(std::string* out) {
   s.kernel.flushes = kernel.flushes;
   s.kernel.answer_p99_us = kernel.answer_p99_us;
   return Encode(Proc(xdr_mgmt_stats_res), &res, out) ? SUCCESS : SYSTEM_ERR;
+}
+
+accept_stat MgmtService::FollowSync(const CallContext& ctx, std::string* out,
+                                    bool* error) {
+  if (!ctx.has_peer_cred ||
+      !MayChange(ctx.peer_uid, ctx.peer_gid, admin_gid_)) {
+    *error = true;
+    EncodeFailure(
+        MGMT_ERR_PERM,
+        absl::StrCat("permission denied: re-reading the followed exports "
+                     "files needs root",
+                     admin_gid_ ? " or membership of the admin group" : "",
+                     " (caller uid ", ctx.peer_uid, ")"),
+        out);
+    return SUCCESS;
+  }
+  if (!follow_sync_.sync) {
+    *error = true;
+    EncodeFailure(MGMT_ERR_NOENT,
+                  "sharemgrd follows no exports files: start it with "
+                  "--follow-exports FILE (for example --follow-exports "
+                  "/etc/exports --follow-exports '/etc/exports.d/*.exports')",
+                  out);
+    return SUCCESS;
+  }
+  LogLine(absl::StrCat("follow: re-reading the followed files now, asked by ",
+                       Caller(ctx)));
+  std::vector<libshare::FollowedFile> files = follow_sync_.sync();
+  // Committed; in kernel mode, also wait until the kernel is told.
+  if (kernel_.wait_pushed) kernel_.wait_pushed();
+  std::vector<mgmt_followed_file> m(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    m[i].path = Mutable(files[i].path);
+    m[i].group = Mutable(files[i].group);
+    m[i].error = Mutable(files[i].error);
+    m[i].changed = files[i].changed;
+    if (!files[i].error.empty()) *error = true;
+  }
+  std::vector<char*> patterns;
+  for (const std::string& p : follow_sync_.patterns)
+    patterns.push_back(Mutable(p));
+  mgmt_follow_sync_res res{};
+  res.status = MGMT_OK;
+  mgmt_follow_sync_result& r = res.mgmt_follow_sync_res_u.result;
+  r.patterns.patterns_len = static_cast<u_int>(patterns.size());
+  r.patterns.patterns_val = patterns.data();
+  r.files.files_len = static_cast<u_int>(m.size());
+  r.files.files_val = m.data();
+  r.generation = catalog_->generation();
+  return Encode(Proc(xdr_mgmt_follow_sync_res), &res, out) ? SUCCESS
+                                                           : SYSTEM_ERR;
 }
 
 accept_stat MgmtService::Mounts(std::string* out) {

@@ -69,6 +69,8 @@ class MgmtService final : public RpcProgram {
     std::function<void(const std::vector<libshare::ShareChange>&)> changed;
     std::function<absl::Status()> flush;
     std::function<libshare::KernelStats()> stats;
+    // Returns once the changes passed to `changed` so far are pushed.
+    std::function<void()> wait_pushed;
   };
   void SetKernelHooks(KernelHooks hooks) { kernel_ = std::move(hooks); }
   // Shares not served (fs_watch.h) are left out of the sharetab view,
@@ -95,6 +97,14 @@ class MgmtService final : public RpcProgram {
       std::function<std::string(const libshare::GroupInfo&)> source) {
     follow_error_ = std::move(source);
   }
+  // FOLLOW_SYNC (`exportfs -r`): what the exports follower does when
+  // asked to sync now (ExportsFollower::SyncNow) and the patterns it
+  // follows. Unset: the daemon follows no files. Set before serving.
+  struct FollowSyncHooks {
+    std::function<std::vector<libshare::FollowedFile>()> sync;
+    std::vector<std::string> patterns;
+  };
+  void SetFollowSync(FollowSyncHooks hooks) { follow_sync_ = std::move(hooks); }
 
  private:
   accept_stat Batch(const CallContext& ctx, XDR* args, std::string* out,
@@ -102,6 +112,7 @@ class MgmtService final : public RpcProgram {
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
   accept_stat Mounts(std::string* out);
+  accept_stat FollowSync(const CallContext& ctx, std::string* out, bool* error);
   accept_stat EncodeBatchResult(const libshare::BatchResult& r,
                                 std::string* out);
   // The catalog's sharetab entries without the shares not served.
@@ -116,6 +127,7 @@ class MgmtService final : public RpcProgram {
   RequestStats stats_;
   KernelHooks kernel_;
   std::function<std::string(const libshare::GroupInfo&)> follow_error_;
+  FollowSyncHooks follow_sync_;
   FsWatch* served_ = nullptr;
   ChangeLog changes_;  // committed batches, for CHANGES_SINCE
 

@@ -179,6 +179,7 @@ class RpcClient final : public Client {
   absl::Status FlushCache() override;
   absl::StatusOr<std::vector<MountInfo>> Mounts() override;
   absl::StatusOr<ChangeList> ChangesSince(uint64_t generation) override;
+  absl::StatusOr<FollowSyncResult> FollowSync() override;
 
  private:
   Conn conn_;
@@ -570,6 +571,30 @@ absl::StatusOr<ChangeList> RpcClient::ChangesSince(uint64_t generation) {
       sc.active = m.active;
     }
   }
+  return out;
+}
+
+absl::StatusOr<FollowSyncResult> RpcClient::FollowSync() {
+  Decoded<mgmt_follow_sync_res> res(
+      reinterpret_cast<xdrproc_t>(xdr_mgmt_follow_sync_res));
+  if (absl::Status s = Call(
+          MGMTPROC_FOLLOW_SYNC, reinterpret_cast<xdrproc_t>(XdrNoArgs), nullptr,
+          reinterpret_cast<xdrproc_t>(xdr_mgmt_follow_sync_res), res.get());
+      !s.ok())
+    return s;
+  if (res->status != MGMT_OK)
+    return StatusFromMgmt(res->status, res->mgmt_follow_sync_res_u.message);
+  const mgmt_follow_sync_result& r = res->mgmt_follow_sync_res_u.result;
+  FollowSyncResult out;
+  for (u_int i = 0; i < r.patterns.patterns_len; ++i) {
+    out.patterns.push_back(Text(r.patterns.patterns_val[i]));
+  }
+  for (u_int i = 0; i < r.files.files_len; ++i) {
+    const mgmt_followed_file& m = r.files.files_val[i];
+    out.files.push_back(
+        {Text(m.path), Text(m.group), Text(m.error), m.changed != 0});
+  }
+  out.generation = r.generation;
   return out;
 }
 

@@ -736,6 +736,14 @@ void KernelMode::SharesChanged(const std::vector<std::string>& share_paths) {
   d->pool->Submit("changes", [d, share_paths] { d->Push(share_paths); });
 }
 
+void KernelMode::WaitPushed() {
+  Impl* d = impl_.get();
+  if (d->stopping) return;
+  // The pushes run in order under the one key "changes": an empty job
+  // behind them runs when they are done.
+  (void)d->RunKeyed("changes", [] {});
+}
+
 absl::Status KernelMode::Flush() {
   Impl* d = impl_.get();
   if (!d->deps.files) return absl::OkStatus();

@@ -111,6 +111,9 @@ class KernelMode {
   // pseudo-root ancestors; releases the locks of removed ones. Returns at
   // once; the work runs on the pool.
   void SharesChanged(const std::vector<std::string>& share_paths);
+  // Returns once the rewrites SharesChanged() queued before this call are
+  // done (`exportfs -r` replies only then), or at once when stopping.
+  void WaitPushed();
 
   // `sharectl cache flush`: drops every entry of every cache we answer.
   [[nodiscard]] absl::Status Flush();

@@ -120,6 +120,23 @@ struct ChangeList {
   std::vector<ChangeRecord> batches;
 };
 
+// One file the daemon follows (sharemgrd --follow-exports).
+struct FollowedFile {
+  std::string path;   // "/etc/exports.d/zfs.exports"
+  std::string group;  // its managed group ("exports-zfs")
+  // Why the file is not applied ("FILE:LINE: message"; its group keeps
+  // its last good state), "" when the group is in step with it.
+  std::string error;
+  bool changed = false;  // this call committed a batch for it
+};
+
+// What FollowSync() did.
+struct FollowSyncResult {
+  std::vector<std::string> patterns;  // the --follow-exports arguments
+  std::vector<FollowedFile> files;    // every followed file, by path
+  uint64_t generation = 0;            // the table's after the call
+};
+
 class Client {
  public:
   // Connects to the daemon's management socket.
@@ -144,6 +161,17 @@ class Client {
   // The daemon's mount records, by client address then path.
   [[nodiscard]] virtual absl::StatusOr<std::vector<MountInfo>> Mounts() {
     return absl::UnimplementedError("mounts: not supported by this client");
+  }
+
+  // `exportfs -r`: has the daemon read every followed exports file now
+  // (not after the settle time) and bring each file's group in step, one
+  // batch per file; returns once those batches are committed and, in
+  // kernel mode, pushed to the kernel. A refused file is not an error of
+  // the call: its FollowedFile says why. kNotFound when the daemon follows
+  // no files (started without --follow-exports); kPermissionDenied as for
+  // Apply().
+  [[nodiscard]] virtual absl::StatusOr<FollowSyncResult> FollowSync() {
+    return absl::UnimplementedError("FollowSync: not supported by this client");
   }
 
   // The batches committed after `generation`, from the daemon's bounded

@@ -257,7 +257,8 @@ const Refusal kRefusals[] = {
     {"/x *(rw,no_root_squash) @engineers(rw)",
      "tries netgroups after \"*\" in root="},
     {"/x node?.lab(ro) *(rw)", "fall through to \"*\""},
-    {"/x *(rw,mp)", "option \"mp\": sharemgr shares the directory"},
+    {"/x *(rw,mp=/y)", "option \"mp=/y\": sharemgr can require"},
+    {"/x 10.1.0.0/16(rw,mp) *(ro)", "option \"mountpoint\" on some of its clients"},
     {"/x *(rw,xprtsec=mtls)", "without TLS: refusing"},
     {"/x *(sec=lkey,rw)", "unknown security flavor \"lkey\""},
 };

@@ -226,6 +226,7 @@ TEST(ParseOptions, Flags) {
   EXPECT_TRUE(Parse("nosuid").nosuid);
   EXPECT_TRUE(Parse("nosub").nosub);
   EXPECT_TRUE(Parse("nohide").nohide);
+  EXPECT_TRUE(Parse("mountpoint").mountpoint);
   EXPECT_TRUE(Parse("public").public_fh);
   EXPECT_TRUE(Parse("aclok").aclok);
 }
@@ -715,7 +716,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         "", "rw", "ro", "rw=a", "ro=a:b:c", "root=r", "none=n", "anon=0",
         "anon=-1", "anon=4294967294", "root_mapping=0", "root_mapping=-1",
-        "nosuid", "nosub", "nohide", "public", "aclok", "index=index.html",
+        "nosuid", "nosub", "nohide", "mountpoint", "rw,mountpoint", "public",
+        "aclok", "index=index.html",
         "log", "log=tag", "window=0", "window=4294967295", "rw,ro=a", "ro,rw=a",
         "rw=a,ro=b,root=c,none=d", "sec=sys", "sec=none", "sec=dh", "sec=krb5",
         "sec=krb5i", "sec=krb5p", "sec=krb5:krb5i:krb5p,rw",

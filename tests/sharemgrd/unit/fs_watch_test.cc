@@ -87,6 +87,24 @@ TEST(ProbeShare, RemountedWithANewDeviceIsServed) {
   EXPECT_TRUE(ProbeShare("/tank/home/alice", st, &rec, m).served);
 }
 
+TEST(ProbeShare, MountpointOptionRefusesAPathThatIsNoMountPoint) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  ShareProbe p = ProbeShare("/tank/home/bob", Dir(), nullptr, m, true);
+  EXPECT_FALSE(p.served);
+  EXPECT_FALSE(p.record.has_value());  // recorded once it is mounted
+  EXPECT_EQ(p.reason,
+            "no file system is mounted at the path (option mountpoint); it "
+            "is on the one mounted at /tank/home");
+}
+
+TEST(ProbeShare, MountpointOptionServesAMountPointAndRecordsIt) {
+  MountInfo m = MountInfo::Parse(kMountinfo);
+  ShareProbe p = ProbeShare("/tank/home/alice", Dir(), nullptr, m, true);
+  EXPECT_TRUE(p.served);
+  ASSERT_TRUE(p.record.has_value());
+  EXPECT_EQ(p.record->mount_point, "/tank/home/alice");
+}
+
 TEST(ProbeShare, MissingLinkAndFileAreNotServed) {
   MountInfo m = MountInfo::Parse(kMountinfo);
   FsPlace rec{"/", "ext4", "/dev/sda1"};

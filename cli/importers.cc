@@ -828,8 +828,10 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
   }
   if (with_mp > 0 && without_mp != nullptr) {
     problem(without_mp->where,
-            absl::StrCat(e.path, ": option \"mountpoint\" on some of its "
-                         "clients but not on ", Show(*without_mp),
+            absl::StrCat(e.path,
+                         ": option \"mountpoint\" on some of its clients but "
+                         "not on ",
+                         Show(*without_mp),
                          ": sharemgr requires the mount point for the whole "
                          "share: refusing"),
             false);

@@ -129,8 +129,7 @@ class FsWatch {
   // `mount_point_required`: the share has `mountpoint` (callers that hold
   // its options pass it, so a share added since the last round is decided
   // by it too; rounds read it from the catalog).
-  std::optional<std::string> NotServed(const std::string& share_path,
-                                       bool live,
+  std::optional<std::string> NotServed(const std::string& share_path, bool live,
                                        bool mount_point_required = false) const;
   // Changes whenever some share's served state changes.
   uint64_t version() const { return version_.load(); }

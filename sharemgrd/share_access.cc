@@ -58,9 +58,8 @@ AccessResult ShareAccess::Decide(const AccessRequest& req) const {
   // An unserved share is refused, never left to an ancestor share: its
   // folder may be the empty mountpoint of a dataset not mounted.
   if (served_ != nullptr) {
-    if (std::optional<std::string> why =
-            served_->NotServed(r.share->path, req.resolve,
-                               r.share->options->mountpoint)) {
+    if (std::optional<std::string> why = served_->NotServed(
+            r.share->path, req.resolve, r.share->options->mountpoint)) {
       r.outcome = AccessOutcome::kNotShared;
       r.not_served = true;
       r.reason = absl::StrCat(r.share->path, ": not served: ", *why);

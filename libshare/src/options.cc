@@ -43,9 +43,9 @@ namespace {
 // The option names ParseOne knows, for "did you mean" on an unknown one.
 const std::vector<std::string_view>& OptionNames() {
   static const auto* const kNames = new std::vector<std::string_view>{
-      "rw",     "ro",    "root",   "none",  "root_mapping",
-      "sec",    "anon",  "nosuid", "nosub", "nohide",
-      "mountpoint", "public", "aclok", "index",  "log",   "window"};
+      "rw",    "ro",     "root",  "none",   "root_mapping", "sec",
+      "anon",  "nosuid", "nosub", "nohide", "mountpoint",   "public",
+      "aclok", "index",  "log",   "window"};
   return *kNames;
 }
 
@@ -850,10 +850,9 @@ std::string ShareOptions::Canonical() const {
 
 bool ShareOptions::operator==(const ShareOptions& o) const {
   return scopes == o.scopes && anon == o.anon && nosuid == o.nosuid &&
-         nosub == o.nosub && nohide == o.nohide &&
-         mountpoint == o.mountpoint && public_fh == o.public_fh &&
-         aclok == o.aclok && index == o.index && log == o.log &&
-         log_tag == o.log_tag && window == o.window;
+         nosub == o.nosub && nohide == o.nohide && mountpoint == o.mountpoint &&
+         public_fh == o.public_fh && aclok == o.aclok && index == o.index &&
+         log == o.log && log_tag == o.log_tag && window == o.window;
 }
 
 absl::StatusOr<ShareOptions> ParseOptions(std::string_view text) {
@@ -1135,8 +1134,8 @@ absl::StatusOr<ShareOptions> RemoveOptionProperty(const ShareOptions& options,
     return absl::InvalidArgumentError(absl::StrCat(
         "option ", Quote(name),
         ": no such property (a global one: anon, nosuid, nosub, nohide, "
-        "mountpoint, public, aclok, index, log, window; an access one: rw, ro, root, "
-        "none, root_mapping; or a scope: sec=MODE[:MODE]...)"));
+        "mountpoint, public, aclok, index, log, window; an access one: rw, ro, "
+        "root, none, root_mapping; or a scope: sec=MODE[:MODE]...)"));
   }
   if (!found) return not_set();
   return out;

@@ -258,7 +258,8 @@ const Refusal kRefusals[] = {
      "tries netgroups after \"*\" in root="},
     {"/x node?.lab(ro) *(rw)", "fall through to \"*\""},
     {"/x *(rw,mp=/y)", "option \"mp=/y\": sharemgr can require"},
-    {"/x 10.1.0.0/16(rw,mp) *(ro)", "option \"mountpoint\" on some of its clients"},
+    {"/x 10.1.0.0/16(rw,mp) *(ro)",
+     "option \"mountpoint\" on some of its clients"},
     {"/x *(rw,xprtsec=mtls)", "without TLS: refusing"},
     {"/x *(sec=lkey,rw)", "unknown security flavor \"lkey\""},
 };

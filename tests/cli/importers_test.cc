@@ -130,8 +130,7 @@ TEST(ImportExportsTest, OpenZfsLineGivesMountpointShare) {
 }
 
 TEST(ImportExportsTest, MountpointOnSomeClientsOnlyIsRefused) {
-  ImportPlan plan =
-      ImportExports({{"e", "/a h1(rw,mountpoint) *(ro)\n"}}, "g");
+  ImportPlan plan = ImportExports({{"e", "/a h1(rw,mountpoint) *(ro)\n"}}, "g");
   ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
   EXPECT_FALSE(plan.problems[0].unsupported);
   EXPECT_THAT(plan.problems[0].message,

@@ -130,8 +130,8 @@ std::optional<std::vector<std::string>> Hosts(const std::string& value) {
       }
     } else {
       std::size_t colon = value.find(':', i);
-      host = value.substr(i, colon == std::string::npos ? std::string::npos
-                                                        : colon - i);
+      host = value.substr(
+          i, colon == std::string::npos ? std::string::npos : colon - i);
       next = colon == std::string::npos ? colon : colon + 1;
     }
     out.push_back(host);
@@ -145,13 +145,16 @@ std::optional<std::vector<std::string>> Hosts(const std::string& value) {
 std::optional<std::vector<std::string>> ExportLines(const std::string& mp,
                                                     std::string sharenfs) {
   static const std::vector<std::string> kValid = {
-      "all_squash",     "anongid",        "anonuid",     "async",
-      "auth_nlm",       "crossmnt",       "fsid",        "fsuid",
-      "hide",           "insecure",       "insecure_locks", "mountpoint",
-      "mp",             "no_acl",         "no_all_squash", "no_auth_nlm",
-      "no_root_squash", "no_subtree_check", "no_wdelay", "nohide",
-      "refer",          "replicas",       "root_squash", "secure",
-      "secure_locks",   "subtree_check",  "sync",        "wdelay"};
+      "all_squash",   "anongid",        "anonuid",
+      "async",        "auth_nlm",       "crossmnt",
+      "fsid",         "fsuid",          "hide",
+      "insecure",     "insecure_locks", "mountpoint",
+      "mp",           "no_acl",         "no_all_squash",
+      "no_auth_nlm",  "no_root_squash", "no_subtree_check",
+      "no_wdelay",    "nohide",         "refer",
+      "replicas",     "root_squash",    "secure",
+      "secure_locks", "subtree_check",  "sync",
+      "wdelay"};
   if (sharenfs.empty()) return std::nullopt;
   if (sharenfs == "on") sharenfs = "rw,crossmnt";
   struct Opt {
@@ -218,8 +221,9 @@ void Rewrite(const std::vector<std::string>& mps,
   }
   std::string tmp = kFile + ".XXXXXXXX";
   int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
-  if (fd < 0) Die(std::string("unable to create a temporary file: ") +
-                  std::strerror(errno));
+  if (fd < 0)
+    Die(std::string("unable to create a temporary file: ") +
+        std::strerror(errno));
   FILE* out = ::fdopen(fd, "w+");
   if (out == nullptr) Die("fdopen failed");
   int lock = ::open(kLock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -238,9 +242,8 @@ void Rewrite(const std::vector<std::string>& mps,
     while ((n = ::getline(&buf, &cap, old)) != -1) {
       if (buf[0] == '\n' || buf[0] == '#') continue;
       std::size_t end = std::strcspn(buf, "\t \n");
-      if (buf[end] != '\0' &&
-          std::binary_search(escaped.begin(), escaped.end(),
-                             std::string(buf, end))) {
+      if (buf[end] != '\0' && std::binary_search(escaped.begin(), escaped.end(),
+                                                 std::string(buf, end))) {
         continue;
       }
       std::fwrite(buf, 1, static_cast<std::size_t>(n), out);

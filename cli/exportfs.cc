@@ -513,6 +513,7 @@ int ExportfsRunner::Change(const ExportfsArgs& a) {
   // The clients of each touched path, as the call leaves them.
   std::map<std::string, std::vector<ExportfsClient>> touched;
   std::vector<std::string> problems;
+  std::vector<std::string> done;  // -v: printed once committed
   for (const ClientPath& t : targets) {
     const std::string what = absl::StrCat(t.client, ":", t.path);
     auto s = share_by_path.find(t.path);
@@ -550,12 +551,12 @@ int ExportfsRunner::Change(const ExportfsArgs& a) {
       if (!RemoveExportfsClient(&it->second, t.client)) {
         problems.push_back(
             absl::StrCat("Could not find '", what, "' to unexport."));
-      } else if (a.verbose) {
-        out() << "unexporting " << what << "\n";
+      } else {
+        done.push_back("unexporting " + what);
       }
     } else {
       AddExportfsClient(&it->second, t.client, a.options.value_or(""));
-      if (a.verbose) out() << "exporting " << what << "\n";
+      done.push_back("exporting " + what);
     }
   }
 
@@ -613,21 +614,25 @@ int ExportfsRunner::Change(const ExportfsArgs& a) {
     err() << "exportfs: nothing changed\n";
     return kExitRefused;
   }
-  if (b.ops.empty()) return kExitOk;
-  absl::StatusOr<libshare::BatchResult> r = c->Apply(b);
-  if (!r.ok()) return CallFailed(r.status());
-  if (!r->ok()) {
-    for (const libshare::OperationError& e : r->errors) {
-      const std::string path =
-          e.index < b.ops.size() ? b.ops[e.index].path : std::string();
-      err() << "exportfs: " << (path.empty() ? "" : path + ": ") << e.message
-            << "\n";
+  if (!b.ops.empty()) {
+    absl::StatusOr<libshare::BatchResult> r = c->Apply(b);
+    if (!r.ok()) return CallFailed(r.status());
+    if (!r->ok()) {
+      for (const libshare::OperationError& e : r->errors) {
+        const std::string path =
+            e.index < b.ops.size() ? b.ops[e.index].path : std::string();
+        err() << "exportfs: " << (path.empty() ? "" : path + ": ") << e.message
+              << "\n";
+      }
+      if (!r->commit_error.empty()) {
+        err() << "exportfs: commit failed: " << r->commit_error << "\n";
+      }
+      err() << "exportfs: nothing changed\n";
+      return kExitRefused;
     }
-    if (!r->commit_error.empty()) {
-      err() << "exportfs: commit failed: " << r->commit_error << "\n";
-    }
-    err() << "exportfs: nothing changed\n";
-    return kExitRefused;
+  }
+  if (a.verbose) {
+    for (const std::string& line : done) out() << line << "\n";
   }
   return kExitOk;
 }

@@ -130,9 +130,9 @@ run sc exportfs -o ro -i 10.0.0.1:$C
 ok "sharectl exportfs -i -o works as exportfs -o" '[[ $RC == 0 ]]'
 run sc exportfs -ua
 ok "exportfs -ua removes the transient exports" '[[ $RC == 0 ]]'
+ok "-ua says what it left" '[[ $ERR == *"exports-zfs"*"stay exported"* ]]'
 run shares_of exportfs
 ok "group exportfs is empty" '[[ -z $OUT ]]'
-ok "-ua says what it left" '[[ $ERR == *"exports-zfs"*"stay exported"* ]]'
 
 run xfs -f
 ok "exportfs -f flushes" '[[ $RC == 0 && -z $ERR ]]'

@@ -17,7 +17,9 @@ nobody() {
 echo "add-share -s $b g" >"$SM_DIR/batch"
 chmod 0644 "$SM_DIR/batch"
 for cmd in "create h" "delete -f g" "disable g" "add-share -s $b g" \
-           "remove-share -s $a g" "set -o ro g" "batch $SM_DIR/batch"; do
+           "remove-share -s $a g" "set -o ro g" "batch $SM_DIR/batch" \
+           "exportfs -ra" "exportfs -o rw 10.0.0.1:$b" \
+           "exportfs -f"; do
   rc=0
   # shellcheck disable=SC2086
   err=$(nobody $cmd 2>&1) || rc=$?

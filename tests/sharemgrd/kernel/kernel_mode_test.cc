@@ -483,6 +483,24 @@ TEST_F(PusherTest, OptionChangeRewritesExactlyItsEntries) {
   EXPECT_THAT(fh_->written(), IsEmpty());
 }
 
+TEST_F(PusherTest, WaitPushedReturnsOnceTheChangeIsWritten) {
+  const std::string a = Share("x/a");
+  StartKernel();
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  km_->WaitIdle();
+  export_->ClearWritten();
+  SetOptions(a, "ro");
+  km_->SharesChanged({a});
+  // What `exportfs -r` waits on: no WaitIdle, the rewrite is there.
+  km_->WaitPushed();
+  EXPECT_THAT(
+      export_->written(),
+      ElementsAre(absl::StrCat("$10.0.0.1 ", a, " ", kNow + 1800,
+                               " 1061 65534 65534 0 secinfo 1 1 1061\n")));
+  EXPECT_EQ(km_->stats().pushed, 1u);
+}
+
 TEST_F(PusherTest, UnchangedShareWritesNothing) {
   const std::string a = Share("x/a");
   StartKernel();

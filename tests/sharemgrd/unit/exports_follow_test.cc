@@ -116,10 +116,11 @@ class ExportsFollowerTest : public ::testing::Test {
     catalog_ = std::move(*catalog);
   }
 
-  absl::Status StartFollower(std::vector<std::string> patterns) {
+  absl::Status StartFollower(std::vector<std::string> patterns,
+                             absl::Duration settle = absl::Milliseconds(50)) {
     ExportsFollower::Config c;
     c.patterns = std::move(patterns);
-    c.settle = absl::Milliseconds(50);
+    c.settle = settle;
     c.catalog = catalog_.get();
     c.apply = [this](const libshare::Batch& b) {
       absl::MutexLock l(&mu_);
@@ -235,6 +236,54 @@ TEST_F(ExportsFollowerTest, BadLineKeepsLastGoodStateAndNamesTheLine) {
   Replace("zfs.exports", dir_ + "/ex/b *(ro)\n");
   EXPECT_THAT(WaitFor("exports-zfs", {"/ex/b ro"}), ElementsAre("/ex/b ro"));
   EXPECT_EQ(follower_->ErrorFor("exports-zfs"), "");
+}
+
+TEST_F(ExportsFollowerTest, SyncNowAppliesARenameBeforeTheSettleTime) {
+  Replace("zfs.exports", dir_ + "/ex/a *(rw)\n");
+  // A settle time no test waits for: only SyncNow can apply the change.
+  ASSERT_TRUE(StartFollower({dir_ + "/d/*.exports"}, absl::Hours(1)).ok());
+  Replace("zfs.exports", dir_ + "/ex/b *(ro)\n");
+  Replace("lab.exports", dir_ + "/ex/c *(rw)\n");
+  std::vector<ExportsFollower::FileState> files = follower_->SyncNow();
+  EXPECT_THAT(Shares("exports-zfs"), ElementsAre("/ex/b ro"));
+  EXPECT_THAT(Shares("exports-lab"), ElementsAre("/ex/c rw"));
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path, dir_ + "/d/lab.exports");
+  EXPECT_EQ(files[0].group, "exports-lab");
+  EXPECT_TRUE(files[0].changed);
+  EXPECT_EQ(files[1].group, "exports-zfs");
+  EXPECT_TRUE(files[1].changed);
+  EXPECT_EQ(files[1].error, "");
+  // Nothing new: nothing changed.
+  files = follower_->SyncNow();
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_FALSE(files[0].changed);
+  EXPECT_FALSE(files[1].changed);
+}
+
+TEST_F(ExportsFollowerTest, SyncNowReportsTheRefusedLine) {
+  Replace("zfs.exports", dir_ + "/ex/a *(rw)\n");
+  ASSERT_TRUE(StartFollower({dir_ + "/d/zfs.exports"}, absl::Hours(1)).ok());
+  Replace("zfs.exports", dir_ + "/ex/b *(ro)\n" + dir_ + "/ex/c *(bogus)\n");
+  std::vector<ExportsFollower::FileState> files = follower_->SyncNow();
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_FALSE(files[0].changed);
+  EXPECT_THAT(files[0].error, HasSubstr(dir_ + "/d/zfs.exports:2: "));
+  EXPECT_THAT(Shares("exports-zfs"), ElementsAre("/ex/a rw"));
+}
+
+TEST_F(ExportsFollowerTest, SyncNowFromManyThreadsAppliesEachChangeOnce) {
+  Replace("zfs.exports", dir_ + "/ex/a *(rw)\n");
+  ASSERT_TRUE(StartFollower({dir_ + "/d/zfs.exports"}, absl::Hours(1)).ok());
+  Replace("zfs.exports", dir_ + "/ex/b *(ro)\n");
+  const uint64_t before = follower_->applied();
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([this] { (void)follower_->SyncNow(); });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(follower_->applied(), before + 1);
+  EXPECT_THAT(Shares("exports-zfs"), ElementsAre("/ex/b ro"));
 }
 
 TEST_F(ExportsFollowerTest, RefusedBatchNamesTheLineOfTheShare) {

@@ -30,6 +30,8 @@ using libshare::Operation;
 // A followed file bigger than this is refused (a 15,000-line exports file
 // is about 1 MiB).
 constexpr off_t kMaxFileBytes = 64 << 20;
+// Dropped options logged per version of a file (the rest are counted).
+constexpr std::size_t kDropsLogged = 3;
 
 bool HasGlob(std::string_view s) {
   return s.find_first_of("*?[") != std::string_view::npos;
@@ -423,14 +425,25 @@ bool ExportsFollower::SyncLocked(const std::string& path) {
       sharectl::ImportExports({{path, *std::move(text)}}, group);
   std::string first_refusal;
   std::size_t refusals = 0;
+  std::size_t dropped = 0;
   for (const sharectl::ImportProblem& p : plan.problems) {
     // An option without an equivalent whose loss only narrows access is
     // dropped, as `sharectl import --skip-unsupported` drops it; anything
-    // else keeps the last good state.
-    Log(absl::StrCat(p.where, ": ", p.message,
-                     p.unsupported ? " (dropped)" : ""));
-    if (p.unsupported) continue;
+    // else keeps the last good state. Drops are logged a few per version:
+    // OpenZFS writes crossmnt on every line, and a file of 15,000 lines
+    // rewritten per dataset must not log 15,000 lines each time.
+    if (p.unsupported) {
+      if (dropped++ < kDropsLogged) {
+        Log(absl::StrCat(p.where, ": ", p.message, " (dropped)"));
+      }
+      continue;
+    }
+    Log(absl::StrCat(p.where, ": ", p.message));
     if (refusals++ == 0) first_refusal = absl::StrCat(p.where, ": ", p.message);
+  }
+  if (dropped > kDropsLogged) {
+    Log(absl::StrCat(path, ": ", dropped - kDropsLogged,
+                     " more options without a share_nfs equivalent dropped"));
   }
   if (refusals > 0) {
     if (refusals > 1) {

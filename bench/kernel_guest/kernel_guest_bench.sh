@@ -22,6 +22,26 @@
 #           the block device (libblkid) thousands of times per nfsd.fh
 #           answer, so strace slowed it 50x; tracepoints do not stop it.
 #           sharemgrd's own answer_p99_us is read from `sharectl --json stats`.
+# Other session kinds (KB_KIND; the default, "shares", is the above):
+#   openzfs The OpenZFS flow (issue 11): KB_OZ_PRE datasets exist (bind
+#           mounts, their lines in /etc/exports.d/zfs.exports, exported at
+#           the responder's start), then KB_OZ_CREATE are created one by
+#           one with tests/kernel's kt_zfs (mount, zfs.exports rewritten by
+#           rename, `/usr/sbin/exportfs -ra`: the real one with rpc.mountd,
+#           build/bin/sharectl bind-mounted over it with sharemgrd
+#           --follow-exports '/etc/exports.d/*.exports'). Per dataset: the
+#           create (oz_create), of it exportfs -ra (oz_commit), then a stat
+#           of the 2 datasets mounted (v3 and v4.2, actimeo=0) (oz_again);
+#           the first and last new ones are mounted right after their
+#           create, once, no retry (oz_newmount).
+#   follow  A followed file of KB_SHARES lines (/etc/exports.d/big.exports,
+#           the set above) changed by one line through rename: rpc.mountd
+#           needs `exportfs -ra` after the edit, sharemgrd --follow-exports
+#           sees the file change. follow_add: a line added, until a kernel
+#           client mounts its path (mounts retried every 0.1 s);
+#           follow_ro: a mounted share's line changed rw -> ro, until the
+#           client's write fails (tried every 0.1 s); follow_*_cmd: the
+#           edit plus exportfs -ra alone. KB_FOLLOW_ROUNDS rounds.
 # Results: /results/kbench/results.tsv (SESSION PEER WHAT ROUND SECONDS),
 # trace.SESSION.PEER.ROUND (ftrace text), fds.SESSION.PEER, facts.
 # Knobs (environment; bench/tools/kernel_guest_bench sets them in a wrapper
@@ -37,6 +57,11 @@ SESSIONS=${KB_SESSIONS:-1}
 MOUNTED=${KB_MOUNTED:-20}
 ANSWER_ROUNDS=${KB_ANSWER_ROUNDS:-1}
 ANSWER_SHARES=${KB_ANSWER_SHARES:-5}
+KIND=${KB_KIND:-shares}
+OZ_PRE=${KB_OZ_PRE:-2000}
+OZ_CREATE=${KB_OZ_CREATE:-20}
+FOLLOW_ROUNDS=${KB_FOLLOW_ROUNDS:-3}
+KT_ZFS=${KT_ZFS:-$(dirname "$SHARECTL")/kt_zfs}
 OUT=/results/kbench
 EXPORT_OPTS=rw,no_subtree_check,crossmnt
 SHARE_OPTS=rw
@@ -44,6 +69,20 @@ BIG=/srv/big
 NEW=$BIG/new
 
 kt_setup
+# Thousands of dataset mounts: detached in one process (kt_reset would
+# run one umount each), after the NFS clients are gone.
+bench_cleanup() {
+  local rc=$? m
+  set +e
+  for m in $(awk '($3 == "nfs" || $3 == "nfs4") {print $2}' /proc/mounts | sort -r); do
+    umount -f "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+  done
+  umount /usr/sbin/exportfs 2>/dev/null
+  [[ -x $KT_ZFS ]] && "$KT_ZFS" umount-all /srv/tank
+  kt_reset
+  exit "$rc"
+}
+trap bench_cleanup EXIT
 rm -rf "$OUT"
 mkdir -p "$OUT"
 {
@@ -52,6 +91,10 @@ mkdir -p "$OUT"
   echo "sessions $SESSIONS"
   echo "mounted $MOUNTED"
   echo "answer_rounds $ANSWER_ROUNDS"
+  echo "kind $KIND"
+  echo "oz_pre $OZ_PRE"
+  echo "oz_create $OZ_CREATE"
+  echo "follow_rounds $FOLLOW_ROUNDS"
   echo "guest_kernel $(uname -r)"
   echo "guest_cpus $(nproc)"
 } >"$OUT/facts"
@@ -63,6 +106,11 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.6f", b - a}'; }
 
 # ---------------------------------------------------------------- the set
 
+if [[ $KIND == openzfs ]]; then
+  # The pool: one ext4 image holding every dataset's directory, bind-mounted
+  # on /srv/tank/... (a mount point whose parent is another file system).
+  kt_fs_many pool $((2 * (OZ_PRE + OZ_CREATE) + 64)) $((2 * (OZ_PRE + OZ_CREATE) * 3 / 1000 + 16))
+else
 step "file system with $N + 1 directories"
 mkdir -p "$KT_WORK/img" "$BIG"
 truncate -s $((N / 1000 * 2 + 24))M "$KT_WORK/img/big.img"
@@ -87,6 +135,7 @@ mounted=()
 for ((i = 0; i < MOUNTED; i++)); do mounted+=("${names[i * N / MOUNTED]}"); done
 unset names
 step "set ready: $(wc -l <"$KT_WORK/exports.big") exports, $(wc -l <"$KT_WORK/batch.big") batch lines"
+fi
 
 # ---------------------------------------------------------------- peers
 
@@ -100,14 +149,14 @@ mountd_up() {
   kt_wait_mount_registered rpc.mountd "$RESP_PID"
 }
 
-sharemgr_up() {
+sharemgr_up() {  # [sharemgrd ARGS]
   KT_LOG=$KT_WORK/sharemgrd.log
   KT_SM_SOCKET=$KT_WORK/sharemgrd.sock
   touch "$KT_LOG"
   local from i
   from=$(($(wc -l <"$KT_LOG") + 1))
   "$SHAREMGRD" --kernel=on --manage-gids --foreground --db "$KT_WORK/shares.db" \
-    --socket "$KT_SM_SOCKET" --sharetab "$KT_WORK/sharetab" 2>>"$KT_LOG" &
+    --socket "$KT_SM_SOCKET" --sharetab "$KT_WORK/sharetab" "$@" 2>>"$KT_LOG" &
   RESP_PID=$!
   echo "$RESP_PID" >"$KT_STATE/sharemgrd.pid"
   for ((i = 0; i < 600; i++)); do
@@ -306,14 +355,188 @@ session() {  # SESSION PEER
   kt_flush_all
 }
 
+# ---------------------------------------------------------------- openzfs
+
+# Waits until sharemgrd holds COUNT shares (the followed file applied).
+shares_are() {  # COUNT
+  local i
+  for ((i = 0; i < 1200; i++)); do
+    [[ $(sc --json stats 2>/dev/null | jq .shares) == "$1" ]] && return 0
+    sleep 0.5
+  done
+  fail "sharemgrd does not hold $1 shares after 600 s"
+}
+
+# Every NFS mount gone, the responder stopped, exportfs restored.
+kinds_teardown() {
+  local m
+  for m in $(awk '$3 == "nfs4" || $3 == "nfs" {print $2}' /proc/mounts | sort -r); do
+    kt_umount "$m"
+  done
+  resp_down
+  umount /usr/sbin/exportfs 2>/dev/null || true
+  unset SHARECTL_SOCKET
+  rm -f /etc/exports.d/*
+  : >/etc/exports
+  exportfs -ra
+  kt_flush_all
+}
+
+oz_session() {  # SESSION PEER
+  local ses=$1 peer=$2 k t0 t1 t2 line v
+  local root=/srv/tank/$peer$ses pool=/srv/pool/$peer$ses mid
+  step "openzfs session $ses: $peer, $OZ_PRE datasets, $OZ_CREATE created"
+  rm -f "$KT_WORK/shares.db"* "$KT_WORK/sharetab" /etc/exports.d/*
+  : >/etc/exports
+  exportfs -ra
+  kt_flush_all
+  mkdir -p "$pool" "$root"
+  t0=$(now)
+  "$KT_ZFS" create-many -o sharenfs=on "$pool" "$root" pre "$OZ_PRE" ||
+    fail "kt_zfs create-many of $OZ_PRE datasets failed"
+  t1=$(now)
+  record "$ses" "$peer" oz_setup 0 "$(elapsed "$t0" "$t1")"
+  sleep 1.1
+  t0=$(now)
+  if [[ $peer == mountd ]]; then
+    exportfs -ra || fail "exportfs -ra of $OZ_PRE datasets failed"
+    mountd_up
+  else
+    export SHARECTL_SOCKET=$KT_WORK/sharemgrd.sock
+    mount --bind "$SHARECTL" /usr/sbin/exportfs || fail "cannot bind-mount sharectl over exportfs"
+    sharemgr_up --follow-exports '/etc/exports.d/*.exports'
+    shares_are "$OZ_PRE"
+  fi
+  t1=$(now)
+  record "$ses" "$peer" oz_start 0 "$(elapsed "$t0" "$t1")"
+  mid=$(printf 'pre%05d' $((OZ_PRE / 2)))
+  # rpc.mountd answers nfsd.fh by scanning every export and, for crossmnt
+  # ones, the mount table: thousands of dataset mounts take it minutes.
+  local KT_MOUNT_TIMEOUT=600
+  t0=$(now)
+  kt_must_mount 3 "127.0.0.1:$root/pre00000" /mnt/kb/oz0 actimeo=0
+  t1=$(now)
+  record "$ses" "$peer" oz_firstmount 0 "$(elapsed "$t0" "$t1")"
+  kt_must_mount 4.2 "127.0.0.1:$root/$mid" /mnt/kb/oz1 actimeo=0
+  for ((k = 0; k < OZ_CREATE; k++)); do
+    sleep 0.2
+    t0=$(now)
+    line=$("$KT_ZFS" create -t -o sharenfs=on "$pool/new$k" "$root/new$k") ||
+      fail "zfs create of new$k failed"
+    t1=$(now)
+    [[ -d /mnt/kb/oz0/. && -d /mnt/kb/oz1/. ]] || fail "stat of the mounted datasets failed"
+    t2=$(now)
+    record "$ses" "$peer" oz_create "$k" "$(elapsed "$t0" "$t1")"
+    record "$ses" "$peer" oz_commit "$k" "$(awk '{print $6}' <<<"$line")"
+    record "$ses" "$peer" oz_again "$k" "$(elapsed "$t1" "$t2")"
+    if ((k == 0 || k == OZ_CREATE - 1)); then
+      v=3
+      ((k)) && v=4.2
+      t0=$(now)
+      kt_must_mount "$v" "127.0.0.1:$root/new$k" "/mnt/kb/new$k"
+      t1=$(now)
+      record "$ses" "$peer" oz_newmount "$k" "$(elapsed "$t0" "$t1")"
+      kt_umount "/mnt/kb/new$k"
+    fi
+  done
+  [[ $peer == sharemgr ]] && sc --json stats >"$OUT/stats.$ses.json"
+  step "$peer: teardown"
+  kinds_teardown
+  "$KT_ZFS" umount-all "$root" || fail "umount of the datasets failed"
+}
+
+# ---------------------------------------------------------------- follow
+
+# Replaces the followed file by rename, as OpenZFS and editors do.
+follow_put() {  # SOURCE
+  cp "$1" /etc/exports.d/.big.exports.tmp && mv /etc/exports.d/.big.exports.tmp /etc/exports.d/big.exports
+}
+
+follow_session() {  # SESSION PEER
+  local ses=$1 peer=$2 r t0 t1 t2 i m=${mounted[0]}
+  step "follow session $ses: $peer, $N lines"
+  rm -f "$KT_WORK/shares.db"* "$KT_WORK/sharetab" /etc/exports.d/*
+  : >/etc/exports
+  exportfs -ra
+  kt_flush_all
+  follow_put "$KT_WORK/exports.big"
+  if [[ $peer == mountd ]]; then
+    exportfs -ra || fail "exportfs -ra of $N lines failed"
+    mountd_up
+  else
+    sharemgr_up --follow-exports /etc/exports.d/big.exports
+    shares_are "$N"
+  fi
+  chmod 777 "$BIG/$m"
+  mount_until "$m" actimeo=0
+  echo x >"/mnt/kb/$m/w" || fail "write into /mnt/kb/$m failed"
+  for ((r = 1; r <= FOLLOW_ROUNDS; r++)); do
+    sleep 1.1
+    step "$peer: round $r: a line added"
+    t0=$(now)
+    follow_put "$KT_WORK/exports.add"
+    [[ $peer == mountd ]] && { exportfs -ra || fail "exportfs -ra failed"; }
+    t1=$(now)
+    mount_until new
+    t2=$(now)
+    record "$ses" "$peer" follow_add_cmd "$r" "$(elapsed "$t0" "$t1")"
+    record "$ses" "$peer" follow_add "$r" "$(elapsed "$t0" "$t2")"
+    kt_umount /mnt/kb/new
+    follow_put "$KT_WORK/exports.big"
+    [[ $peer == mountd ]] && exportfs -ra
+    [[ $peer == sharemgr ]] && shares_are "$N"
+    sleep 1.1
+    step "$peer: round $r: the mounted $m changed to ro"
+    t0=$(now)
+    follow_put "$KT_WORK/exports.ro"
+    [[ $peer == mountd ]] && { exportfs -ra || fail "exportfs -ra failed"; }
+    t1=$(now)
+    for ((i = 0; i < 600; i++)); do
+      { echo x >"/mnt/kb/$m/w"; } 2>/dev/null || break
+      sleep 0.1
+    done
+    ((i < 600)) || fail "$m still writable 60 s after the change to ro"
+    t2=$(now)
+    record "$ses" "$peer" follow_ro_cmd "$r" "$(elapsed "$t0" "$t1")"
+    record "$ses" "$peer" follow_ro "$r" "$(elapsed "$t0" "$t2")"
+    follow_put "$KT_WORK/exports.big"
+    [[ $peer == mountd ]] && exportfs -ra
+    for ((i = 0; i < 600; i++)); do
+      { echo x >"/mnt/kb/$m/w"; } 2>/dev/null && break
+      sleep 0.1
+    done
+    ((i < 600)) || fail "$m not writable again 60 s after the change back to rw"
+  done
+  [[ $peer == sharemgr ]] && sc --json stats >"$OUT/stats.$ses.json"
+  step "$peer: teardown"
+  kinds_teardown
+}
+
+if [[ $KIND == follow ]]; then
+  { cat "$KT_WORK/exports.big"; echo "$NEW *($EXPORT_OPTS)"; } >"$KT_WORK/exports.add"
+  sed "1s/(rw,/(ro,/" "$KT_WORK/exports.big" >"$KT_WORK/exports.ro"
+  chmod 755 "$NEW"
+fi
+case $KIND in
+  shares) run_session=session ;;
+  openzfs)
+    [[ -x $KT_ZFS ]] || fail "$KT_ZFS not built"
+    [[ $("$SHARECTL" --help 2>&1) == *exportfs* ]] ||
+      skip "sharectl has no exportfs front end (argv[0] exportfs) yet"
+    run_session=oz_session ;;
+  follow)
+    "$SHAREMGRD" --help | grep -q -- --follow-exports || skip "no --follow-exports"
+    run_session=follow_session ;;
+  *) fail "KB_KIND=$KIND: shares, openzfs or follow" ;;
+esac
 for ((k = 1; k <= SESSIONS; k++)); do
   # Alternated: mountd first in odd sessions, sharemgr first in even ones.
   if ((k % 2)); then
-    session "$k" mountd
-    session "$k" sharemgr
+    $run_session "$k" mountd
+    $run_session "$k" sharemgr
   else
-    session "$k" sharemgr
-    session "$k" mountd
+    $run_session "$k" sharemgr
+    $run_session "$k" mountd
   fi
 done
 echo ok

@@ -323,7 +323,11 @@ boot() {  # MODE (run|shell) SCENARIO_PATH...
   printf '%s\n' "${scenarios[@]}" >"$res/scenarios"
 
   local boot_timeout=${KT_BOOT_TIMEOUT:-150}
-  local total=$((boot_timeout + ${#scenarios[@]} * ${KT_SCENARIO_TIMEOUT:-150} + 30))
+  local total=$((boot_timeout + 30)) t
+  for s in "${scenarios[@]}"; do
+    t=$(scenario_timeout "$s" "${KT_SCENARIO_TIMEOUT:-150}")
+    total=$((total + t))
+  done
   # Under ctest, stop before ctest's own timeout so the report says which
   # scenario hung.
   if [[ -n ${KT_TOTAL_TIMEOUT:-} ]] && ((KT_TOTAL_TIMEOUT < total)); then
@@ -451,6 +455,14 @@ run() {
 
 # ---------------------------------------------------------------- guest side
 
+# A scenario's time limit: DEFAULT, or its "# kt-timeout: SECONDS" header
+# line (among its first 5) when that is longer.
+scenario_timeout() {  # SCENARIO DEFAULT
+  local t
+  t=$(head -n 5 "$1" 2>/dev/null | sed -n 's/^# kt-timeout: *\([0-9][0-9]*\).*/\1/p' | head -n 1)
+  if [[ -n $t ]] && ((t > $2)); then echo "$t"; else echo "$2"; fi
+}
+
 # Runs as PID 1 in the guest (the host's bash, after switch_root): starts
 # rpcbind and nfsd, runs each scenario, powers off.
 guest_main() {
@@ -487,7 +499,8 @@ guest_main() {
     while IFS= read -r s; do
       n=$(basename "$s" .sh)
       t0=$(cut -d' ' -f1 /proc/uptime)
-      timeout -k 5 "$KT_SCENARIO_TIMEOUT" setsid bash "$s" >"/results/$n.log" 2>&1 </dev/null
+      timeout -k 5 "$(scenario_timeout "$s" "$KT_SCENARIO_TIMEOUT")" \
+        setsid bash "$s" >"/results/$n.log" 2>&1 </dev/null
       rc=$?
       # 137: killed after it ignored the TERM of the timeout.
       [[ $rc == 137 ]] && rc=124

@@ -136,18 +136,24 @@ bool WaitForQueued(MgmtService& service, std::size_t n) {
 
 TEST_F(MgmtServiceTest, CallsArrivingDuringACommitShareTheNextOne) {
   libshare::Batch create;
-  create.ops.push_back(
-      {.type = libshare::Operation::Type::kCreateGroup, .group = "g"});
+  libshare::Operation make_group;
+  make_group.type = libshare::Operation::Type::kCreateGroup;
+  make_group.group = "g";
+  create.ops.push_back(make_group);
   ASSERT_TRUE(service_->ApplyBatch(create).ok());
   constexpr int kCalls = 8;
   std::vector<libshare::Batch> batches(kCalls);
   for (int i = 0; i < kCalls; ++i) {
     std::string path = dir_ + "/export/d" + std::to_string(i);
     // Call 5's folder is missing: refused, alone.
-    if (i != 5) ASSERT_EQ(mkdir(path.c_str(), 0755), 0);
-    batches[i].ops.push_back({.type = libshare::Operation::Type::kAddShare,
-                              .group = "g",
-                              .path = path});
+    if (i != 5) {
+      ASSERT_EQ(mkdir(path.c_str(), 0755), 0);
+    }
+    libshare::Operation add;
+    add.type = libshare::Operation::Type::kAddShare;
+    add.group = "g";
+    add.path = path;
+    batches[i].ops.push_back(add);
   }
   // Another writer holds the store: the first call's commit waits in its
   // busy timeout while the others queue behind it.

@@ -214,6 +214,20 @@ wait_sharetab() {
   fail "the sharetab view $SM_SHARETAB does not hold the daemon's shares after 10 s"
 }
 
+# Waits (up to 5 s) until `sharectl check 127.0.0.1 PATH` exits with WANT
+# (0 granted, 1 refused): a served state changes once the probe a mount
+# change woke has run.
+wait_check() {  # PATH WANT
+  local path=$1 want=$2 i rc
+  for ((i = 0; i < 100; i++)); do
+    rc=0
+    sc check 127.0.0.1 "$path" >/dev/null 2>&1 || rc=$?
+    [[ $rc == "$want" ]] && return 0
+    sleep 0.05
+  done
+  fail "check of $path did not exit $want within 5 s (last $rc)"
+}
+
 # The daemon's shares and groups as sorted JSON, without the in-memory
 # generation counters (they restart at each daemon start by design).
 show_state() {

@@ -19,18 +19,6 @@ sc add-share -o rw,mountpoint -s "$ds" g || fail "add-share with mountpoint"
 sc add-share -o rw -s "$plain" g || fail "add-share without"
 assert_contains "$(sc show -v -s "$ds")" "mountpoint (share)" "show -v -s keeps the option"
 
-# Waits until `check` of $1 exits with $2 (0 granted, 1 refused).
-wait_check() {
-  local path=$1 want=$2 i rc
-  for ((i = 0; i < 100; i++)); do
-    rc=0
-    sc check 127.0.0.1 "$path" >/dev/null 2>&1 || rc=$?
-    [[ $rc == "$want" ]] && return 0
-    sleep 0.05
-  done
-  fail "check of $path did not exit $want within 5 s (last $rc)"
-}
-
 wait_check "$ds" 1
 out=$(sc check 127.0.0.1 "$ds") && fail "check granted with nothing mounted"
 assert_contains "$out" "no file system is mounted at the path (option mountpoint)" \

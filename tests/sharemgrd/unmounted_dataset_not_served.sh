@@ -43,18 +43,6 @@ tabbed() { cut -f1 "$SM_SHARETAB" | sort | tr '\n' ' '; }
 all=$(printf '%s\n' "$home" "$alice" "$other" | sort | tr '\n' ' ')
 without_alice=$(printf '%s\n' "$home" "$other" | sort | tr '\n' ' ')
 
-# Waits until `check` of alice exits with $1 (0 granted, 1 refused).
-wait_check() {
-  local want=$1 i rc
-  for ((i = 0; i < 100; i++)); do
-    rc=0
-    sc check 127.0.0.1 "$alice" >/dev/null 2>&1 || rc=$?
-    [[ $rc == "$want" ]] && return 0
-    sleep 0.05
-  done
-  fail "check of $alice did not exit $want within 5 s (last $rc)"
-}
-
 # The sharetab view is rewritten just after the served state changes:
 # waits (up to 5 s) until it lists $1.
 wait_tab() {
@@ -72,7 +60,7 @@ wait_tab "$all"
 sc check 127.0.0.1 "$alice" >/dev/null || fail "check exit while mounted"
 
 umount "$alice" || fail "umount"
-wait_check 1
+wait_check "$alice" 1
 wait_tab "$without_alice"
 mkdir "$alice/planted"  # in the parent's empty mountpoint folder
 assert_contains "$(probe mnt "$alice")" "MNT3ERR_ACCES" "MNT while unmounted"
@@ -96,7 +84,7 @@ assert_contains "$(cat "$SM_LOG")" "$alice: not served: recorded on a file syste
 # Back without an admin step.
 rmdir "$alice/planted"
 mount_alice
-wait_check 0
+wait_check "$alice" 0
 wait_tab "$all"
 assert_contains "$(probe mnt "$alice")" "MNT3_OK" "MNT mounted again"
 assert_eq "$all" "$(exported)" "showmount -e mounted again"
@@ -113,7 +101,7 @@ assert_contains "$out" "recorded on a file system mounted at $alice, now" \
 assert_eq "$without_alice" "$(exported)" "showmount -e after restart"
 assert_contains "$(probe mnt "$alice")" "MNT3ERR_ACCES" "MNT after restart"
 mount_alice
-wait_check 0
+wait_check "$alice" 0
 
 # A folder moved away: refused at once, named in the reason.
 mv "$other" "$other.moved"

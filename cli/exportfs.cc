@@ -655,11 +655,21 @@ int ExportfsRunner::List(const ExportfsArgs& a) {
   absl::StatusOr<std::vector<libshare::GroupInfo>> groups = c->ListGroups();
   if (!groups.ok()) return CallFailed(groups.status());
   std::vector<std::string> names;
+  std::size_t others = 0;  // shares of enabled groups edited with sharectl
   for (const libshare::GroupInfo& g : *groups) {
     if (!g.enabled) continue;
     if (g.name == kExportfsGroup || !g.managed_by.empty()) {
       names.push_back(g.name);
+    } else {
+      others += g.share_count;
     }
+  }
+  // exportfs lists every export; these have share_nfs options, not
+  // exports(5) clients: say where they are rather than hide them.
+  if (others > 0) {
+    err() << "exportfs: " << others << (others == 1 ? " share" : " shares")
+          << " of sharectl's own groups not listed (sharectl share lists "
+             "them)\n";
   }
   std::vector<ExportsClientView> views;
   if (names.empty()) {

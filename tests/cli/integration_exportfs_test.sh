@@ -106,6 +106,16 @@ want_bare=$(printf '%s\n\t\t%s\n' "$A" "127.0.0.1" "$C" "127.0.0.1" \
   "$C" "10.1.0.0/16" "$A" "<world>" "$B" "<world>")
 run xfs
 ok "bare exportfs: paths and clients" '[[ $RC == 0 && $OUT == "$want_bare" ]]'
+ok "no note of other groups while there are none" '[[ $ERR != *"own groups"* ]]'
+mkdir -p "$T/export/own"
+run sc create -o rw=@127.0.0.0/8 own
+run sc add-share -s "$T/export/own" own
+ok "a group of sharectl's own with one share" '[[ $RC == 0 ]]'
+run xfs
+ok "shares of sharectl's own groups: not listed, but said" \
+  '[[ $RC == 0 && $OUT == "$want_bare" && $ERR == *"1 share of sharectl'"'"'s own groups not listed (sharectl share lists them)"* ]]'
+run sc delete -f own
+ok "deleted again" '[[ $RC == 0 ]]'
 
 run xfs -u 127.0.0.1:$C
 ok "exportfs -u removes one client" '[[ $RC == 0 ]]'

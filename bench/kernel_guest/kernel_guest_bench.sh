@@ -72,13 +72,9 @@ kt_setup
 # Thousands of dataset mounts: detached in one process (kt_reset would
 # run one umount each), after the NFS clients are gone.
 bench_cleanup() {
-  local rc=$? m
+  local rc=$?
   set +e
-  for m in $(awk '($3 == "nfs" || $3 == "nfs4") {print $2}' /proc/mounts | sort -r); do
-    umount -f "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
-  done
-  umount /usr/sbin/exportfs 2>/dev/null
-  [[ -x $KT_ZFS ]] && "$KT_ZFS" umount-all /srv/tank
+  kt_detach_datasets /srv/tank
   kt_reset
   exit "$rc"
 }

@@ -31,13 +31,9 @@ TANK=/srv/tank
 kt_setup
 
 oz_cleanup() {
-  local rc=$? m
+  local rc=$?
   set +e
-  for m in $(awk '($3 == "nfs" || $3 == "nfs4") {print $2}' /proc/mounts | sort -r); do
-    umount -f "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
-  done
-  umount /usr/sbin/exportfs 2>/dev/null
-  "$KT_ZFS" umount-all "$TANK"
+  kt_detach_datasets "$TANK"
   kt_reset
   exit "$rc"
 }

@@ -11,6 +11,8 @@
 #include "gtest/gtest.h"
 #include "libshare/store.h"
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "share_test_dirs.h"
 
 namespace libshare {
@@ -176,6 +178,67 @@ TEST_F(CatalogTest, AddingMissingDirectoryIsRefused) {
   BatchResult r = Apply({AddShare(missing, "g")});
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].message, missing + ": no such directory");
+}
+
+TEST_F(CatalogTest, BigBatchChecksDirectoriesAheadWithTheErrorsOfCheckingInLine) {
+  // 600 adds: past DirectoryChecks::kMinPaths, so a second thread checks
+  // the paths while validation runs. A missing directory, a file, a
+  // symlink and an add to an unknown group (refused before its check) are
+  // refused with the messages and indices of the in-line check, and
+  // nothing is committed.
+  MustApply({CreateGroup("g")});
+  std::vector<Operation> ops;
+  const int n = 600;
+  std::string missing, file, link;
+  for (int i = 0; i < n; ++i) {
+    std::string p = dir_.path() + "/d" + std::to_string(i);
+    if (i == 5) {
+      missing = p;
+    } else if (i == 299) {
+      file = p;
+      std::ofstream(p) << "x";
+    } else if (i == 300) {
+      link = p;
+      ASSERT_EQ(symlink(dir_.Mkdir("real").c_str(), p.c_str()), 0);
+    } else {
+      dir_.Mkdir("d" + std::to_string(i));
+    }
+    ops.push_back(AddShare(p, i == 450 ? "nope" : "g"));
+  }
+  BatchResult r = Apply(ops);
+  ASSERT_EQ(r.errors.size(), 4u);
+  EXPECT_EQ(r.errors[0].index, 5u);
+  EXPECT_EQ(r.errors[0].message, missing + ": no such directory");
+  EXPECT_EQ(r.errors[1].index, 299u);
+  EXPECT_EQ(r.errors[1].message, file + ": not a directory");
+  EXPECT_EQ(r.errors[2].index, 300u);
+  EXPECT_EQ(r.errors[2].message,
+            "path \"" + link + "\": a symlink component; its canonical form is \"" +
+                dir_.path() + "/real\"");
+  EXPECT_EQ(r.errors[3].index, 450u);
+  EXPECT_EQ(r.errors[3].message, "group nope does not exist");
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 0u);
+
+  // The same batch without the bad ones commits every share, with its
+  // directory's device.
+  std::vector<Operation> good;
+  for (int i = 0; i < n; ++i) {
+    if (i != 5 && i != 299 && i != 300 && i != 450) good.push_back(ops[i]);
+  }
+  MustApply(good);
+  EXPECT_EQ(catalog_->share_count(), good.size());
+  struct stat st;
+  ASSERT_EQ(stat(good.back().path.c_str(), &st), 0);
+  auto store = Store::Open(db_, 50);
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto rows = (*store)->LoadAllShares();
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), good.size());
+  for (const ShareRow& row : *rows) {
+    ASSERT_EQ(row.dev, static_cast<uint64_t>(st.st_dev)) << row.path;
+  }
 }
 
 TEST_F(CatalogTest, AddingFileIsRefused) {

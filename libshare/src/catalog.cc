@@ -19,6 +19,15 @@
 // each and the common case one. The accepted segments are written in one
 // transaction, then linked one after another, each with its own
 // generation and change list, in the same swap.
+//
+// A big batch alone (kWriteAheadOps operations or more) uses the second
+// core twice: a DirectoryChecks thread checks its paths ahead of
+// validation, and a writer thread writes each validated step into an open
+// transaction while the next ones are validated; the commit waits for the
+// whole batch to be valid, a refusal rolls the transaction back. Its
+// transaction is then open during validation too, so a MOUNT record
+// written meanwhile (its own connection) waits for the commit that much
+// longer.
 #include "libshare/catalog.h"
 
 #include <errno.h>
@@ -351,6 +360,45 @@ class DirectoryChecks {
   std::thread thread_;  // last: started once the rest is built
 };
 
+// How far Validate has got with a batch whose steps a StepWriter writes
+// meanwhile: steps [0, published) are final (valid, and never touched by
+// Validate again); `finished` once Validate has returned.
+class ValidationProgress {
+ public:
+  void Publish(std::size_t n) {
+    published_.store(n);
+    // Sequentially consistent with Wait's store of waiting_ before its own
+    // loads: one of the two sees the other.
+    if (waiting_.load()) Wake();
+  }
+  void Finish() {
+    finished_.store(true);
+    Wake();
+  }
+  // Waits until more than `n` steps are published or Validate finished;
+  // returns the number published.
+  std::size_t Wait(std::size_t n) {
+    if (published_.load() <= n && !finished_.load()) {
+      std::unique_lock<std::mutex> l(mu_);
+      waiting_.store(true);
+      cv_.wait(l, [&] { return published_.load() > n || finished_.load(); });
+      waiting_.store(false);
+    }
+    return published_.load();
+  }
+
+ private:
+  void Wake() {
+    std::lock_guard<std::mutex> l(mu_);
+    cv_.notify_one();
+  }
+  std::atomic<std::size_t> published_{0};
+  std::atomic<bool> finished_{false};
+  std::atomic<bool> waiting_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
+
 // The shares Link added or changed (with repeats), recorded within the
 // capacity reserved before the commit: linking must not allocate. Past it
 // (a reservation that missed a case) the list is marked incomplete.
@@ -480,6 +528,10 @@ std::vector<const Share*> SortedByPath(std::vector<const Share*> v) {
             [](const Share* a, const Share* b) { return a->path < b->path; });
   return v;
 }
+
+// From this many operations on, a batch alone is written while it is
+// validated (see ApplyRun).
+constexpr std::size_t kWriteAheadOps = 256;
 
 class CatalogImpl : public Catalog {
  public:
@@ -651,10 +703,13 @@ class CatalogImpl : public Catalog {
   // segments up to it leave them, of the shares they change) and `errors`
   // (indexed in the whole batch). Stops after the first segment with an
   // error and returns its index; ends.size() if every segment is valid.
+  // With `progress`, each operation's step is published once it is valid
+  // and final (while no operation was refused), for a StepWriter.
   std::size_t Validate(const Batch& batch, const std::vector<std::size_t>& ends,
                        std::vector<Step>* steps,
                        std::vector<std::vector<PendingInherit>>* pending,
-                       std::vector<OperationError>* errors)
+                       std::vector<OperationError>* errors,
+                       ValidationProgress* progress = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // The share_nfs rules over the whole table as operations [begin, end) of
   // the batch leave it: at most one public share. Appends to `errors`.
@@ -675,10 +730,17 @@ class CatalogImpl : public Catalog {
   void RebuildRuleIndexes() ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Writes the steps and the table's next generation in one transaction.
-  absl::Status Commit(const std::vector<Step>& steps, uint64_t generation)
+  // With `written` (a StepWriter's result), the steps were already
+  // written in the transaction it began: only the generation and the
+  // commit are left (or the rollback, if it failed).
+  absl::Status Commit(const std::vector<Step>& steps, uint64_t generation,
+                      const absl::Status* written = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   absl::Status WriteSteps(const std::vector<Step>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
+  // One step's rows. `store` is store_, used by the thread that owns
+  // apply_mu_ or by a StepWriter it waits for.
+  static absl::Status WriteStep(Store& store, const Step& step);
   // Links the committed steps [begin, end) into the table; returns whether
   // anything changed. Removed objects go to the garbage vectors.
   // `touched` receives every share added or changed (with repeats); its
@@ -720,7 +782,7 @@ class CatalogImpl : public Catalog {
 std::size_t CatalogImpl::Validate(
     const Batch& batch, const std::vector<std::size_t>& ends,
     std::vector<Step>* steps, std::vector<std::vector<PendingInherit>>* pending,
-    std::vector<OperationError>* errors) {
+    std::vector<OperationError>* errors, ValidationProgress* progress) {
   Overlay ov(table_, batch.ops.size());
   OptionsCache cache;
   DirectoryChecks checks(batch);
@@ -1125,8 +1187,9 @@ std::size_t CatalogImpl::Validate(
       step.share.reset();
       step.group.reset();
       step.compiled.reset();
-    } else if (step.op->type == Op::kManageGroup) {
-      step.text = op.path;
+    } else {
+      if (step.op->type == Op::kManageGroup) step.text = op.path;
+      if (progress != nullptr) progress->Publish(i + 1);
     }
     while (segment < ends.size() && ends[segment] == i + 1) {
       if (end_segment(i + 1)) return segment;
@@ -1221,13 +1284,16 @@ void CatalogImpl::UpdateRuleIndexes(const BatchResult& result) {
 }
 
 absl::Status CatalogImpl::Commit(const std::vector<Step>& steps,
-                                 uint64_t generation) {
-  if (absl::Status s = store_->Begin(); !s.ok()) return s;
+                                 uint64_t generation,
+                                 const absl::Status* written) {
+  if (written == nullptr) {
+    if (absl::Status s = store_->Begin(); !s.ok()) return s;
+  }
   absl::Status status;
   // An allocation failure must not leave the transaction open: every later
   // Begin() would fail ("transaction within a transaction").
   try {
-    status = WriteSteps(steps);
+    status = written != nullptr ? *written : WriteSteps(steps);
     if (status.ok()) status = store_->SaveGeneration(generation);
     if (status.ok()) status = store_->Commit();
   } catch (const std::bad_alloc&) {
@@ -1239,51 +1305,57 @@ absl::Status CatalogImpl::Commit(const std::vector<Step>& steps,
 }
 
 absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
-  absl::Status status;
   for (const Step& step : steps) {
-    if (step.noop) continue;
+    if (absl::Status s = WriteStep(*store_, step); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CatalogImpl::WriteStep(Store& store, const Step& step) {
+  absl::Status status;
+  {
+    if (step.noop) return status;
     const Operation& op = *step.op;
     switch (op.type) {
       case Op::kCreateGroup:
-        status = store_->InsertGroup({op.group, true, op.options});
+        status = store.InsertGroup({op.group, true, op.options});
         break;
       case Op::kDeleteGroup:
-        status = store_->DeleteGroup(op.group);
+        status = store.DeleteGroup(op.group);
         break;
       case Op::kEnableGroup:
       case Op::kDisableGroup:
-        status = store_->SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
+        status = store.SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
         break;
       case Op::kAddShare: {
         const Share& s = *step.share;
-        status = store_->InsertShare({s.id, s.path, op.group, s.resource,
+        status = store.InsertShare({s.id, s.path, op.group, s.resource,
                                       s.description, s.options, s.dev});
         break;
       }
       case Op::kRemoveShare:
-        status = store_->DeleteShare(op.path);
+        status = store.DeleteShare(op.path);
         break;
       case Op::kMoveShare:
-        status = store_->MoveShare(op.path, op.group);
+        status = store.MoveShare(op.path, op.group);
         break;
       case Op::kSetOptions:
       case Op::kUnsetOption:
-        status = op.path.empty() ? store_->SetGroupOptions(op.group, step.text)
-                                 : store_->SetShareOptions(op.path, step.text);
+        status = op.path.empty() ? store.SetGroupOptions(op.group, step.text)
+                                 : store.SetShareOptions(op.path, step.text);
         break;
       case Op::kModifyShare:
         if (op.set_options)
-          status = store_->SetShareOptions(op.path, step.text);
+          status = store.SetShareOptions(op.path, step.text);
         if (status.ok()) {
           status =
-              store_->SetShareText(op.path, step.description, step.resource);
+              store.SetShareText(op.path, step.description, step.resource);
         }
         break;
       case Op::kManageGroup:
-        status = store_->SetGroupManager(op.group, op.path);
+        status = store.SetGroupManager(op.group, op.path);
         break;
     }
-    if (!status.ok()) break;
   }
   return status;
 }
@@ -1503,6 +1575,50 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
   std::vector<std::size_t> touched_ends;
   std::vector<std::size_t> dead_ends;
   uint64_t next_generation = 0;
+  // A big batch alone: its steps are written to the store on a second
+  // thread while Validate goes on with the operations after them, so the
+  // SQLite inserts (half of such a batch's time) overlap its validation.
+  // The transaction is begun then, not after validation: a refusal rolls
+  // it back, and nothing is committed before the whole batch is valid.
+  ValidationProgress progress;
+  absl::Status written;
+  std::thread writer;
+  struct WriterGuard {
+    ValidationProgress& progress;
+    std::thread& writer;
+    Store& store;
+    bool committed = false;
+    ~WriterGuard() {
+      if (!writer.joinable()) return;
+      progress.Finish();
+      writer.join();
+      if (!committed) store.Rollback();
+    }
+  } guard{progress, writer, *store_};
+  if (run.size() == 1 && !run.front()->dry_run &&
+      run.front()->ops.size() >= kWriteAheadOps) {
+    try {
+      writer = std::thread([this, &progress, &steps, &written,
+                            store = store_.get()] {
+        absl::Status st;
+        try {
+          st = store->Begin();
+          std::size_t i = 0;
+          while (st.ok()) {
+            const std::size_t n = progress.Wait(i);
+            if (n <= i) break;  // Validate finished
+            for (; i < n && st.ok(); ++i) st = WriteStep(*store, steps[i]);
+          }
+        } catch (const std::bad_alloc&) {
+          st = absl::ResourceExhaustedError(
+              "out of memory while writing the batch");
+        }
+        written = std::move(st);
+      });
+    } catch (const std::system_error&) {
+      // No thread: validated first, then written, as a small batch.
+    }
+  }
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
     // the annotations and costs readers nothing.
@@ -1527,7 +1643,8 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       pending.clear();
       std::vector<OperationError> errors;
       const std::size_t refused =
-          Validate(*batch, ends, &steps, &pending, &errors);
+          Validate(*batch, ends, &steps, &pending, &errors,
+                   writer.joinable() ? &progress : nullptr);
       if (refused == ends.size()) break;
       // Refused: its own errors, numbered within its own batch; the others
       // are validated again without it.
@@ -1622,7 +1739,14 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
     for (std::size_t i = first; i < ends[k]; ++i)
       id += steps[i].share != nullptr;
   }
-  if (absl::Status s = Commit(steps, next_generation); !s.ok()) {
+  const absl::Status* ahead = nullptr;
+  if (writer.joinable()) {
+    progress.Finish();
+    writer.join();
+    ahead = &written;
+    guard.committed = true;  // Commit commits or rolls back
+  }
+  if (absl::Status s = Commit(steps, next_generation, ahead); !s.ok()) {
     // Every batch of the transaction fails; nothing changed.
     const uint64_t gen = generation();
     for (std::size_t k : live) {

@@ -241,6 +241,42 @@ TEST_F(CatalogTest, BigBatchChecksDirectoriesAheadWithTheErrorsOfCheckingInLine)
   }
 }
 
+TEST_F(CatalogTest, BigBatchWrittenWhileValidatedCommitsNothingWhenRefusedLate) {
+  // 600 operations (past kWriteAheadOps): rows are written while later
+  // operations are validated. A refusal of the last add, and one of the
+  // whole-table rules at the batch's end (a second public share), come
+  // after every earlier row was written: nothing is committed, and the
+  // store takes the next batch.
+  MustApply({CreateGroup("g"), CreateGroup("p", "public")});
+  std::vector<Operation> ops;
+  for (int i = 0; i < 599; ++i) {
+    ops.push_back(AddShare(dir_.Mkdir("d" + std::to_string(i)), "g"));
+  }
+  const std::string missing = dir_.path() + "/missing";
+  ops.push_back(AddShare(missing, "g"));
+  BatchResult r = Apply(ops);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].index, 599u);
+  EXPECT_EQ(r.errors[0].message, missing + ": no such directory");
+  EXPECT_EQ(catalog_->share_count(), 0u);
+
+  ops.pop_back();
+  ops.push_back(AddShare(dir_.Mkdir("pub1"), "p"));
+  ops.push_back(AddShare(dir_.Mkdir("pub2"), "p"));
+  r = Apply(ops);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0].message, HasSubstr("a second public share"));
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 0u);
+
+  ops.pop_back();
+  MustApply(ops);
+  EXPECT_EQ(catalog_->share_count(), 600u);
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 600u);
+}
+
 TEST_F(CatalogTest, AddingFileIsRefused) {
   MustApply({CreateGroup("g")});
   std::string file = dir_.path() + "/file";

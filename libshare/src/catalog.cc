@@ -1329,8 +1329,9 @@ absl::Status CatalogImpl::WriteStep(Store& store, const Step& step) {
         break;
       case Op::kAddShare: {
         const Share& s = *step.share;
-        status = store.InsertShare({s.id, s.path, op.group, s.resource,
-                                      s.description, s.options, s.dev});
+        status = store.InsertShare(Store::ShareFields{
+            s.id, s.path, op.group, s.resource, s.description, s.options,
+            s.dev});
         break;
       }
       case Op::kRemoveShare:

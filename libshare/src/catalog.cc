@@ -970,7 +970,14 @@ std::size_t CatalogImpl::Validate(
         }
         ov.AddShare(op.path, op.group, *dev, op.options, op.resource);
         if (!op.resource.empty()) batch_resources[op.resource] = op.path;
-        batch_descriptions[op.path] = op.description;
+        // An empty description needs an entry only to shadow one the
+        // table or an earlier operation gives the path (removed, then
+        // added again); without it the lookup below finds "" anyway. Most
+        // adds have none: no map insert for them.
+        if (!op.description.empty() || table_.Find(op.path) != nullptr ||
+            batch_descriptions.count(op.path) != 0) {
+          batch_descriptions[op.path] = op.description;
+        }
         std::shared_ptr<const ShareOptions> compiled;
         if (!op.options.empty()) {
           absl::StatusOr<std::shared_ptr<const ShareOptions>> c =

@@ -532,6 +532,36 @@ Operation Unset(std::string group, std::string property, std::string path = "") 
   return op;
 }
 
+TEST_F(CatalogTest, ShareReaddedWithoutDescriptionKeepsNoneThroughALaterSetShare) {
+  // The description a set-share without -d keeps is the latest add's,
+  // even when that add gave none: not the table's, nor an earlier add's.
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  Operation add_a = AddShare(a, "g");
+  add_a.description = "old";
+  MustApply({CreateGroup("g"), add_a});
+  Operation add_b = AddShare(b, "g");
+  add_b.description = "first";
+  Operation res_a = Modify(a);
+  res_a.set_resource = true;
+  res_a.resource = "ra";
+  Operation res_b = Modify(b);
+  res_b.set_resource = true;
+  res_b.resource = "rb";
+  MustApply({RemoveShare(a), AddShare(a, "g"), res_a, add_b, RemoveShare(b),
+             AddShare(b, "g"), res_b});
+  for (int round = 0; round < 2; ++round) {
+    auto shares = catalog_->ListShares({});
+    ASSERT_TRUE(shares.ok());
+    ASSERT_EQ(shares->size(), 2u);
+    EXPECT_EQ((*shares)[0].description, "");
+    EXPECT_EQ((*shares)[0].resource, "ra");
+    EXPECT_EQ((*shares)[1].description, "");
+    EXPECT_EQ((*shares)[1].resource, "rb");
+    Reopen();
+  }
+}
+
 TEST_F(CatalogTest, ModifyShareKeepsIdAndChangesOnlyGivenFields) {
   std::string a = dir_.Mkdir("a");
   Operation add = AddShare(a, "g", "ro");

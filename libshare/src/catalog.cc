@@ -313,9 +313,13 @@ class DirectoryChecks {
     if (next_ < ops_.size() && ops_[next_] == op) {
       const std::size_t k = next_++;
       if (done_.load() <= k && !finished_.load()) {
+        // Woken once the thread is a stretch ahead, not after every path
+        // (a wake-up per path costs two context switches).
+        const std::size_t want = std::min(k + kWakeAhead, ops_.size());
         std::unique_lock<std::mutex> l(mu_);
+        want_.store(want);
         waiting_.store(true);
-        cv_.wait(l, [&] { return done_.load() > k || finished_.load(); });
+        cv_.wait(l, [&] { return done_.load() >= want || finished_.load(); });
         waiting_.store(false);
       }
       if (done_.load() > k) return std::move(results_[k]);
@@ -335,7 +339,7 @@ class DirectoryChecks {
       done_.store(k + 1);
       // Sequentially consistent with Get's store of waiting_ before its
       // own load of done_: one of the two sees the other.
-      if (waiting_.load()) {
+      if (waiting_.load() && k + 1 >= want_.load()) {
         std::lock_guard<std::mutex> l(mu_);
         cv_.notify_one();
       }
@@ -350,8 +354,10 @@ class DirectoryChecks {
   // results_[k] is ops_[k]'s check, written by the thread before done_
   // passes k and read by Get only after.
   std::vector<absl::StatusOr<uint64_t>> results_;
+  static constexpr std::size_t kWakeAhead = 32;
   std::size_t next_ = 0;  // Get's position in ops_
   std::atomic<std::size_t> done_{0};
+  std::atomic<std::size_t> want_{0};  // what a waiting Get waits for
   std::atomic<bool> finished_{false};
   std::atomic<bool> stop_{false};
   std::atomic<bool> waiting_{false};
@@ -369,7 +375,7 @@ class ValidationProgress {
     published_.store(n);
     // Sequentially consistent with Wait's store of waiting_ before its own
     // loads: one of the two sees the other.
-    if (waiting_.load()) Wake();
+    if (waiting_.load() && n >= want_.load()) Wake();
   }
   void Finish() {
     finished_.store(true);
@@ -377,11 +383,16 @@ class ValidationProgress {
   }
   // Waits until more than `n` steps are published or Validate finished;
   // returns the number published.
+  // Woken once a stretch of steps is there, not after every one (a
+  // wake-up per step costs two context switches).
   std::size_t Wait(std::size_t n) {
     if (published_.load() <= n && !finished_.load()) {
+      const std::size_t want = n + kWakeAhead;
       std::unique_lock<std::mutex> l(mu_);
+      want_.store(want);
       waiting_.store(true);
-      cv_.wait(l, [&] { return published_.load() > n || finished_.load(); });
+      cv_.wait(l,
+               [&] { return published_.load() >= want || finished_.load(); });
       waiting_.store(false);
     }
     return published_.load();
@@ -392,7 +403,9 @@ class ValidationProgress {
     std::lock_guard<std::mutex> l(mu_);
     cv_.notify_one();
   }
+  static constexpr std::size_t kWakeAhead = 64;
   std::atomic<std::size_t> published_{0};
+  std::atomic<std::size_t> want_{0};  // what a waiting Wait waits for
   std::atomic<bool> finished_{false};
   std::atomic<bool> waiting_{false};
   std::mutex mu_;

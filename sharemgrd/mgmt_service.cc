@@ -563,10 +563,10 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   }
   if (bad_type != SIZE_MAX) {
     *error = true;
-    EncodeFailure(MGMT_ERR_INVAL,
-                  absl::StrCat("operation ", bad_type, ": unknown type ",
-                               bad_type_value),
-                  out);
+    EncodeFailure(
+        MGMT_ERR_INVAL,
+        absl::StrCat("operation ", bad_type, ": unknown type ", bad_type_value),
+        out);
     return SUCCESS;
   }
   if (batch.origin.size() > kOriginLogBytes) {

@@ -1349,9 +1349,9 @@ absl::Status CatalogImpl::WriteStep(Store& store, const Step& step) {
         break;
       case Op::kAddShare: {
         const Share& s = *step.share;
-        status = store.InsertShare(Store::ShareFields{
-            s.id, s.path, op.group, s.resource, s.description, s.options,
-            s.dev});
+        status = store.InsertShare(Store::ShareFields{s.id, s.path, op.group,
+                                                      s.resource, s.description,
+                                                      s.options, s.dev});
         break;
       }
       case Op::kRemoveShare:
@@ -1366,11 +1366,9 @@ absl::Status CatalogImpl::WriteStep(Store& store, const Step& step) {
                                  : store.SetShareOptions(op.path, step.text);
         break;
       case Op::kModifyShare:
-        if (op.set_options)
-          status = store.SetShareOptions(op.path, step.text);
+        if (op.set_options) status = store.SetShareOptions(op.path, step.text);
         if (status.ok()) {
-          status =
-              store.SetShareText(op.path, step.description, step.resource);
+          status = store.SetShareText(op.path, step.description, step.resource);
         }
         break;
       case Op::kManageGroup:
@@ -1619,23 +1617,23 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
   if (run.size() == 1 && !run.front()->dry_run &&
       run.front()->ops.size() >= kWriteAheadOps) {
     try {
-      writer = std::thread([this, &progress, &steps, &written,
-                            store = store_.get()] {
-        absl::Status st;
-        try {
-          st = store->Begin();
-          std::size_t i = 0;
-          while (st.ok()) {
-            const std::size_t n = progress.Wait(i);
-            if (n <= i) break;  // Validate finished
-            for (; i < n && st.ok(); ++i) st = WriteStep(*store, steps[i]);
-          }
-        } catch (const std::bad_alloc&) {
-          st = absl::ResourceExhaustedError(
-              "out of memory while writing the batch");
-        }
-        written = std::move(st);
-      });
+      writer = std::thread(
+          [this, &progress, &steps, &written, store = store_.get()] {
+            absl::Status st;
+            try {
+              st = store->Begin();
+              std::size_t i = 0;
+              while (st.ok()) {
+                const std::size_t n = progress.Wait(i);
+                if (n <= i) break;  // Validate finished
+                for (; i < n && st.ok(); ++i) st = WriteStep(*store, steps[i]);
+              }
+            } catch (const std::bad_alloc&) {
+              st = absl::ResourceExhaustedError(
+                  "out of memory while writing the batch");
+            }
+            written = std::move(st);
+          });
     } catch (const std::system_error&) {
       // No thread: validated first, then written, as a small batch.
     }

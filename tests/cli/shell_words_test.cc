@@ -66,8 +66,7 @@ TEST(SplitShellLinesTest, HashInsideAWordIsNotAComment) {
 TEST(SplitShellLinesTest, PlainRunsEndAtEveryBlankQuoteAndBackslash) {
   // Runs of plain characters are taken whole: each character that ends a
   // run (blank, CR, quote, backslash, end of text) still does its part.
-  auto lines = SplitShellLines(
-      "ab#c'd e'f\"g\"h\\ i\tj\r\nk#\\\nl m#");
+  auto lines = SplitShellLines("ab#c'd e'f\"g\"h\\ i\tj\r\nk#\\\nl m#");
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_THAT(lines[0].words, ElementsAre("ab#cd efgh i", "j"));
   EXPECT_EQ(lines[1].line, 2);

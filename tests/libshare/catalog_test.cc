@@ -1,5 +1,9 @@
 #include "libshare/catalog.h"
 
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <fstream>
 #include <memory>
@@ -10,9 +14,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libshare/store.h"
-#include <sqlite3.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "share_test_dirs.h"
 
 namespace libshare {
@@ -180,7 +181,8 @@ TEST_F(CatalogTest, AddingMissingDirectoryIsRefused) {
   EXPECT_EQ(r.errors[0].message, missing + ": no such directory");
 }
 
-TEST_F(CatalogTest, BigBatchChecksDirectoriesAheadWithTheErrorsOfCheckingInLine) {
+TEST_F(CatalogTest,
+       BigBatchChecksDirectoriesAheadWithTheErrorsOfCheckingInLine) {
   // 600 adds: past DirectoryChecks::kMinPaths, so a second thread checks
   // the paths while validation runs. A missing directory, a file, a
   // symlink and an add to an unknown group (refused before its check) are
@@ -213,7 +215,8 @@ TEST_F(CatalogTest, BigBatchChecksDirectoriesAheadWithTheErrorsOfCheckingInLine)
   EXPECT_EQ(r.errors[1].message, file + ": not a directory");
   EXPECT_EQ(r.errors[2].index, 300u);
   EXPECT_EQ(r.errors[2].message,
-            "path \"" + link + "\": a symlink component; its canonical form is \"" +
+            "path \"" + link +
+                "\": a symlink component; its canonical form is \"" +
                 dir_.path() + "/real\"");
   EXPECT_EQ(r.errors[3].index, 450u);
   EXPECT_EQ(r.errors[3].message, "group nope does not exist");
@@ -241,7 +244,8 @@ TEST_F(CatalogTest, BigBatchChecksDirectoriesAheadWithTheErrorsOfCheckingInLine)
   }
 }
 
-TEST_F(CatalogTest, BigBatchWrittenWhileValidatedCommitsNothingWhenRefusedLate) {
+TEST_F(CatalogTest,
+       BigBatchWrittenWhileValidatedCommitsNothingWhenRefusedLate) {
   // 600 operations (past kWriteAheadOps): rows are written while later
   // operations are validated. A refusal of the last add, and one of the
   // whole-table rules at the batch's end (a second public share), come
@@ -532,7 +536,8 @@ Operation Unset(std::string group, std::string property, std::string path = "") 
   return op;
 }
 
-TEST_F(CatalogTest, ShareReaddedWithoutDescriptionKeepsNoneThroughALaterSetShare) {
+TEST_F(CatalogTest,
+       ShareReaddedWithoutDescriptionKeepsNoneThroughALaterSetShare) {
   // The description a set-share without -d keeps is the latest add's,
   // even when that add gave none: not the table's, nor an earlier add's.
   std::string a = dir_.Mkdir("a");

@@ -128,8 +128,8 @@ TEST_F(MgmtServiceTest, BatchFromRootIsAppliedAndWritesTheSharetab) {
 // then add dir_/export with description "d" and resource "r"; op 1's type
 // is `second_type`.
 std::string EncodeBatch(const std::string& dir, int second_type) {
-  std::string group = "g", empty, path = dir + "/export", ro = "ro",
-              d = "d", r = "r", origin = "test";
+  std::string group = "g", empty, path = dir + "/export", ro = "ro", d = "d",
+              r = "r", origin = "test";
   mgmt_op ops[2] = {};
   ops[0].type = MGMT_OP_CREATE_GROUP;
   ops[0].group = group.data();
@@ -181,9 +181,9 @@ accept_stat CallBatch(MgmtService& service, std::string in, mgmt_status* st,
 TEST_F(MgmtServiceTest, BatchArgumentsDecodeIntoTheOperations) {
   mgmt_status st = MGMT_ERR_INTERNAL;
   std::string message;
-  ASSERT_EQ(CallBatch(*service_, EncodeBatch(dir_, MGMT_OP_ADD_SHARE), &st,
-                      &message),
-            SUCCESS);
+  ASSERT_EQ(
+      CallBatch(*service_, EncodeBatch(dir_, MGMT_OP_ADD_SHARE), &st, &message),
+      SUCCESS);
   ASSERT_EQ(st, MGMT_OK) << message;
   auto shares = catalog_->ListShares({});
   ASSERT_TRUE(shares.ok());
@@ -210,8 +210,8 @@ TEST_F(MgmtServiceTest, TruncatedOrNulCarryingBatchIsGarbageAndChangesNothing) {
   std::string message;
   const std::string whole = EncodeBatch(dir_, MGMT_OP_ADD_SHARE);
   // Cut anywhere, the arguments do not decode.
-  for (std::size_t cut : {std::size_t{0}, std::size_t{4}, whole.size() / 2,
-                          whole.size() - 4}) {
+  for (std::size_t cut :
+       {std::size_t{0}, std::size_t{4}, whole.size() / 2, whole.size() - 4}) {
     EXPECT_EQ(CallBatch(*service_, whole.substr(0, cut), &st, &message),
               GARBAGE_ARGS)
         << cut;

@@ -293,6 +293,11 @@ std::string CommandHelp(const CommandSpec& spec) {
 
 absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
                                      const std::vector<std::string>& words) {
+  return ParseArgs(spec, absl::MakeConstSpan(words));
+}
+
+absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
+                                     absl::Span<const std::string> words) {
   ParsedArgs out;
   const auto find = [&](std::string_view name) -> const OptionSpec* {
     for (const auto& o : spec.options) {
@@ -426,8 +431,8 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
         "disable, add-share, remove-share, move-share, set, set-share, "
         "unset)");
   }
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(
-      *spec, std::vector<std::string>(words.begin() + 1, words.end()));
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(*spec, absl::MakeConstSpan(words).subspan(1));
   if (!parsed.ok()) return parsed.status();
   const ParsedArgs& a = *parsed;
   if (a.help) return absl::InvalidArgumentError("--help in a change");

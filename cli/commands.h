@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "libshare/batch.h"
 
 namespace sharectl {
@@ -79,6 +80,8 @@ struct ParsedArgs {
 //   option "-o" needs a value
 [[nodiscard]] absl::StatusOr<ParsedArgs> ParseArgs(
     const CommandSpec& spec, const std::vector<std::string>& words);
+[[nodiscard]] absl::StatusOr<ParsedArgs> ParseArgs(
+    const CommandSpec& spec, absl::Span<const std::string> words);
 
 // A changing command turned into operations. enable/disable -a stand for
 // every group, which only the daemon knows: `all` is set and ops is empty.

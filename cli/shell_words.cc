@@ -1,6 +1,22 @@
 #include "shell_words.h"
 
 namespace sharectl {
+namespace {
+
+// The characters that end a run of plain ones in a word: blanks, newline,
+// backslash and the quotes.
+struct SpecialTable {
+  bool v[256] = {};
+  constexpr SpecialTable() {
+    for (char c : {' ', '\t', '\r', '\n', '\\', '\'', '"'}) {
+      v[static_cast<unsigned char>(c)] = true;
+    }
+  }
+  constexpr bool operator[](unsigned char c) const { return v[c]; }
+};
+constexpr SpecialTable kSpecial;
+
+}  // namespace
 
 std::vector<SplitLine> SplitShellLines(std::string_view text) {
   std::vector<SplitLine> out;
@@ -110,9 +126,13 @@ std::vector<SplitLine> SplitShellLines(std::string_view text) {
         }
         continue;
       }
-      word.push_back(c);
+      // A run of plain characters (none of the above; '#' inside a word
+      // is plain), appended at once rather than a character at a time.
+      size_t j = i + 1;
+      while (j < n && !kSpecial[static_cast<unsigned char>(text[j])]) ++j;
+      word.append(text.data() + i, j - i);
       in_word = true;
-      ++i;
+      i = j;
     }
     if (!cur.error.empty() || !cur.words.empty()) out.push_back(std::move(cur));
   }

@@ -47,6 +47,66 @@ constexpr std::size_t kOriginLogBytes = 512;
 char* Mutable(const std::string& s) { return const_cast<char*>(s.c_str()); }
 std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
 
+// One mgmt_text straight into `out`, as sharemgr_xdr_string decodes it (a
+// declared length past the bytes left, or a NUL inside, fails), without
+// the malloc'd C string, its copy and its free.
+bool DecodeText(XDR* x, std::string* out) {
+  u_int size = 0;
+  if (!::xdr_u_int(x, &size)) return false;
+  if (size == ~0u || !sharemgr_xdr_fits(x, size, 1)) return false;
+  out->resize(size);
+  if (size == 0) return true;
+  if (!::xdr_opaque(x, out->data(), size)) return false;
+  return std::memchr(out->data(), '\0', size) == nullptr;
+}
+
+// Every XDR-encoded mgmt_op takes at least this many bytes: its type,
+// five text lengths, force and fields.
+constexpr u_int kMinOpBytes = 8 * 4;
+// Operations reserved before any arrives (the rest grow as they do).
+constexpr u_int kMaxOpsReserved = 1 << 16;
+
+// mgmt_batch_args straight into `batch`, field by field in the order
+// rpcgen's xdr_mgmt_batch_args reads them: the same bytes are accepted and
+// refused. Sets *bad_type to the index of the first operation whose type
+// is unknown (the caller refuses the batch naming it), else leaves it.
+bool DecodeBatchArgs(XDR* x, libshare::Batch* batch, std::size_t* bad_type,
+                     int* bad_type_value) {
+  u_int count = 0;
+  if (!::xdr_u_int(x, &count)) return false;
+  if (!sharemgr_xdr_fits(x, count, kMinOpBytes)) return false;
+  batch->ops.reserve(std::min(count, kMaxOpsReserved));
+  for (u_int i = 0; i < count; ++i) {
+    Operation& o = batch->ops.emplace_back();
+    enum_t type = 0;
+    if (!::xdr_enum(x, &type)) return false;
+    if (static_cast<uint32_t>(type) > MGMT_OP_UNSET_OPTION) {
+      if (*bad_type == SIZE_MAX) {
+        *bad_type = i;
+        *bad_type_value = static_cast<int>(type);
+      }
+    } else {
+      o.type = static_cast<Operation::Type>(type);
+    }
+    bool_t force = FALSE;
+    u_int fields = 0;
+    if (!DecodeText(x, &o.group) || !DecodeText(x, &o.path) ||
+        !DecodeText(x, &o.options) || !DecodeText(x, &o.description) ||
+        !DecodeText(x, &o.resource) || !::xdr_bool(x, &force) ||
+        !::xdr_u_int(x, &fields)) {
+      return false;
+    }
+    o.force = force;
+    o.set_options = (fields & MGMT_FIELD_OPTIONS) != 0;
+    o.set_description = (fields & MGMT_FIELD_DESCRIPTION) != 0;
+    o.set_resource = (fields & MGMT_FIELD_RESOURCE) != 0;
+  }
+  bool_t dry_run = FALSE;
+  if (!::xdr_bool(x, &dry_run)) return false;
+  batch->dry_run = dry_run;
+  return DecodeText(x, &batch->origin);
+}
+
 template <typename T>
 xdrproc_t Proc(bool_t (*fn)(XDR*, T*)) {
   return reinterpret_cast<xdrproc_t>(fn);
@@ -495,35 +555,23 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
         out);
     return SUCCESS;
   }
-  Args<mgmt_batch_args> a(Proc(xdr_mgmt_batch_args));
-  if (!a.Decode(args)) return GARBAGE_ARGS;
   libshare::Batch batch;
-  batch.ops.resize(a->ops.ops_len);
-  for (u_int i = 0; i < a->ops.ops_len; ++i) {
-    const mgmt_op& m = a->ops.ops_val[i];
-    Operation& o = batch.ops[i];
-    if (static_cast<uint32_t>(m.type) > MGMT_OP_UNSET_OPTION) {
-      *error = true;
-      EncodeFailure(MGMT_ERR_INVAL,
-                    absl::StrCat("operation ", i, ": unknown type ",
-                                 static_cast<int>(m.type)),
-                    out);
-      return SUCCESS;
-    }
-    o.type = static_cast<Operation::Type>(m.type);
-    o.group = Text(m.group);
-    o.path = Text(m.path);
-    o.options = Text(m.options);
-    o.description = Text(m.description);
-    o.resource = Text(m.resource);
-    o.force = m.force;
-    o.set_options = (m.fields & MGMT_FIELD_OPTIONS) != 0;
-    o.set_description = (m.fields & MGMT_FIELD_DESCRIPTION) != 0;
-    o.set_resource = (m.fields & MGMT_FIELD_RESOURCE) != 0;
+  std::size_t bad_type = SIZE_MAX;
+  int bad_type_value = 0;
+  if (!DecodeBatchArgs(args, &batch, &bad_type, &bad_type_value)) {
+    return GARBAGE_ARGS;
   }
-  batch.dry_run = a->dry_run;
-  batch.origin = Text(a->origin).substr(0, kOriginLogBytes);
-  a.Free();
+  if (bad_type != SIZE_MAX) {
+    *error = true;
+    EncodeFailure(
+        MGMT_ERR_INVAL,
+        absl::StrCat("operation ", bad_type, ": unknown type ", bad_type_value),
+        out);
+    return SUCCESS;
+  }
+  if (batch.origin.size() > kOriginLogBytes) {
+    batch.origin.resize(kOriginLogBytes);
+  }
 
   BatchCaller caller;
   caller.who = Caller(ctx);

@@ -19,6 +19,15 @@
 // each and the common case one. The accepted segments are written in one
 // transaction, then linked one after another, each with its own
 // generation and change list, in the same swap.
+//
+// A big batch alone (kWriteAheadOps operations or more) uses the second
+// core twice: a DirectoryChecks thread checks its paths ahead of
+// validation, and a writer thread writes each validated step into an open
+// transaction while the next ones are validated; the commit waits for the
+// whole batch to be valid, a refusal rolls the transaction back. Its
+// transaction is then open during validation too, so a MOUNT record
+// written meanwhile (its own connection) waits for the commit that much
+// longer.
 #include "libshare/catalog.h"
 
 #include <errno.h>
@@ -28,11 +37,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <memory>
 #include <memory_resource>
+#include <mutex>
 #include <new>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -258,6 +271,147 @@ class Overlay {
   ViewMap<std::pmr::unordered_map<uint64_t, int64_t>> below_{&arena_};
 };
 
+// The directory checks (CanonicalDirectoryDevice: openat2 + statx + close)
+// of a batch's add-shares, run in operation order on a second thread while
+// Validate does the rest of its work on this one: the machine has two
+// cores, and at 15,000 adds the checks are about half of validation.
+// Validate takes each result when it reaches the operation's check, so the
+// errors, their order and their text are those of checking in line. A path
+// is checked even if Validate then refuses its operation before the check
+// (it only opens and stats it, as the check in line would). Small batches
+// check in line: starting a thread costs more than they save.
+class DirectoryChecks {
+ public:
+  static constexpr std::size_t kMinPaths = 256;
+
+  explicit DirectoryChecks(const Batch& batch) : batch_(batch) {
+    std::size_t adds = 0;
+    for (const Operation& op : batch.ops) adds += op.type == Op::kAddShare;
+    if (adds < kMinPaths) return;
+    ops_.reserve(adds);
+    for (std::size_t i = 0; i < batch.ops.size(); ++i) {
+      if (batch.ops[i].type == Op::kAddShare) ops_.push_back(i);
+    }
+    results_.resize(adds, absl::StatusOr<uint64_t>(uint64_t{0}));
+    try {
+      thread_ = std::thread([this] { Run(); });
+    } catch (const std::system_error&) {
+      ops_.clear();  // no thread: every check in line
+    }
+  }
+  DirectoryChecks(const DirectoryChecks&) = delete;
+  DirectoryChecks& operator=(const DirectoryChecks&) = delete;
+  ~DirectoryChecks() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // The check of operation `op` (an add-share). Called in increasing
+  // operation order.
+  absl::StatusOr<uint64_t> Get(std::size_t op) {
+    while (next_ < ops_.size() && ops_[next_] < op) ++next_;
+    if (next_ < ops_.size() && ops_[next_] == op) {
+      const std::size_t k = next_++;
+      if (done_.load() <= k && !finished_.load()) {
+        // Woken once the thread is a stretch ahead, not after every path
+        // (a wake-up per path costs two context switches).
+        const std::size_t want = std::min(k + kWakeAhead, ops_.size());
+        std::unique_lock<std::mutex> l(mu_);
+        want_.store(want);
+        waiting_.store(true);
+        cv_.wait(l, [&] { return done_.load() >= want || finished_.load(); });
+        waiting_.store(false);
+      }
+      if (done_.load() > k) return std::move(results_[k]);
+      // The thread stopped short (out of memory): in line from here.
+    }
+    return CanonicalDirectoryDevice(batch_.ops[op].path);
+  }
+
+ private:
+  void Run() {
+    for (std::size_t k = 0; k < ops_.size() && !stop_.load(); ++k) {
+      try {
+        results_[k] = CanonicalDirectoryDevice(batch_.ops[ops_[k]].path);
+      } catch (const std::bad_alloc&) {
+        break;  // Get checks the rest in line, where bad_alloc is handled
+      }
+      done_.store(k + 1);
+      // Sequentially consistent with Get's store of waiting_ before its
+      // own load of done_: one of the two sees the other.
+      if (waiting_.load() && k + 1 >= want_.load()) {
+        std::lock_guard<std::mutex> l(mu_);
+        cv_.notify_one();
+      }
+    }
+    finished_.store(true);
+    std::lock_guard<std::mutex> l(mu_);
+    cv_.notify_one();
+  }
+
+  const Batch& batch_;
+  std::vector<std::size_t> ops_;  // the add-shares' operation indices
+  // results_[k] is ops_[k]'s check, written by the thread before done_
+  // passes k and read by Get only after.
+  std::vector<absl::StatusOr<uint64_t>> results_;
+  static constexpr std::size_t kWakeAhead = 32;
+  std::size_t next_ = 0;  // Get's position in ops_
+  std::atomic<std::size_t> done_{0};
+  std::atomic<std::size_t> want_{0};  // what a waiting Get waits for
+  std::atomic<bool> finished_{false};
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> waiting_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;  // last: started once the rest is built
+};
+
+// How far Validate has got with a batch whose steps a StepWriter writes
+// meanwhile: steps [0, published) are final (valid, and never touched by
+// Validate again); `finished` once Validate has returned.
+class ValidationProgress {
+ public:
+  void Publish(std::size_t n) {
+    published_.store(n);
+    // Sequentially consistent with Wait's store of waiting_ before its own
+    // loads: one of the two sees the other.
+    if (waiting_.load() && n >= want_.load()) Wake();
+  }
+  void Finish() {
+    finished_.store(true);
+    Wake();
+  }
+  // Waits until more than `n` steps are published or Validate finished;
+  // returns the number published.
+  // Woken once a stretch of steps is there, not after every one (a
+  // wake-up per step costs two context switches).
+  std::size_t Wait(std::size_t n) {
+    if (published_.load() <= n && !finished_.load()) {
+      const std::size_t want = n + kWakeAhead;
+      std::unique_lock<std::mutex> l(mu_);
+      want_.store(want);
+      waiting_.store(true);
+      cv_.wait(l,
+               [&] { return published_.load() >= want || finished_.load(); });
+      waiting_.store(false);
+    }
+    return published_.load();
+  }
+
+ private:
+  void Wake() {
+    std::lock_guard<std::mutex> l(mu_);
+    cv_.notify_one();
+  }
+  static constexpr std::size_t kWakeAhead = 64;
+  std::atomic<std::size_t> published_{0};
+  std::atomic<std::size_t> want_{0};  // what a waiting Wait waits for
+  std::atomic<bool> finished_{false};
+  std::atomic<bool> waiting_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
+
 // The shares Link added or changed (with repeats), recorded within the
 // capacity reserved before the commit: linking must not allocate. Past it
 // (a reservation that missed a case) the list is marked incomplete.
@@ -387,6 +541,10 @@ std::vector<const Share*> SortedByPath(std::vector<const Share*> v) {
             [](const Share* a, const Share* b) { return a->path < b->path; });
   return v;
 }
+
+// From this many operations on, a batch alone is written while it is
+// validated (see ApplyRun).
+constexpr std::size_t kWriteAheadOps = 256;
 
 class CatalogImpl : public Catalog {
  public:
@@ -558,10 +716,13 @@ class CatalogImpl : public Catalog {
   // segments up to it leave them, of the shares they change) and `errors`
   // (indexed in the whole batch). Stops after the first segment with an
   // error and returns its index; ends.size() if every segment is valid.
+  // With `progress`, each operation's step is published once it is valid
+  // and final (while no operation was refused), for a StepWriter.
   std::size_t Validate(const Batch& batch, const std::vector<std::size_t>& ends,
                        std::vector<Step>* steps,
                        std::vector<std::vector<PendingInherit>>* pending,
-                       std::vector<OperationError>* errors)
+                       std::vector<OperationError>* errors,
+                       ValidationProgress* progress = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // The share_nfs rules over the whole table as operations [begin, end) of
   // the batch leave it: at most one public share. Appends to `errors`.
@@ -582,10 +743,17 @@ class CatalogImpl : public Catalog {
   void RebuildRuleIndexes() ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Writes the steps and the table's next generation in one transaction.
-  absl::Status Commit(const std::vector<Step>& steps, uint64_t generation)
+  // With `written` (a StepWriter's result), the steps were already
+  // written in the transaction it began: only the generation and the
+  // commit are left (or the rollback, if it failed).
+  absl::Status Commit(const std::vector<Step>& steps, uint64_t generation,
+                      const absl::Status* written = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   absl::Status WriteSteps(const std::vector<Step>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
+  // One step's rows. `store` is store_, used by the thread that owns
+  // apply_mu_ or by a StepWriter it waits for.
+  static absl::Status WriteStep(Store& store, const Step& step);
   // Links the committed steps [begin, end) into the table; returns whether
   // anything changed. Removed objects go to the garbage vectors.
   // `touched` receives every share added or changed (with repeats); its
@@ -627,9 +795,10 @@ class CatalogImpl : public Catalog {
 std::size_t CatalogImpl::Validate(
     const Batch& batch, const std::vector<std::size_t>& ends,
     std::vector<Step>* steps, std::vector<std::vector<PendingInherit>>* pending,
-    std::vector<OperationError>* errors) {
+    std::vector<OperationError>* errors, ValidationProgress* progress) {
   Overlay ov(table_, batch.ops.size());
   OptionsCache cache;
+  DirectoryChecks checks(batch);
   // Resource names the batch gives, with the share that took each last.
   std::unordered_map<std::string_view, std::string_view> batch_resources;
   // Descriptions the batch gives (add-share, set-share -d), by share: a
@@ -803,7 +972,7 @@ std::size_t CatalogImpl::Validate(
           refuse(internal::ResourceTakenMessage(op.path, op.resource, *user));
           break;
         }
-        absl::StatusOr<uint64_t> dev = CanonicalDirectoryDevice(op.path);
+        absl::StatusOr<uint64_t> dev = checks.Get(i);
         if (!dev.ok()) {
           refuse_status(dev.status());
           break;
@@ -814,7 +983,14 @@ std::size_t CatalogImpl::Validate(
         }
         ov.AddShare(op.path, op.group, *dev, op.options, op.resource);
         if (!op.resource.empty()) batch_resources[op.resource] = op.path;
-        batch_descriptions[op.path] = op.description;
+        // An empty description needs an entry only to shadow one the
+        // table or an earlier operation gives the path (removed, then
+        // added again); without it the lookup below finds "" anyway. Most
+        // adds have none: no map insert for them.
+        if (!op.description.empty() || table_.Find(op.path) != nullptr ||
+            batch_descriptions.count(op.path) != 0) {
+          batch_descriptions[op.path] = op.description;
+        }
         std::shared_ptr<const ShareOptions> compiled;
         if (!op.options.empty()) {
           absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
@@ -1031,8 +1207,9 @@ std::size_t CatalogImpl::Validate(
       step.share.reset();
       step.group.reset();
       step.compiled.reset();
-    } else if (step.op->type == Op::kManageGroup) {
-      step.text = op.path;
+    } else {
+      if (step.op->type == Op::kManageGroup) step.text = op.path;
+      if (progress != nullptr) progress->Publish(i + 1);
     }
     while (segment < ends.size() && ends[segment] == i + 1) {
       if (end_segment(i + 1)) return segment;
@@ -1127,13 +1304,16 @@ void CatalogImpl::UpdateRuleIndexes(const BatchResult& result) {
 }
 
 absl::Status CatalogImpl::Commit(const std::vector<Step>& steps,
-                                 uint64_t generation) {
-  if (absl::Status s = store_->Begin(); !s.ok()) return s;
+                                 uint64_t generation,
+                                 const absl::Status* written) {
+  if (written == nullptr) {
+    if (absl::Status s = store_->Begin(); !s.ok()) return s;
+  }
   absl::Status status;
   // An allocation failure must not leave the transaction open: every later
   // Begin() would fail ("transaction within a transaction").
   try {
-    status = WriteSteps(steps);
+    status = written != nullptr ? *written : WriteSteps(steps);
     if (status.ok()) status = store_->SaveGeneration(generation);
     if (status.ok()) status = store_->Commit();
   } catch (const std::bad_alloc&) {
@@ -1145,51 +1325,56 @@ absl::Status CatalogImpl::Commit(const std::vector<Step>& steps,
 }
 
 absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
-  absl::Status status;
   for (const Step& step : steps) {
-    if (step.noop) continue;
+    if (absl::Status s = WriteStep(*store_, step); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CatalogImpl::WriteStep(Store& store, const Step& step) {
+  absl::Status status;
+  {
+    if (step.noop) return status;
     const Operation& op = *step.op;
     switch (op.type) {
       case Op::kCreateGroup:
-        status = store_->InsertGroup({op.group, true, op.options});
+        status = store.InsertGroup({op.group, true, op.options});
         break;
       case Op::kDeleteGroup:
-        status = store_->DeleteGroup(op.group);
+        status = store.DeleteGroup(op.group);
         break;
       case Op::kEnableGroup:
       case Op::kDisableGroup:
-        status = store_->SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
+        status = store.SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
         break;
       case Op::kAddShare: {
         const Share& s = *step.share;
-        status = store_->InsertShare({s.id, s.path, op.group, s.resource,
-                                      s.description, s.options, s.dev});
+        status = store.InsertShare(Store::ShareFields{s.id, s.path, op.group,
+                                                      s.resource, s.description,
+                                                      s.options, s.dev});
         break;
       }
       case Op::kRemoveShare:
-        status = store_->DeleteShare(op.path);
+        status = store.DeleteShare(op.path);
         break;
       case Op::kMoveShare:
-        status = store_->MoveShare(op.path, op.group);
+        status = store.MoveShare(op.path, op.group);
         break;
       case Op::kSetOptions:
       case Op::kUnsetOption:
-        status = op.path.empty() ? store_->SetGroupOptions(op.group, step.text)
-                                 : store_->SetShareOptions(op.path, step.text);
+        status = op.path.empty() ? store.SetGroupOptions(op.group, step.text)
+                                 : store.SetShareOptions(op.path, step.text);
         break;
       case Op::kModifyShare:
-        if (op.set_options)
-          status = store_->SetShareOptions(op.path, step.text);
+        if (op.set_options) status = store.SetShareOptions(op.path, step.text);
         if (status.ok()) {
-          status =
-              store_->SetShareText(op.path, step.description, step.resource);
+          status = store.SetShareText(op.path, step.description, step.resource);
         }
         break;
       case Op::kManageGroup:
-        status = store_->SetGroupManager(op.group, op.path);
+        status = store.SetGroupManager(op.group, op.path);
         break;
     }
-    if (!status.ok()) break;
   }
   return status;
 }
@@ -1409,6 +1594,50 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
   std::vector<std::size_t> touched_ends;
   std::vector<std::size_t> dead_ends;
   uint64_t next_generation = 0;
+  // A big batch alone: its steps are written to the store on a second
+  // thread while Validate goes on with the operations after them, so the
+  // SQLite inserts (half of such a batch's time) overlap its validation.
+  // The transaction is begun then, not after validation: a refusal rolls
+  // it back, and nothing is committed before the whole batch is valid.
+  ValidationProgress progress;
+  absl::Status written;
+  std::thread writer;
+  struct WriterGuard {
+    ValidationProgress& progress;
+    std::thread& writer;
+    Store& store;
+    bool committed = false;
+    ~WriterGuard() {
+      if (!writer.joinable()) return;
+      progress.Finish();
+      writer.join();
+      if (!committed) store.Rollback();
+    }
+  } guard{progress, writer, *store_};
+  if (run.size() == 1 && !run.front()->dry_run &&
+      run.front()->ops.size() >= kWriteAheadOps) {
+    try {
+      writer = std::thread(
+          [this, &progress, &steps, &written, store = store_.get()] {
+            absl::Status st;
+            try {
+              st = store->Begin();
+              std::size_t i = 0;
+              while (st.ok()) {
+                const std::size_t n = progress.Wait(i);
+                if (n <= i) break;  // Validate finished
+                for (; i < n && st.ok(); ++i) st = WriteStep(*store, steps[i]);
+              }
+            } catch (const std::bad_alloc&) {
+              st = absl::ResourceExhaustedError(
+                  "out of memory while writing the batch");
+            }
+            written = std::move(st);
+          });
+    } catch (const std::system_error&) {
+      // No thread: validated first, then written, as a small batch.
+    }
+  }
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
     // the annotations and costs readers nothing.
@@ -1433,7 +1662,8 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       pending.clear();
       std::vector<OperationError> errors;
       const std::size_t refused =
-          Validate(*batch, ends, &steps, &pending, &errors);
+          Validate(*batch, ends, &steps, &pending, &errors,
+                   writer.joinable() ? &progress : nullptr);
       if (refused == ends.size()) break;
       // Refused: its own errors, numbered within its own batch; the others
       // are validated again without it.
@@ -1528,7 +1758,14 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
     for (std::size_t i = first; i < ends[k]; ++i)
       id += steps[i].share != nullptr;
   }
-  if (absl::Status s = Commit(steps, next_generation); !s.ok()) {
+  const absl::Status* ahead = nullptr;
+  if (writer.joinable()) {
+    progress.Finish();
+    writer.join();
+    ahead = &written;
+    guard.committed = true;  // Commit commits or rolls back
+  }
+  if (absl::Status s = Commit(steps, next_generation, ahead); !s.ok()) {
     // Every batch of the transaction fails; nothing changed.
     const uint64_t gen = generation();
     for (std::size_t k : live) {

@@ -350,4 +350,51 @@ TEST_F(RunTest, ShowDashSPrintsOneShareAndNamesTheEnclosingOne) {
 }
 
 }  // namespace
+TEST_F(RunTest, BigBatchParsedInTwoHalvesKeepsOrderAndEveryLinesError) {
+  // 5,000 lines (two parse threads from 2,048): errors in both halves and
+  // at the split, operations in file order, origins by line.
+  std::string text;
+  const int n = 5000;
+  for (int i = 1; i <= n; ++i) {
+    if (i == 7 || i == n / 2 || i == n / 2 + 1 || i == n - 1) {
+      // A different unknown option each: identical errors are counted.
+      const char opt = i == 7 ? 'w' : i == n / 2 ? 'x' : i == n - 1 ? 'z' : 'y';
+      text += std::string("add-share -") + opt + " -s /export/u" +
+              std::to_string(i) + " homes\n";
+    } else if (i == 3000) {
+      text += "add-share -s 'unterminated homes\n";
+    } else {
+      text += "add-share -s /export//u" + std::to_string(i) + " homes\n";
+    }
+  }
+  EXPECT_EQ(Run({"batch", "-"}, text), kExitRefused);
+  ASSERT_EQ(daemon_.batches.size(), 1u);
+  const auto& ops = daemon_.batches[0].ops;
+  ASSERT_EQ(ops.size(), static_cast<std::size_t>(n - 5));
+  EXPECT_TRUE(daemon_.batches[0].dry_run);
+  // Normalized paths, in file order, skipping the refused lines.
+  std::vector<int> want;
+  for (int i = 1; i <= n; ++i) {
+    if (i != 7 && i != n / 2 && i != n / 2 + 1 && i != n - 1 && i != 3000) {
+      want.push_back(i);
+    }
+  }
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    ASSERT_EQ(ops[k].path, "/export/u" + std::to_string(want[k])) << k;
+    ASSERT_EQ(ops[k].group, "homes");
+  }
+  const std::string err = err_.str();
+  std::size_t at = 0;
+  for (const std::string& line :
+       {std::string("<stdin>:7: add-share: unknown option \"-w\""),
+        std::string("<stdin>:2500: add-share: unknown option \"-x\""),
+        std::string("<stdin>:2501: add-share: unknown option \"-y\""),
+        std::string("<stdin>:3000: add-share: unterminated single quote"),
+        std::string("<stdin>:4999: add-share: unknown option \"-z\"")}) {
+    std::size_t found = err.find(line, at);
+    ASSERT_NE(found, std::string::npos) << line << "\n" << err;
+    at = found;
+  }
+}
+
 }  // namespace sharectl

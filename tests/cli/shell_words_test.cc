@@ -63,6 +63,16 @@ TEST(SplitShellLinesTest, HashInsideAWordIsNotAComment) {
               ElementsAre("add-share", "-d", "a#b", "-s", "/a", "g"));
 }
 
+TEST(SplitShellLinesTest, PlainRunsEndAtEveryBlankQuoteAndBackslash) {
+  // Runs of plain characters are taken whole: each character that ends a
+  // run (blank, CR, quote, backslash, end of text) still does its part.
+  auto lines = SplitShellLines("ab#c'd e'f\"g\"h\\ i\tj\r\nk#\\\nl m#");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[0].words, ElementsAre("ab#cd efgh i", "j"));
+  EXPECT_EQ(lines[1].line, 2);
+  EXPECT_THAT(lines[1].words, ElementsAre("k#l", "m#"));
+}
+
 TEST(SplitShellLinesTest, TrailingBackslashJoinsLinesAndKeepsStartLine) {
   auto lines =
       SplitShellLines("create a\nadd-share \\\n  -s /x \\\n  g\ncreate b\n");

@@ -1,5 +1,9 @@
 #include "libshare/catalog.h"
 
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <fstream>
 #include <memory>
@@ -10,7 +14,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libshare/store.h"
-#include <sqlite3.h>
 #include "share_test_dirs.h"
 
 namespace libshare {
@@ -176,6 +179,106 @@ TEST_F(CatalogTest, AddingMissingDirectoryIsRefused) {
   BatchResult r = Apply({AddShare(missing, "g")});
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].message, missing + ": no such directory");
+}
+
+TEST_F(CatalogTest,
+       BigBatchChecksDirectoriesAheadWithTheErrorsOfCheckingInLine) {
+  // 600 adds: past DirectoryChecks::kMinPaths, so a second thread checks
+  // the paths while validation runs. A missing directory, a file, a
+  // symlink and an add to an unknown group (refused before its check) are
+  // refused with the messages and indices of the in-line check, and
+  // nothing is committed.
+  MustApply({CreateGroup("g")});
+  std::vector<Operation> ops;
+  const int n = 600;
+  std::string missing, file, link;
+  for (int i = 0; i < n; ++i) {
+    std::string p = dir_.path() + "/d" + std::to_string(i);
+    if (i == 5) {
+      missing = p;
+    } else if (i == 299) {
+      file = p;
+      std::ofstream(p) << "x";
+    } else if (i == 300) {
+      link = p;
+      ASSERT_EQ(symlink(dir_.Mkdir("real").c_str(), p.c_str()), 0);
+    } else {
+      dir_.Mkdir("d" + std::to_string(i));
+    }
+    ops.push_back(AddShare(p, i == 450 ? "nope" : "g"));
+  }
+  BatchResult r = Apply(ops);
+  ASSERT_EQ(r.errors.size(), 4u);
+  EXPECT_EQ(r.errors[0].index, 5u);
+  EXPECT_EQ(r.errors[0].message, missing + ": no such directory");
+  EXPECT_EQ(r.errors[1].index, 299u);
+  EXPECT_EQ(r.errors[1].message, file + ": not a directory");
+  EXPECT_EQ(r.errors[2].index, 300u);
+  EXPECT_EQ(r.errors[2].message,
+            "path \"" + link +
+                "\": a symlink component; its canonical form is \"" +
+                dir_.path() + "/real\"");
+  EXPECT_EQ(r.errors[3].index, 450u);
+  EXPECT_EQ(r.errors[3].message, "group nope does not exist");
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 0u);
+
+  // The same batch without the bad ones commits every share, with its
+  // directory's device.
+  std::vector<Operation> good;
+  for (int i = 0; i < n; ++i) {
+    if (i != 5 && i != 299 && i != 300 && i != 450) good.push_back(ops[i]);
+  }
+  MustApply(good);
+  EXPECT_EQ(catalog_->share_count(), good.size());
+  struct stat st;
+  ASSERT_EQ(stat(good.back().path.c_str(), &st), 0);
+  auto store = Store::Open(db_, 50);
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto rows = (*store)->LoadAllShares();
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), good.size());
+  for (const ShareRow& row : *rows) {
+    ASSERT_EQ(row.dev, static_cast<uint64_t>(st.st_dev)) << row.path;
+  }
+}
+
+TEST_F(CatalogTest,
+       BigBatchWrittenWhileValidatedCommitsNothingWhenRefusedLate) {
+  // 600 operations (past kWriteAheadOps): rows are written while later
+  // operations are validated. A refusal of the last add, and one of the
+  // whole-table rules at the batch's end (a second public share), come
+  // after every earlier row was written: nothing is committed, and the
+  // store takes the next batch.
+  MustApply({CreateGroup("g"), CreateGroup("p", "public")});
+  std::vector<Operation> ops;
+  for (int i = 0; i < 599; ++i) {
+    ops.push_back(AddShare(dir_.Mkdir("d" + std::to_string(i)), "g"));
+  }
+  const std::string missing = dir_.path() + "/missing";
+  ops.push_back(AddShare(missing, "g"));
+  BatchResult r = Apply(ops);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].index, 599u);
+  EXPECT_EQ(r.errors[0].message, missing + ": no such directory");
+  EXPECT_EQ(catalog_->share_count(), 0u);
+
+  ops.pop_back();
+  ops.push_back(AddShare(dir_.Mkdir("pub1"), "p"));
+  ops.push_back(AddShare(dir_.Mkdir("pub2"), "p"));
+  r = Apply(ops);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0].message, HasSubstr("a second public share"));
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 0u);
+
+  ops.pop_back();
+  MustApply(ops);
+  EXPECT_EQ(catalog_->share_count(), 600u);
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 600u);
 }
 
 TEST_F(CatalogTest, AddingFileIsRefused) {
@@ -431,6 +534,37 @@ Operation Unset(std::string group, std::string property, std::string path = "") 
   op.options = std::move(property);
   op.path = std::move(path);
   return op;
+}
+
+TEST_F(CatalogTest,
+       ShareReaddedWithoutDescriptionKeepsNoneThroughALaterSetShare) {
+  // The description a set-share without -d keeps is the latest add's,
+  // even when that add gave none: not the table's, nor an earlier add's.
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  Operation add_a = AddShare(a, "g");
+  add_a.description = "old";
+  MustApply({CreateGroup("g"), add_a});
+  Operation add_b = AddShare(b, "g");
+  add_b.description = "first";
+  Operation res_a = Modify(a);
+  res_a.set_resource = true;
+  res_a.resource = "ra";
+  Operation res_b = Modify(b);
+  res_b.set_resource = true;
+  res_b.resource = "rb";
+  MustApply({RemoveShare(a), AddShare(a, "g"), res_a, add_b, RemoveShare(b),
+             AddShare(b, "g"), res_b});
+  for (int round = 0; round < 2; ++round) {
+    auto shares = catalog_->ListShares({});
+    ASSERT_TRUE(shares.ok());
+    ASSERT_EQ(shares->size(), 2u);
+    EXPECT_EQ((*shares)[0].description, "");
+    EXPECT_EQ((*shares)[0].resource, "ra");
+    EXPECT_EQ((*shares)[1].description, "");
+    EXPECT_EQ((*shares)[1].resource, "rb");
+    Reopen();
+  }
 }
 
 TEST_F(CatalogTest, ModifyShareKeepsIdAndChangesOnlyGivenFields) {

@@ -137,6 +137,13 @@ class Store {
   [[nodiscard]] absl::Status SetGroupManager(std::string_view name,
                                              std::string_view file);
   [[nodiscard]] absl::Status InsertShare(const ShareRow& s);
+  // The same row from views (no ShareRow to build: a batch's adds).
+  struct ShareFields {
+    uint64_t id = 0;
+    std::string_view path, group, resource, description, options;
+    uint64_t dev = 0;
+  };
+  [[nodiscard]] absl::Status InsertShare(const ShareFields& s);
   [[nodiscard]] absl::Status DeleteShare(std::string_view path);
   [[nodiscard]] absl::Status MoveShare(std::string_view path,
                                        std::string_view group);

@@ -124,6 +124,112 @@ TEST_F(MgmtServiceTest, BatchFromRootIsAppliedAndWritesTheSharetab) {
   EXPECT_GT(st.st_size, 0);
 }
 
+// The encoded arguments of a batch: create group "g" with options "ro",
+// then add dir_/export with description "d" and resource "r"; op 1's type
+// is `second_type`.
+std::string EncodeBatch(const std::string& dir, int second_type) {
+  std::string group = "g", empty, path = dir + "/export", ro = "ro", d = "d",
+              r = "r", origin = "test";
+  mgmt_op ops[2] = {};
+  ops[0].type = MGMT_OP_CREATE_GROUP;
+  ops[0].group = group.data();
+  ops[0].path = ops[0].description = ops[0].resource = empty.data();
+  ops[0].options = ro.data();
+  ops[1] = ops[0];
+  ops[1].type = static_cast<mgmt_op_type>(second_type);
+  ops[1].path = path.data();
+  ops[1].options = empty.data();
+  ops[1].description = d.data();
+  ops[1].resource = r.data();
+  mgmt_batch_args args{};
+  args.ops.ops_len = 2;
+  args.ops.ops_val = ops;
+  args.origin = origin.data();
+  std::string in(4096, '\0');
+  XDR x;
+  xdrmem_create(&x, in.data(), in.size(), XDR_ENCODE);
+  EXPECT_TRUE(xdr_mgmt_batch_args(&x, &args));
+  in.resize(xdr_getpos(&x));
+  xdr_destroy(&x);
+  return in;
+}
+
+// Calls BATCH as root with `in`; *message gets a failure's message.
+accept_stat CallBatch(MgmtService& service, std::string in, mgmt_status* st,
+                      std::string* message) {
+  CallContext ctx;
+  ctx.transport = Transport::kUnix;
+  ctx.has_peer_cred = true;
+  ctx.proc = MGMTPROC_BATCH;
+  std::string out;
+  XDR x;
+  xdrmem_create(&x, in.data(), in.size(), XDR_DECODE);
+  accept_stat a = service.Call(ctx, &x, &out);
+  xdr_destroy(&x);
+  if (a != SUCCESS) return a;
+  mgmt_batch_res res{};
+  xdrmem_create(&x, out.data(), out.size(), XDR_DECODE);
+  EXPECT_TRUE(xdr_mgmt_batch_res(&x, &res));
+  xdr_destroy(&x);
+  *st = res.status;
+  if (res.status != MGMT_OK) *message = res.mgmt_batch_res_u.message;
+  xdr_free(reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_res),
+           reinterpret_cast<char*>(&res));
+  return a;
+}
+
+TEST_F(MgmtServiceTest, BatchArgumentsDecodeIntoTheOperations) {
+  mgmt_status st = MGMT_ERR_INTERNAL;
+  std::string message;
+  ASSERT_EQ(
+      CallBatch(*service_, EncodeBatch(dir_, MGMT_OP_ADD_SHARE), &st, &message),
+      SUCCESS);
+  ASSERT_EQ(st, MGMT_OK) << message;
+  auto shares = catalog_->ListShares({});
+  ASSERT_TRUE(shares.ok());
+  ASSERT_EQ(shares->size(), 1u);
+  EXPECT_EQ((*shares)[0].path, dir_ + "/export");
+  EXPECT_EQ((*shares)[0].group, "g");
+  EXPECT_EQ((*shares)[0].description, "d");
+  EXPECT_EQ((*shares)[0].resource, "r");
+  EXPECT_EQ((*shares)[0].effective_options, "ro");
+}
+
+TEST_F(MgmtServiceTest, BatchWithUnknownOperationTypeIsRefusedNamingIt) {
+  mgmt_status st = MGMT_OK;
+  std::string message;
+  ASSERT_EQ(CallBatch(*service_, EncodeBatch(dir_, 42), &st, &message),
+            SUCCESS);
+  EXPECT_EQ(st, MGMT_ERR_INVAL);
+  EXPECT_EQ(message, "operation 1: unknown type 42");
+  EXPECT_EQ(catalog_->group_count(), 0u);
+}
+
+TEST_F(MgmtServiceTest, TruncatedOrNulCarryingBatchIsGarbageAndChangesNothing) {
+  mgmt_status st = MGMT_OK;
+  std::string message;
+  const std::string whole = EncodeBatch(dir_, MGMT_OP_ADD_SHARE);
+  // Cut anywhere, the arguments do not decode.
+  for (std::size_t cut :
+       {std::size_t{0}, std::size_t{4}, whole.size() / 2, whole.size() - 4}) {
+    EXPECT_EQ(CallBatch(*service_, whole.substr(0, cut), &st, &message),
+              GARBAGE_ARGS)
+        << cut;
+  }
+  // A NUL inside a string (the description "d") is refused, not cut.
+  std::string nul = whole;
+  const std::size_t d = nul.find(std::string("\0\0\0\1d", 5));
+  ASSERT_NE(d, std::string::npos);
+  nul[d + 4] = '\0';
+  EXPECT_EQ(CallBatch(*service_, nul, &st, &message), GARBAGE_ARGS);
+  // More operations declared than the bytes could hold.
+  std::string many = whole;
+  many[0] = '\x7f';
+  EXPECT_EQ(CallBatch(*service_, many, &st, &message), GARBAGE_ARGS);
+  EXPECT_EQ(catalog_->group_count(), 0u);
+  EXPECT_EQ(catalog_->share_count(), 0u);
+}
+
 // Polls (up to 4 s, below the store's 5 s busy timeout) until `n` changing
 // calls are queued.
 bool WaitForQueued(MgmtService& service, std::size_t n) {

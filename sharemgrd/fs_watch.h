@@ -39,6 +39,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "libshare/batch.h"
@@ -187,7 +188,9 @@ class FsWatch {
 
   mutable absl::Mutex mu_;
   std::vector<FsPlace> places_ ABSL_GUARDED_BY(mu_);  // only grows
-  absl::flat_hash_map<std::string, State> states_ ABSL_GUARDED_BY(mu_);
+  // Keyed by views into state_paths_ (all the paths of the last round).
+  absl::flat_hash_map<absl::string_view, State> states_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<char[]> state_paths_ ABSL_GUARDED_BY(mu_);
   // Why each share not served at the last round is not (only those).
   absl::flat_hash_map<std::string, std::string> reasons_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<const MountInfo> mounts_ ABSL_GUARDED_BY(mu_);  // last read

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <malloc.h>
 #include <netconfig.h>
 #include <netinet/in.h>
 #include <rpc/rpc.h>
@@ -50,6 +51,10 @@ constexpr std::size_t kMgmtMaxQueued = std::size_t{1} << 30;
 // holds its thread while it waits for its group's commit, so this many
 // callers can share one commit (group commit, mgmt_service.h).
 constexpr int kMgmtThreads = 16;
+// Tables up to this size have their sharetab view written before serving
+// (MgmtService::RefreshSharetab writes those at once); bigger ones after
+// fs_watch's first round.
+constexpr std::size_t kViewBeforeServingShares = 2000;
 
 std::string Errno(absl::string_view what, const std::string& path) {
   return absl::StrCat(path, ": ", what, ": ", ::strerror(errno));
@@ -582,16 +587,36 @@ absl::Status Daemon::StartServing() {
                      fs_watch.status().message()));
   }
   fs_watch_ = *std::move(fs_watch);
+  // Loading a big table frees as much as it keeps (SQLite's pages, the
+  // scans' rows, the grown hash tables), in pieces malloc would keep.
+  malloc_trim(0);
   mount_->SetServedShares(fs_watch_.get());
   mgmt_->SetServedShares(fs_watch_.get());
   if (absl::Status s = MakeParent(config_.sharetab_path); !s.ok()) {
     LogLine(s.message());
   }
   if (absl::Status s = StartKernelMode(); !s.ok()) return s;
-  fs_watch_->Watch([this](const std::vector<std::string>& paths) {
-    mgmt_->RefreshSharetab();
-    if (kernel_) kernel_->SharesChanged(paths);
-  });
+  // A big table's view is written in the background; started before the
+  // first round has probed every share, it would decide each one live
+  // (an lstat apiece, a second probe of the whole table beside the round:
+  // at 1,000,000 shares seconds of both cores, and a SIGTERM meanwhile
+  // waited for it). So it waits for the round's end, or the start's if
+  // that comes later.
+  const bool view_before_serving =
+      catalog_->share_count() <= kViewBeforeServingShares;
+  fs_watch_->Watch(
+      [this](const std::vector<std::string>& paths) {
+        mgmt_->RefreshSharetab();
+        if (kernel_) kernel_->SharesChanged(paths);
+      },
+      [this, view_before_serving] {
+        {
+          absl::MutexLock l(&view_mu_);
+          view_probed_ = true;
+          if (!view_serving_ || view_before_serving) return;
+        }
+        mgmt_->RefreshSharetab();
+      });
   const std::vector<libshare::GroupInfo> groups = catalog_->ListGroups();
   if (!config_.follow_exports.empty() ||
       std::any_of(groups.begin(), groups.end(),
@@ -668,7 +693,13 @@ absl::Status Daemon::StartServing() {
   // The view is rewritten at every start (it may be stale after a crash),
   // but a big one in the background: writing 15,000 lines and fsyncing
   // them doubled the time until the first MNT is answered.
-  mgmt_->RefreshSharetab();
+  bool view_now;
+  {
+    absl::MutexLock l(&view_mu_);
+    view_serving_ = true;
+    view_now = view_before_serving || view_probed_;
+  }
+  if (view_now) mgmt_->RefreshSharetab();
   if (!config_.no_rpcbind) {
     if (absl::Status s = RegisterRpcbind(); !s.ok()) return s;
   }

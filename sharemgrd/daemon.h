@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "authcache/auth_cache.h"
 #include "authcache/resolver.h"
 #include "config.h"
@@ -80,6 +81,11 @@ class Daemon {
   bool registered_ = false;
   bool started_ = false;
   bool kernel_on_ = false;
+  // The start's sharetab view of a big table waits for fs_watch's first
+  // round (see StartServing): whichever of the two comes last writes it.
+  absl::Mutex view_mu_;
+  bool view_serving_ ABSL_GUARDED_BY(view_mu_) = false;  // start finished
+  bool view_probed_ ABSL_GUARDED_BY(view_mu_) = false;   // first round done
   // Missing before Start(): removed by Abandon() if this run made them.
   std::vector<std::string> missing_db_files_;  // store, -wal, -shm
   bool missing_db_lock_ = false;

@@ -39,6 +39,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "libshare/batch.h"
@@ -69,6 +70,8 @@ class MountInfo {
   // The mount containing `path` (absolute, normalized): the longest mount
   // point at or above it, the last mounted if several share it (on top).
   const FsPlace* Containing(std::string_view path) const;
+  // The mount at `path` itself (the last mounted there), or nullptr.
+  const FsPlace* MountedAt(std::string_view path) const;
   std::size_t size() const { return by_point_.size(); }
 
  private:
@@ -128,7 +131,10 @@ class FsWatch {
       Config config, const libshare::Catalog* catalog);
   // Starts the watch thread (once); its first round probes every share,
   // records the places not recorded yet and logs what is not served.
-  void Watch(ChangedFn changed);
+  // `first_round`, if given, is called from the thread after that round
+  // (also when it could not read the mount table; not when Stop() cut it
+  // short), without any lock of FsWatch held.
+  void Watch(ChangedFn changed, std::function<void()> first_round = nullptr);
   ~FsWatch();
   void Stop();
 
@@ -151,33 +157,57 @@ class FsWatch {
           std::unique_ptr<libshare::Store> store);
   void Loop();
   void Wake() const;
+  void TrimAfterRound() const;
 
+  // Places are kept once each (a million shares sit on a few file
+  // systems) and named by their index in places_.
+  static constexpr uint32_t kNoPlace = UINT32_MAX;
   struct State {
-    bool served = true;
     uint64_t dev = 0;  // st_dev at the last probe (served only)
-    std::string reason;
-    std::optional<FsPlace> recorded;  // for live probes between rounds
-    bool mountpoint = false;          // the share's option
+    uint32_t recorded = kNoPlace;  // for live probes between rounds
+    bool served = true;
+    bool mountpoint = false;  // the share's option
   };
+  // The index of `p` in places_, added if new. The watch thread's (or
+  // Open's); takes mu_ only to add.
+  uint32_t Intern(const FsPlace& p);
+  // places_[i] for the thread that calls Intern (the only one that adds),
+  // without mu_; valid until its next Intern.
+  const FsPlace& OwnPlace(uint32_t i) const;
 
   const Config config_;
   ChangedFn changed_;  // set once by Watch(), before the thread starts
+  std::function<void()> first_round_;  // likewise
   const libshare::Catalog* const catalog_;
   std::unique_ptr<libshare::Store> store_;  // the watch thread's (or start's)
-  absl::flat_hash_map<uint64_t, FsPlace> recorded_;  // by share id; the
-  bool first_probe_ = true;  // watch thread's (or ProbeAll's caller's)
+  // By share id, the index of its recorded place; the watch thread's (or
+  // ProbeAll's caller's), as are the two below.
+  absl::flat_hash_map<uint64_t, uint32_t> recorded_;
+  absl::flat_hash_map<std::string, uint32_t> place_index_;  // Intern's
+  bool first_probe_ = true;
 
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, State> states_ ABSL_GUARDED_BY(mu_);
+  std::vector<FsPlace> places_ ABSL_GUARDED_BY(mu_);  // only grows
+  // Keyed by views into state_paths_ (all the paths of the last round).
+  absl::flat_hash_map<absl::string_view, State> states_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<char[]> state_paths_ ABSL_GUARDED_BY(mu_);
+  // Why each share not served at the last round is not (only those).
+  absl::flat_hash_map<std::string, std::string> reasons_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<const MountInfo> mounts_ ABSL_GUARDED_BY(mu_);  // last read
   // Before the first round every share is decided live, with the places
-  // read from the store by path (emptied by the first round).
+  // read from the store by path (emptied by the first round). Only the
+  // places other than the mount containing the path in mounts_ (read at
+  // Open) are kept here: a share not listed was recorded on that mount or
+  // not at all, which decide alike (ProbeShare serves both).
   absl::flat_hash_map<std::string, FsPlace> initial_ ABSL_GUARDED_BY(mu_);
   bool probed_ ABSL_GUARDED_BY(mu_) = false;
   // Reads the mount table; empty if it cannot be read.
   MountInfo ReadMounts() const;
   mutable bool wake_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // Stop() asked: a round in progress gives up (a round over a million
+  // shares takes seconds; its unfinished work is redone next start).
+  std::atomic<bool> stop_asked_{false};
   std::atomic<uint64_t> version_{1};
   absl::Mutex probe_mu_;  // one probe at a time
   const int wake_fd_;     // eventfd: Wake() and Stop() interrupt the poll

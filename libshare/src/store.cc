@@ -116,6 +116,13 @@ std::string ColumnText(sqlite3_stmt* st, int i) {
                                     sqlite3_column_bytes(st, i));
 }
 
+std::string_view ColumnView(sqlite3_stmt* st, int i) {
+  const unsigned char* p = sqlite3_column_text(st, i);
+  return p == nullptr ? std::string_view()
+                      : std::string_view(reinterpret_cast<const char*>(p),
+                                         sqlite3_column_bytes(st, i));
+}
+
 }  // namespace
 
 Store::Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
@@ -305,6 +312,33 @@ absl::StatusOr<std::vector<ShareRow>> Store::LoadAllShares() {
   if (!st.ok()) return st.status();
   return ReadShares(*st, "reading shares");
 }
+
+absl::Status Store::ScanAllShares(
+    absl::FunctionRef<absl::Status(const ShareRowView&)> fn) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSelectAllShares);
+  if (!st.ok()) return st.status();
+  int rc;
+  while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
+    ShareRowView r;
+    r.id = static_cast<uint64_t>(sqlite3_column_int64(*st, 0));
+    r.path = ColumnView(*st, 1);
+    r.group = ColumnView(*st, 2);
+    r.resource = ColumnView(*st, 3);
+    r.description = ColumnView(*st, 4);
+    r.options = ColumnView(*st, 5);
+    r.dev = static_cast<uint64_t>(sqlite3_column_int64(*st, 6));
+    r.replaces_group = sqlite3_column_int64(*st, 7) != 0;
+    if (absl::Status s = fn(r); !s.ok()) {
+      sqlite3_reset(*st);
+      return s;
+    }
+  }
+  sqlite3_reset(*st);
+  if (rc != SQLITE_DONE) return Error("reading shares");
+  return absl::OkStatus();
+}
+
+void Store::ReleaseMemory() { sqlite3_db_release_memory(db_); }
 
 absl::StatusOr<uint64_t> Store::CountShares() {
   absl::StatusOr<sqlite3_stmt*> st = Prepared(kCountShares);
@@ -535,6 +569,25 @@ absl::StatusOr<std::vector<FsPlaceRow>> Store::LoadFsPlaces() {
   sqlite3_reset(*st);
   if (rc != SQLITE_DONE) return Error("reading recorded file systems");
   return out;
+}
+
+absl::Status Store::ScanFsPlaces(
+    absl::FunctionRef<void(const FsPlaceRowView&)> fn) {
+  absl::StatusOr<sqlite3_stmt*> st = Prepared(kSelectFsPlaces);
+  if (!st.ok()) return st.status();
+  int rc;
+  while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
+    FsPlaceRowView r;
+    r.id = static_cast<uint64_t>(sqlite3_column_int64(*st, 0));
+    r.path = ColumnView(*st, 1);
+    r.mount_point = ColumnView(*st, 2);
+    r.fstype = ColumnView(*st, 3);
+    r.source = ColumnView(*st, 4);
+    fn(r);
+  }
+  sqlite3_reset(*st);
+  if (rc != SQLITE_DONE) return Error("reading recorded file systems");
+  return absl::OkStatus();
 }
 
 absl::Status Store::RecordFsPlaces(const std::vector<FsPlaceRow>& places) {

@@ -1,5 +1,7 @@
 #include "libshare/loader.h"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -205,6 +207,85 @@ TEST_F(LoaderRevalidationTest, SameDeviceNestedRowRefused) {
 
 TEST_F(LoaderRevalidationTest, OtherDeviceNestedRowLoads) {
   EXPECT_TRUE(LoadRows({Row(1, "/srv", 5), Row(2, "/srv/a", 6)}).ok());
+}
+
+
+// The warnings pass sorts only the shares that can warn; the warnings still
+// come in path order among many shares that say nothing, a repeated
+// resource names the first holder by path, and a long text is named.
+TEST_F(LoaderRevalidationTest, WarningsInPathOrderAmongQuietShares) {
+  std::vector<ShareRow> rows;
+  uint64_t id = 1;
+  for (int i = 0; i < 500; ++i) {
+    rows.push_back(Row(id++, "/q/s" + std::to_string(i), 100 + i));
+  }
+  ShareRow z = Row(id++, "/z/res", 1);
+  z.resource = "proj";
+  ShareRow b = Row(id++, "/b/res", 2);
+  b.resource = "proj";
+  ShareRow m = Row(id++, "/m/res", 3);
+  m.resource = "proj";
+  ShareRow longd = Row(id++, "/c/long", 4);
+  longd.description = std::string(1025, 'x');
+  rows.insert(rows.begin() + 100, z);
+  rows.insert(rows.begin() + 200, b);
+  rows.push_back(m);
+  rows.push_back(longd);
+  EXPECT_TRUE(store_->Begin().ok());
+  EXPECT_TRUE(store_->InsertGroup({"g", true, ""}).ok());
+  for (const ShareRow& r : rows) EXPECT_TRUE(store_->InsertShare(r).ok());
+  EXPECT_TRUE(store_->Commit().ok());
+  ShareTable t;
+  absl::StatusOr<LoadStats> stats = LoadShareTable(*store_, 2, &t);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(t.size(), 504u);
+  EXPECT_THAT(
+      stats->warnings,
+      ::testing::ElementsAre(
+          HasSubstr("/c/long: description longer than 1024 bytes (1025)"),
+          "/m/res: resource name \"proj\" is already used by /b/res",
+          "/z/res: resource name \"proj\" is already used by /b/res"));
+}
+
+// Rows are read one at a time into the shares: every field arrives, and
+// the schema-1 mark counts only with own options (as before).
+TEST_F(LoaderRevalidationTest, StreamedRowsKeepEveryField) {
+  ShareRow a = Row(3, "/srv/a", 9);
+  a.resource = "ra";
+  a.description = "da";
+  a.options = "ro";
+  ShareRow b = Row(8, "/srv/b", 10);
+  EXPECT_TRUE(store_->Begin().ok());
+  EXPECT_TRUE(store_->InsertGroup({"g", true, "nosuid"}).ok());
+  EXPECT_TRUE(store_->InsertShare(a).ok());
+  EXPECT_TRUE(store_->InsertShare(b).ok());
+  EXPECT_TRUE(store_->Commit().ok());
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE shares SET replaces_group = 1", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  ShareTable t;
+  absl::StatusOr<LoadStats> stats = LoadShareTable(*store_, 1, &t);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  const Share* sa = t.Find("/srv/a");
+  ASSERT_NE(sa, nullptr);
+  EXPECT_EQ(sa->id, 3u);
+  EXPECT_EQ(sa->dev, 9u);
+  EXPECT_EQ(sa->resource, "ra");
+  EXPECT_EQ(sa->description, "da");
+  EXPECT_EQ(sa->options, "ro");
+  EXPECT_TRUE(sa->replaces_group);
+  EXPECT_EQ(sa->effective_options_text(), "ro");  // the group's replaced
+  const Share* sb = t.Find("/srv/b");
+  ASSERT_NE(sb, nullptr);
+  EXPECT_FALSE(sb->replaces_group);  // no own options: inherits
+  EXPECT_EQ(sb->effective_options_text(), "nosuid");
+  EXPECT_THAT(stats->warnings,
+              ::testing::ElementsAre(HasSubstr("1 share keeps own options")));
 }
 
 }  // namespace

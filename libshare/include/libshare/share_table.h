@@ -206,10 +206,16 @@ class ShareTable {
   uint64_t generation() const { return generation_; }
   void set_generation(uint64_t g) { generation_ = g; }
 
-  // Calls fn(const Share&) for every share, in no particular order.
+  // Calls fn(const Share&) for every share, in no particular order: group
+  // by group, each in the order its shares were linked. That is about the
+  // order they lie in memory (the loader allocates them in id order); the
+  // path index's order is random, a cache and TLB miss per share, which
+  // at 1,000,000 shares cost ~0.2 s a pass.
   template <typename Fn>
   void ForEachShare(Fn fn) const {
-    for (const Share& s : index_) fn(s);
+    for (const auto& [name, group] : groups_) {
+      for (const Share& s : group->shares) fn(s);
+    }
   }
 
  private:

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "libshare/catalog.h"
@@ -41,6 +42,19 @@ struct GroupRow {
     return name == o.name && enabled == o.enabled && options == o.options &&
            managed_by == o.managed_by;
   }
+};
+
+// A share row as ScanAllShares hands it: the fields of ShareRow, texts
+// borrowed.
+struct ShareRowView {
+  uint64_t id = 0;
+  std::string_view path;
+  std::string_view group;
+  std::string_view resource;
+  std::string_view description;
+  std::string_view options;
+  uint64_t dev = 0;
+  bool replaces_group = false;
 };
 
 struct ShareRow {
@@ -110,6 +124,15 @@ class Store {
       std::string_view group);
   // Every share, in id order (one sequential scan).
   [[nodiscard]] absl::StatusOr<std::vector<ShareRow>> LoadAllShares();
+  // The same rows, handed one at a time without copying them: the texts
+  // are views into SQLite's row, valid only during the call. A non-OK
+  // status from `fn` stops the scan and is returned. For the loader: a
+  // million rows then need no vector of their own.
+  [[nodiscard]] absl::Status ScanAllShares(
+      absl::FunctionRef<absl::Status(const ShareRowView&)> fn);
+  // Gives back the page cache's unused memory (after the loader's scan,
+  // which fills it with pages nobody reads again soon).
+  void ReleaseMemory();
   [[nodiscard]] absl::StatusOr<uint64_t> CountShares();
   // The largest share id in use, 0 if none.
   [[nodiscard]] absl::StatusOr<uint64_t> MaxShareId();
@@ -165,6 +188,18 @@ class Store {
   // ---- Recorded file systems of shares (sharemgrd's served-state probe).
   // The recorded place of every share that has one, in id order.
   [[nodiscard]] absl::StatusOr<std::vector<FsPlaceRow>> LoadFsPlaces();
+  // The same rows one at a time, texts borrowed from SQLite's row (valid
+  // during the call only): mount_point, fstype and source repeat for most
+  // shares, so a caller that keeps them once saves a copy per share.
+  struct FsPlaceRowView {
+    uint64_t id = 0;
+    std::string_view path;
+    std::string_view mount_point;
+    std::string_view fstype;
+    std::string_view source;
+  };
+  [[nodiscard]] absl::Status ScanFsPlaces(
+      absl::FunctionRef<void(const FsPlaceRowView&)> fn);
   // Records the places in one transaction of its own; rows of shares
   // removed meanwhile are skipped (not an error).
   [[nodiscard]] absl::Status RecordFsPlaces(

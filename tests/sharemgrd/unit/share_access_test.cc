@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/types/span.h"
@@ -317,6 +318,35 @@ TEST_F(ServedShareAccessTest, RecordedPlaceSurvivesAReopen) {
   EXPECT_TRUE(r.not_served);
   EXPECT_THAT(r.reason, HasSubstr("recorded on data (tmpfs) mounted at"));
   EXPECT_THAT(r.reason, HasSubstr("now other (tmpfs)"));
+}
+
+// Open keeps by path only the places that differ from the mount holding
+// the path now; a share recorded on that mount is served before the first
+// round, one recorded elsewhere is not.
+TEST_F(ServedShareAccessTest, PlaceOfTheCurrentMountServedBeforeTheFirstRound) {
+  Share("rw");
+  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
+  OpenWatch();
+  watch_->ProbeAll();
+  watch_.reset();
+  OpenWatch();  // the same mounts
+  EXPECT_EQ(watch_->NotServed(share_, false), std::nullopt);
+  EXPECT_TRUE(DecideServed(share_).granted());
+}
+
+TEST_F(ServedShareAccessTest, RecordedOnTheParentRefusedOnceADatasetIsMounted) {
+  Share("rw");
+  WriteMountinfo(MountLine("/", "root"));
+  OpenWatch();
+  watch_->ProbeAll();  // recorded on /
+  watch_.reset();
+  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
+  OpenWatch();  // no round yet
+  std::optional<std::string> why = watch_->NotServed(share_, false);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(*why, "recorded on a file system mounted at /, now " + share_);
+  watch_->ProbeAll();  // the round says the same
+  EXPECT_EQ(watch_->NotServed(share_, false), why);
 }
 
 TEST_F(ServedShareAccessTest, MovedFolderIsRefusedAtOnceNotNoent) {

@@ -23,6 +23,17 @@
 namespace sharemgrd {
 namespace {
 
+// A batch's arguments as the client sends them (XDR, at most 4 KiB here).
+std::string EncodeArgs(mgmt_batch_args& args) {
+  std::string in(4096, '\0');
+  XDR x;
+  xdrmem_create(&x, in.data(), in.size(), XDR_ENCODE);
+  EXPECT_TRUE(xdr_mgmt_batch_args(&x, &args));
+  in.resize(xdr_getpos(&x));
+  xdr_destroy(&x);
+  return in;
+}
+
 // A MgmtService over a real Catalog in a temporary folder, called directly
 // with the credentials a test chooses.
 class MgmtServiceTest : public ::testing::Test {
@@ -71,11 +82,8 @@ class MgmtServiceTest : public ::testing::Test {
     args.ops.ops_len = 2;
     args.ops.ops_val = ops;
     args.origin = empty.data();
-    std::string in(4096, '\0');
+    std::string in = EncodeArgs(args);
     XDR x;
-    xdrmem_create(&x, in.data(), in.size(), XDR_ENCODE);
-    EXPECT_TRUE(xdr_mgmt_batch_args(&x, &args));
-    xdr_destroy(&x);
 
     CallContext ctx;
     ctx.transport = Transport::kUnix;
@@ -145,13 +153,7 @@ std::string EncodeBatch(const std::string& dir, int second_type) {
   args.ops.ops_len = 2;
   args.ops.ops_val = ops;
   args.origin = origin.data();
-  std::string in(4096, '\0');
-  XDR x;
-  xdrmem_create(&x, in.data(), in.size(), XDR_ENCODE);
-  EXPECT_TRUE(xdr_mgmt_batch_args(&x, &args));
-  in.resize(xdr_getpos(&x));
-  xdr_destroy(&x);
-  return in;
+  return EncodeArgs(args);
 }
 
 // Calls BATCH as root with `in`; *message gets a failure's message.

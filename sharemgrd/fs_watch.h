@@ -14,7 +14,8 @@
 //
 // The state is refreshed by one thread: when the mount table changes
 // (mountinfo polled for POLLPRI), every `recheck` interval (a folder moved
-// away changes no mount), and after each committed batch. Decisions also
+// away changes no mount), and after each committed batch (50 ms after it,
+// paced). Decisions also
 // check the one share they concern (lstat, same device as last probed), so
 // a share whose folder vanished is refused at once.
 //
@@ -147,7 +148,8 @@ class FsWatch {
                                        bool mountpoint = false) const;
   // Changes whenever some share's served state changes.
   uint64_t version() const { return version_.load(); }
-  // Asks for a probe soon (after a batch; `changes` tells which to record).
+  // Asks for a round after a batch: kBatchRoundSettle (50 ms) after it at
+  // the earliest, and paced (fs_watch.cc).
   void SharesChanged(const std::vector<libshare::ShareChange>& changes);
   // Probes every share now, on the calling thread (tests, start).
   void ProbeAll();
@@ -163,7 +165,7 @@ class FsWatch {
   // systems) and named by their index in places_.
   static constexpr uint32_t kNoPlace = UINT32_MAX;
   struct State {
-    uint64_t dev = 0;  // st_dev at the last probe (served only)
+    uint64_t dev = 0;              // st_dev at the last probe (served only)
     uint32_t recorded = kNoPlace;  // for live probes between rounds
     bool served = true;
     bool mountpoint = false;  // the share's option
@@ -204,6 +206,10 @@ class FsWatch {
   // Reads the mount table; empty if it cannot be read.
   MountInfo ReadMounts() const;
   mutable bool wake_ ABSL_GUARDED_BY(mu_) = false;
+  // The pending wake came from a decision (Wake), not only from batches.
+  mutable bool urgent_ ABSL_GUARDED_BY(mu_) = false;
+  // When the round the first pending batch asked for may start.
+  absl::Time batch_due_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Stop() asked: a round in progress gives up (a round over a million
   // shares takes seconds; its unfinished work is redone next start).

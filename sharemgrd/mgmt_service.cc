@@ -17,6 +17,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "background_thread.h"
 #include "libshare/path.h"
 #include "libshare/sharetab.h"
 #include "log.h"
@@ -38,6 +39,10 @@ constexpr std::size_t kGroupMaxOps = 1000;
 // about a tenth of a core goes to the view however fast changes come.
 constexpr absl::Duration kSharetabMinGap = absl::Milliseconds(20);
 constexpr int kSharetabGapFactor = 10;
+// A rewrite a change asks for starts at least this long after it (unless
+// someone waits for the view): the caller's next steps do not share the
+// cores with an O(N) write (fs_watch.cc, kBatchRoundSettle).
+constexpr absl::Duration kSharetabSettle = absl::Milliseconds(50);
 constexpr std::size_t kTrimAfterOps = 1000;
 // A committed batch of at most this many operations is logged operation by
 // operation; a bigger one as counts per operation type.
@@ -283,7 +288,10 @@ void MgmtService::Stop() {
 
 void MgmtService::StartSharetabWriter() {
   if (!sharetab_writer_.joinable()) {
-    sharetab_writer_ = std::thread([this] { SharetabWriterLoop(); });
+    sharetab_writer_ = std::thread([this] {
+      BecomeBackgroundThread("sm-sharetab");
+      SharetabWriterLoop();
+    });
   }
 }
 
@@ -291,12 +299,17 @@ void MgmtService::RequestSharetab(uint64_t generation, bool wait) {
   absl::MutexLock l(&sharetab_mu_);
   if (sharetab_stopping_) return;
   StartSharetabWriter();
+  if (sharetab_requested_ <= sharetab_written_ && !sharetab_refresh_) {
+    sharetab_due_ = absl::Now() + kSharetabSettle;  // nothing pending before
+  }
   if (generation > sharetab_requested_) sharetab_requested_ = generation;
   if (!wait) return;
   auto done = [this, generation]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
     return sharetab_written_ >= generation;
   };
+  ++sharetab_waiting_;
   sharetab_mu_.Await(absl::Condition(&done));
+  --sharetab_waiting_;
 }
 
 void MgmtService::WaitForSharetab() {
@@ -333,7 +346,16 @@ void MgmtService::SharetabWriterLoop() {
     // shares), so a script changing one share at a time would spend a core
     // on views nobody reads in between. Changes arriving during the gap are
     // folded into one write; on stop the latest state is written at once.
-    if (!sharetab_stopping_) {
+    // Settling: a change's rewrite waits kSharetabSettle, unless a
+    // caller waits for the view (WaitForSharetab).
+    auto hurry = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
+      return sharetab_stopping_ || sharetab_waiting_ > 0;
+    };
+    if (!hurry()) {
+      sharetab_mu_.AwaitWithDeadline(absl::Condition(&hurry),
+                                     std::max(next_write, sharetab_due_));
+    }
+    if (!sharetab_stopping_ && absl::Now() < next_write) {
       auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
         return sharetab_stopping_;
       };
@@ -357,12 +379,15 @@ std::vector<libshare::SharetabEntry> MgmtService::ServedSharetabEntries()
     const {
   std::vector<libshare::SharetabEntry> entries = catalog_->SharetabEntries();
   if (served_ != nullptr) {
-    entries.erase(
-        std::remove_if(entries.begin(), entries.end(),
-                       [&](const libshare::SharetabEntry& e) {
-                         return served_->NotServed(e.path, false).has_value();
-                       }),
-        entries.end());
+    entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                 [&](const libshare::SharetabEntry& e) {
+                                   return served_
+                                       ->NotServed(
+                                           e.path, false,
+                                           HasMountpointOption(e.options))
+                                       .has_value();
+                                 }),
+                  entries.end());
   }
   return entries;
 }
@@ -453,8 +478,12 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
       std::vector<std::string> not_served(shares->size());
       for (std::size_t i = 0; i < shares->size(); ++i) {
         if (served_ != nullptr) {
+          const libshare::ShareInfo& si = (*shares)[i];
           not_served[i] =
-              served_->NotServed((*shares)[i].path, false).value_or("");
+              served_
+                  ->NotServed(si.path, false,
+                              HasMountpointOption(si.effective_options))
+                  .value_or("");
         }
         s[i].not_served = Mutable(not_served[i]);
       }

@@ -24,6 +24,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "authcache/auth_cache.h"
 #include "change_log.h"
 #include "fs_watch.h"
@@ -176,6 +177,9 @@ class MgmtService final : public RpcProgram {
   uint64_t sharetab_written_ ABSL_GUARDED_BY(sharetab_mu_) = 0;
   // RefreshSharetab of a big table: write once more, whatever generation.
   bool sharetab_refresh_ ABSL_GUARDED_BY(sharetab_mu_) = false;
+  // When the pending rewrite a change asked for may start (settled).
+  absl::Time sharetab_due_ ABSL_GUARDED_BY(sharetab_mu_) = absl::InfinitePast();
+  int sharetab_waiting_ ABSL_GUARDED_BY(sharetab_mu_) = 0;  // WaitForSharetab
   bool sharetab_stopping_ ABSL_GUARDED_BY(sharetab_mu_) = false;
   std::thread sharetab_writer_;
 };

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/types/span.h"
+#include "background_thread.h"
 #include "fs_watch.h"
 #include "libshare/path.h"
 #include "log.h"
@@ -334,7 +335,10 @@ absl::Status MountService::Start() {
   absl::StatusOr<std::vector<MountRecord>> loaded = catalog_->LoadMounts();
   if (!loaded.ok()) return loaded.status();
   mounts_.Load(*loaded);
-  flusher_ = std::thread([this] { FlushLoop(); });
+  flusher_ = std::thread([this] {
+    BecomeBackgroundThread("sm-mountflush");
+    FlushLoop();
+  });
   return absl::OkStatus();
 }
 
@@ -384,7 +388,7 @@ std::shared_ptr<const std::string> MountService::ExportBody() {
   catalog_->ForEachActive(
       [&](const libshare::ShareInfo& info, const libshare::ShareOptions& o) {
         if (served_ != nullptr &&
-            served_->NotServed(info.path, false).has_value()) {
+            served_->NotServed(info.path, false, o.mountpoint).has_value()) {
           return;
         }
         enc.Add(info.path, ExportGroups(o));

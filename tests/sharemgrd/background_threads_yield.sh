@@ -2,7 +2,7 @@
 # The daemon's O(N) housekeeping threads (the fs_watch round, the sharetab
 # view, the mount-record flush) are named and run at nice 19, so a change's
 # reply, the caller's exit and MNT replies are not preempted by the work a
-# change wakes; the threads serving calls keep the daemon's own priority.
+# change wakes; the other threads keep the daemon's own priority.
 source "$(dirname "$0")/lib.sh"
 sm_setup
 start_daemon --kernel=off
@@ -24,7 +24,9 @@ for name in sm-fswatch sm-sharetab sm-mountflush; do
     fail "no thread named $name (threads: ${!nice_of[*]})"
   assert_eq 19 "${nice_of[$name]}" "nice of $name"
 done
+# The main thread keeps the priority it was started with (this shell's:
+# scripts/test runs the suite at nice 19 beside the kernel guest).
 main_nice=$(awk '{ print $17 }' <<<"$(sed 's/.*) //' /proc/"$DAEMON_PID"/stat)")
-assert_eq 0 "$main_nice" "nice of the daemon's main thread"
+assert_eq "$(nice)" "$main_nice" "nice of the daemon's main thread"
 stop_daemon
 echo "ok"

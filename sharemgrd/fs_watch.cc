@@ -16,9 +16,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "background_thread.h"
 #include "libshare/path.h"
 #include "libshare/store.h"
+#include "thread_name.h"
 
 namespace sharemgrd {
 namespace {
@@ -332,7 +332,7 @@ void FsWatch::Watch(ChangedFn changed, std::function<void()> first_round) {
   changed_ = std::move(changed);
   first_round_ = std::move(first_round);
   thread_ = std::thread([this] {
-    BecomeBackgroundThread("sm-fswatch");
+    NameThisThread("sm-fswatch");
     Loop();
   });
 }

@@ -17,11 +17,11 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "background_thread.h"
 #include "libshare/path.h"
 #include "libshare/sharetab.h"
 #include "log.h"
 #include "share_access.h"
+#include "thread_name.h"
 
 namespace sharemgrd {
 namespace {
@@ -289,7 +289,7 @@ void MgmtService::Stop() {
 void MgmtService::StartSharetabWriter() {
   if (!sharetab_writer_.joinable()) {
     sharetab_writer_ = std::thread([this] {
-      BecomeBackgroundThread("sm-sharetab");
+      NameThisThread("sm-sharetab");
       SharetabWriterLoop();
     });
   }

@@ -13,11 +13,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/types/span.h"
-#include "background_thread.h"
 #include "fs_watch.h"
 #include "libshare/path.h"
 #include "log.h"
 #include "share_access.h"
+#include "thread_name.h"
 #include "xdr_writer.h"
 
 namespace sharemgrd {
@@ -336,7 +336,7 @@ absl::Status MountService::Start() {
   if (!loaded.ok()) return loaded.status();
   mounts_.Load(*loaded);
   flusher_ = std::thread([this] {
-    BecomeBackgroundThread("sm-mountflush");
+    NameThisThread("sm-mountflush");
     FlushLoop();
   });
   return absl::OkStatus();

@@ -322,4 +322,30 @@ absl::StatusOr<uint64_t> CanonicalDirectoryDevice(const std::string& path) {
   return absl::FailedPreconditionError(absl::StrCat(path, ": ", w.Why()));
 }
 
+absl::StatusOr<uint64_t> CanonicalDirectoryChecker::Check(
+    const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash + 1 == path.size() ||
+      path.front() != '/' || !PlainRelative(std::string_view(path).substr(1))) {
+    return CanonicalDirectoryDevice(path);
+  }
+  const std::string_view parent =
+      slash == 0 ? std::string_view("/") : std::string_view(path).substr(0, slash);
+  if (!parent_fd_.valid() || parent != parent_) {
+    parent_.clear();
+    parent_fd_ = UniqueFd();
+    WalkResult w = OpenDirectoryNoSymlinks(parent);
+    if (!w.ok()) return CanonicalDirectoryDevice(path);
+    parent_fd_ = std::move(w.fd);
+    parent_.assign(parent);
+  }
+  struct statx sx;
+  if (::statx(parent_fd_.get(), path.c_str() + slash + 1, AT_SYMLINK_NOFOLLOW,
+              STATX_TYPE, &sx) == 0 &&
+      (sx.stx_mask & STATX_TYPE) != 0 && S_ISDIR(sx.stx_mode)) {
+    return makedev(sx.stx_dev_major, sx.stx_dev_minor);
+  }
+  return CanonicalDirectoryDevice(path);
+}
+
 }  // namespace libshare

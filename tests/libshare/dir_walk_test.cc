@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -138,6 +140,56 @@ TEST_F(DirWalkTest, CanonicalRuleGivesTheDeviceOfADirectory) {
   EXPECT_EQ(*s, st.st_dev);
   EXPECT_EQ(CanonicalDirectoryDevice(dir_ + "/none").status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// The checker a big batch uses answers every path as
+// CanonicalDirectoryDevice does: the device, or the same error, whether
+// the parent is the one it holds open, another, a link or missing.
+TEST_F(DirWalkTest, CheckerAnswersAsTheCanonicalRule) {
+  ASSERT_EQ(mkdir((dir_ + "/share/c").c_str(), 0755), 0);
+  {
+    std::ofstream f(dir_ + "/share/file");
+    f << "x";
+  }
+  const std::vector<std::string> paths = {
+      dir_ + "/share/a",      dir_ + "/share/c",     dir_ + "/share/in",
+      dir_ + "/share/out",    dir_ + "/share/none",  dir_ + "/share/file",
+      dir_ + "/share/a/b",    dir_ + "/share/in/b",  dir_ + "/share/out/x",
+      dir_ + "/share/none/x", dir_ + "/share/file/x", dir_ + "/share/a",
+      dir_ + "/share//a",     dir_ + "/share/./a",   dir_ + "/share/a/",
+      "/",                    "/proc",               "relative/path",
+      "",                     dir_ + "/outside",     dir_ + "/share/c"};
+  CanonicalDirectoryChecker checker;
+  int ok = 0;
+  for (const std::string& p : paths) {
+    absl::StatusOr<uint64_t> want = CanonicalDirectoryDevice(p);
+    absl::StatusOr<uint64_t> got = checker.Check(p);
+    EXPECT_EQ(got.status(), want.status()) << p;
+    if (want.ok() && got.ok()) {
+      EXPECT_EQ(*got, *want) << p;
+      ++ok;
+    }
+  }
+  EXPECT_GE(ok, 8);  // the directories among them were answered
+}
+
+// A sibling is looked up by name each time, without following it: one
+// swapped for a link after its parent was opened is refused.
+TEST_F(DirWalkTest, CheckerSeesASiblingSwappedForALink) {
+  const std::string c = dir_ + "/share/c";
+  ASSERT_EQ(mkdir(c.c_str(), 0755), 0);
+  CanonicalDirectoryChecker checker;
+  ASSERT_TRUE(checker.Check(dir_ + "/share/a").ok());
+  ASSERT_TRUE(checker.Check(c).ok());
+  ASSERT_EQ(rmdir(c.c_str()), 0);
+  ASSERT_EQ(symlink("a", c.c_str()), 0);
+  absl::StatusOr<uint64_t> s = checker.Check(c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()),
+              HasSubstr("a symlink component; its canonical form is \"" +
+                        dir_ + "/share/a\""));
+  ASSERT_EQ(unlink(c.c_str()), 0);
+  EXPECT_EQ(checker.Check(c).status().code(), absl::StatusCode::kNotFound);
 }
 
 }  // namespace

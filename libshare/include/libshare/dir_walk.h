@@ -108,6 +108,27 @@ WalkResult WalkBeneath(int base_fd, std::string_view base_path,
 [[nodiscard]] absl::StatusOr<uint64_t> CanonicalDirectoryDevice(
     const std::string& path);
 
+// CanonicalDirectoryDevice for many paths in a row (a batch's add-shares),
+// keeping the parent directory of the last path open: siblings, the usual
+// batch of home directories, then cost one statx(2) of their last
+// component each (without following it) instead of a walk from "/" plus a
+// close. The same answers and the same errors: a path it cannot answer
+// from the open parent (a link, missing, not a directory, a parent it
+// cannot open, a path not in normal form) goes to
+// CanonicalDirectoryDevice. The parent's own check is made when it is
+// opened, not again per sibling: like any check before use, it says what
+// the path was when checked (the daemon opens each path again, without
+// following links, where it serves or exports it). Not thread-safe: one
+// per thread.
+class CanonicalDirectoryChecker {
+ public:
+  [[nodiscard]] absl::StatusOr<uint64_t> Check(const std::string& path);
+
+ private:
+  std::string parent_;  // the path of parent_fd_; "" when none is open
+  UniqueFd parent_fd_;
+};
+
 }  // namespace libshare
 
 #endif  // LIBSHARE_DIR_WALK_H_

@@ -249,10 +249,25 @@ class Overlay {
     return std::string(best);
   }
 
+  // Counts `path` (on `dev`) in each of its ancestors. Siblings in a row
+  // (a batch adding thousands of home directories) reuse the counters of
+  // the last parent and device: elements of a node-based map keep their
+  // address, and none is ever erased here. The chain is built before any
+  // counter changes, so a failed allocation changes nothing.
   void CountAncestors(std::string_view path, uint64_t dev, int delta) {
-    for (std::string_view p = ParentPath(path); !p.empty(); p = ParentPath(p)) {
-      below_[ToAbsl(p)][dev] += delta;
+    const std::string_view parent = ParentPath(path);
+    if (parent.empty()) return;
+    if (chain_parent_.empty() || parent != chain_parent_ ||
+        dev != chain_dev_) {
+      chain_parent_ = {};
+      chain_.clear();
+      for (std::string_view p = parent; !p.empty(); p = ParentPath(p)) {
+        chain_.push_back(&below_[ToAbsl(p)][dev]);
+      }
+      chain_parent_ = parent;
+      chain_dev_ = dev;
     }
+    for (int64_t* c : chain_) *c += delta;
   }
 
   const ShareTable& table_;
@@ -269,9 +284,15 @@ class Overlay {
   ViewMap<ShareState> shares_{&arena_};
   // The inner maps take arena_ too (uses-allocator construction).
   ViewMap<std::pmr::unordered_map<uint64_t, int64_t>> below_{&arena_};
+  // CountAncestors' last chain: the counters of chain_parent_ and its
+  // ancestors for chain_dev_ (empty chain_parent_: none yet).
+  std::string_view chain_parent_;
+  uint64_t chain_dev_ = 0;
+  std::vector<int64_t*> chain_;
 };
 
-// The directory checks (CanonicalDirectoryDevice: openat2 + statx + close)
+// The directory checks (CanonicalDirectoryDevice; on the thread a
+// CanonicalDirectoryChecker, one statx per sibling of the last parent)
 // of a batch's add-shares, run in operation order on a second thread while
 // Validate does the rest of its work on this one: the machine has two
 // cores, and at 15,000 adds the checks are about half of validation.
@@ -332,7 +353,7 @@ class DirectoryChecks {
   void Run() {
     for (std::size_t k = 0; k < ops_.size() && !stop_.load(); ++k) {
       try {
-        results_[k] = CanonicalDirectoryDevice(batch_.ops[ops_[k]].path);
+        results_[k] = checker_.Check(batch_.ops[ops_[k]].path);
       } catch (const std::bad_alloc&) {
         break;  // Get checks the rest in line, where bad_alloc is handled
       }
@@ -350,6 +371,7 @@ class DirectoryChecks {
   }
 
   const Batch& batch_;
+  CanonicalDirectoryChecker checker_;  // the thread's
   std::vector<std::size_t> ops_;  // the add-shares' operation indices
   // results_[k] is ops_[k]'s check, written by the thread before done_
   // passes k and read by Get only after.
@@ -478,6 +500,7 @@ void InheritPass(const ShareTable& table, const std::vector<Step>& steps,
                  std::vector<PendingInherit>* pending) {
   InheritedCache inherited;
   std::unordered_map<std::string_view, bool> seen;
+  seen.reserve(count);
   auto consider = [&](std::string_view path) {
     if (!seen.emplace(path, true).second) return;
     std::optional<Overlay::ShareState> st = ov.FindShare(path);
@@ -1507,10 +1530,14 @@ std::vector<ShareChange> ChangesOf(
     }
   }
   // Dead shares first for each path (stable), so a later live share of the
-  // same path turns the removal into a change.
-  std::stable_sort(all.begin(), all.end(), [](const Share* x, const Share* y) {
+  // same path turns the removal into a change. A batch of adds in path
+  // order (a sorted list of datasets) is in order already: one pass.
+  const auto by_path = [](const Share* x, const Share* y) {
     return x->path < y->path;
-  });
+  };
+  if (!std::is_sorted(all.begin(), all.end(), by_path)) {
+    std::stable_sort(all.begin(), all.end(), by_path);
+  }
   std::vector<ShareChange> out;
   out.reserve(all.size());
   for (const Share* s : all) {

@@ -382,6 +382,33 @@ TEST_F(CatalogTest, ShareAddedInBatchGuardsLaterAddsBelowIt) {
   EXPECT_EQ(r.errors[1].message, z + ": path is inside share " + a);
 }
 
+// Siblings in a row share their ancestors' counters in validation; a
+// parent switch in between, and removals, must leave each count exact.
+TEST_F(CatalogTest, SiblingsAddedAndRemovedInOneBatchKeepNestingCounts) {
+  std::string t = dir_.Mkdir("t");
+  std::string tx = dir_.Mkdir("t/x");
+  std::string ty = dir_.Mkdir("t/y");
+  std::string tz = dir_.Mkdir("t/z");
+  std::string u = dir_.Mkdir("u");
+  std::string uv = dir_.Mkdir("u/v");
+  MustApply({CreateGroup("g")});
+  // All of t's shares gone again: t itself may be shared, u may not.
+  BatchResult r = Apply({AddShare(tx, "g"), AddShare(ty, "g"),
+                         AddShare(uv, "g"), AddShare(tz, "g"), RemoveShare(tx),
+                         RemoveShare(ty), RemoveShare(tz), AddShare(t, "g"),
+                         AddShare(u, "g")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].index, 8u);
+  EXPECT_EQ(r.errors[0].message, u + ": path contains share " + uv);
+  // One of t's left: t is refused, naming it.
+  r = Apply({AddShare(tx, "g"), AddShare(uv, "g"), AddShare(ty, "g"),
+             RemoveShare(tx), AddShare(t, "g")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].index, 4u);
+  EXPECT_EQ(r.errors[0].message, t + ": path contains share " + ty);
+  EXPECT_EQ(catalog_->share_count(), 0u);
+}
+
 TEST_F(CatalogTest, RemovingShareFreesItsPathForNesting) {
   std::string a = dir_.Mkdir("a");
   std::string b = dir_.Mkdir("a/b");

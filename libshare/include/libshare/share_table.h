@@ -127,6 +127,9 @@ class ShareTable {
                                     &Share::path_hook>,
       boost::intrusive::key_of_value<PathOf>, boost::intrusive::hash<PathHash>,
       boost::intrusive::equal<PathEq>, boost::intrusive::power_2_buckets<true>,
+      // The stored hash is compared before the path: same-length paths
+      // in one bucket (u00001, u00002) cost no memcmp.
+      boost::intrusive::compare_hash<true>,
       boost::intrusive::constant_time_size<true>>;
 
  public:

@@ -47,6 +47,7 @@
 #include <system_error>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -107,6 +108,8 @@ class Overlay {
     std::string_view own;   // its own options text
     bool replaces = false;  // Share::replaces_group
     std::string_view resource;
+    // The last InheritPass that considered it (see Visit).
+    uint32_t inherit_pass = 0;
   };
 
   Overlay(const ShareTable& table, std::size_t ops) : table_(table) {
@@ -157,17 +160,38 @@ class Overlay {
     groups_[ToAbsl(name)] = Group{false, true, 0, {}, nullptr, {}};
   }
 
-  std::optional<ShareState> FindShare(std::string_view path) const {
+  // The share at `path` as of the batch so far. *touched (if given):
+  // whether the batch has an entry for the path (added, removed, changed);
+  // without one, the answer is the table's.
+  std::optional<ShareState> FindShare(std::string_view path,
+                                      bool* touched = nullptr) const {
     auto it = shares_.find(ToAbsl(path));
+    if (touched != nullptr) *touched = it != shares_.end();
     if (it != shares_.end()) {
       if (!it->second.exists) return std::nullopt;
       return it->second;
     }
-    const Share* s = table_.Find(path);
-    if (s == nullptr) return std::nullopt;
-    return ShareState{true,       s->group->name,    s->dev,
-                      s->options, s->replaces_group, s->resource};
+    return TableShare(path);
   }
+
+  // InheritPass's visit of `path` in pass `pass` (NextInheritPass): the
+  // share as FindShare gives it, or nullopt if it does not exist or the
+  // pass visited it already. A share the batch touched is marked in its
+  // entry (one lookup); the others are remembered in `others`.
+  std::optional<ShareState> Visit(
+      std::string_view path, uint32_t pass,
+      std::unordered_set<std::string_view>& others) {
+    auto it = shares_.find(ToAbsl(path));
+    if (it != shares_.end()) {
+      if (it->second.inherit_pass == pass) return std::nullopt;
+      it->second.inherit_pass = pass;
+      if (!it->second.exists) return std::nullopt;
+      return it->second;
+    }
+    if (!others.insert(path).second) return std::nullopt;
+    return TableShare(path);
+  }
+  uint32_t NextInheritPass() { return ++inherit_pass_; }
 
   // Replaces the state of an existing share (own options, resource).
   void UpdateShare(std::string_view path, const ShareState& st) {
@@ -254,6 +278,13 @@ class Overlay {
   // the last parent and device: elements of a node-based map keep their
   // address, and none is ever erased here. The chain is built before any
   // counter changes, so a failed allocation changes nothing.
+  std::optional<ShareState> TableShare(std::string_view path) const {
+    const Share* s = table_.Find(path);
+    if (s == nullptr) return std::nullopt;
+    return ShareState{true,       s->group->name,    s->dev,
+                      s->options, s->replaces_group, s->resource};
+  }
+
   void CountAncestors(std::string_view path, uint64_t dev, int delta) {
     const std::string_view parent = ParentPath(path);
     if (parent.empty()) return;
@@ -289,6 +320,7 @@ class Overlay {
   std::string_view chain_parent_;
   uint64_t chain_dev_ = 0;
   std::vector<int64_t*> chain_;
+  uint32_t inherit_pass_ = 0;
 };
 
 // The directory checks (CanonicalDirectoryDevice; on the thread a
@@ -499,11 +531,12 @@ void InheritPass(const ShareTable& table, const std::vector<Step>& steps,
                  std::size_t count, Overlay& ov, OptionsCache& cache,
                  std::vector<PendingInherit>* pending) {
   InheritedCache inherited;
-  std::unordered_map<std::string_view, bool> seen;
-  seen.reserve(count);
+  // Each share once: the ones the batch touched are marked in the
+  // overlay, the table's others here.
+  const uint32_t pass = ov.NextInheritPass();
+  std::unordered_set<std::string_view> others;
   auto consider = [&](std::string_view path) {
-    if (!seen.emplace(path, true).second) return;
-    std::optional<Overlay::ShareState> st = ov.FindShare(path);
+    std::optional<Overlay::ShareState> st = ov.Visit(path, pass, others);
     if (!st) return;
     Overlay::Group* g = ov.FindGroup(st->group);
     PendingInherit p;
@@ -979,7 +1012,9 @@ std::size_t CatalogImpl::Validate(
           break;
         }
         if (managed_elsewhere(op.group)) break;
-        if (std::optional<Overlay::ShareState> s = ov.FindShare(op.path)) {
+        bool touched = false;
+        if (std::optional<Overlay::ShareState> s =
+                ov.FindShare(op.path, &touched)) {
           refuse(absl::StrCat(op.path, ": already shared (group ",
                               ToAbsl(s->group), ")"));
           break;
@@ -1010,7 +1045,10 @@ std::size_t CatalogImpl::Validate(
         // table or an earlier operation gives the path (removed, then
         // added again); without it the lookup below finds "" anyway. Most
         // adds have none: no map insert for them.
-        if (!op.description.empty() || table_.Find(op.path) != nullptr ||
+        // Untouched by the batch, the path is not in the table either
+        // (FindShare looked there).
+        if (!op.description.empty() ||
+            (touched && table_.Find(op.path) != nullptr) ||
             batch_descriptions.count(op.path) != 0) {
           batch_descriptions[op.path] = op.description;
         }

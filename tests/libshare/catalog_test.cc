@@ -707,6 +707,41 @@ TEST_F(CatalogTest, SecondPublicShareIsRefusedEvenInherited) {
   MustApply({Unset("g", "public", a), AddShare(b, "p")});
 }
 
+// A share the batch names twice (added, then changed; or changed, then
+// its group's options) is one share to the whole-table rules: one public
+// share is not "a second" one.
+TEST_F(CatalogTest, ShareNamedTwiceInABatchIsCountedOnce) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  Operation describe = Modify(a);
+  describe.set_description = true;
+  describe.description = "home";
+  MustApply({CreateGroup("g"), AddShare(a, "g", "public"), describe});
+  // A table share changed and then reached through its group's options.
+  Operation again = Modify(a);
+  again.set_description = true;
+  again.description = "home of a";
+  Operation set;
+  set.type = Type::kSetOptions;
+  set.group = "g";
+  set.options = "rw";
+  MustApply({again, set, AddShare(b, "g")});
+  EXPECT_EQ(catalog_->share_count(), 2u);
+  // A table share the batch does not name, reached twice through its
+  // group's options.
+  std::string c = dir_.Mkdir("c");
+  MustApply({Unset("g", "public", a), CreateGroup("p", "public"),
+             AddShare(c, "p")});
+  Operation first;
+  first.type = Type::kSetOptions;
+  first.group = "p";
+  first.options = "public,rw";
+  Operation second = first;
+  second.options = "public,ro";
+  MustApply({first, second});
+  EXPECT_EQ(catalog_->share_count(), 3u);
+}
+
 TEST_F(CatalogTest, OverlongResourceAndDescriptionAreRefused) {
   std::string a = dir_.Mkdir("a");
   Operation add = AddShare(a, "g");

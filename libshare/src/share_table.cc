@@ -142,15 +142,31 @@ absl::Status ShareTable::CheckNesting(std::string_view path,
 }
 
 void ShareTable::CountAncestors(const Share& s, int delta) {
-  for (std::string_view p = ParentPath(s.path); !p.empty(); p = ParentPath(p)) {
-    if (delta > 0) {
+  const std::string_view parent = ParentPath(s.path);
+  if (delta > 0) {
+    if (!chain_.empty() && parent == chain_parent_ && s.dev == chain_dev_) {
+      for (uint32_t* c : chain_) *c += static_cast<uint32_t>(delta);
+      return;
+    }
+    chain_.clear();  // stays empty if an allocation below fails
+    std::vector<uint32_t*> chain;
+    for (std::string_view p = parent; !p.empty(); p = ParentPath(p)) {
       auto it = below_.find(ToAbsl(p));
       if (it == below_.end()) {
         it = below_.emplace(std::string(p), DeviceCounts()).first;
       }
-      it->second[s.dev] += delta;
-      continue;
+      uint32_t& c = it->second[s.dev];
+      c += static_cast<uint32_t>(delta);
+      chain.push_back(&c);
     }
+    chain_.swap(chain);
+    chain_parent_ = parent;
+    chain_dev_ = s.dev;
+    return;
+  }
+  // Erasing can free counters the chain points to.
+  chain_.clear();
+  for (std::string_view p = parent; !p.empty(); p = ParentPath(p)) {
     auto it = below_.find(ToAbsl(p));
     assert(it != below_.end());
     auto c = it->second.find(s.dev);

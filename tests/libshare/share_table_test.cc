@@ -143,6 +143,37 @@ TEST_F(ShareTableTest, CountBelowIsPerDevice) {
   EXPECT_EQ(table_.CountBelow("/e/a", 1), 0u);
 }
 
+// Siblings linked in a row reuse the last parent's counters; a removal
+// (which may erase them) or another device or parent must not.
+TEST_F(ShareTableTest, SiblingsCountedInARowStayRightAcrossRemovalsAndDevices) {
+  Add("/e/h/a", 1);
+  Add("/e/h/b", 1);
+  Add("/e/h/c", 2);  // the same parent, another device
+  Add("/e/h/d", 1);
+  Add("/e/x", 1);  // another parent
+  Add("/e/h/f", 1);
+  EXPECT_EQ(table_.CountBelow("/e/h", 1), 4u);
+  EXPECT_EQ(table_.CountBelow("/e/h", 2), 1u);
+  EXPECT_EQ(table_.CountBelow("/e", 1), 5u);
+  EXPECT_EQ(table_.CountBelow("/", 2), 1u);
+  for (const char* p : {"/e/h/a", "/e/h/b", "/e/h/d", "/e/h/f", "/e/x"}) {
+    table_.Remove(p);
+  }
+  EXPECT_EQ(table_.CountBelow("/e/h", 1), 0u);
+  EXPECT_EQ(table_.CountBelow("/e", 1), 0u);
+  // The counters the row used are gone; linking there again counts anew.
+  Add("/e/h/g", 1);
+  Add("/e/h/i", 1);
+  EXPECT_EQ(table_.CountBelow("/e/h", 1), 2u);
+  EXPECT_EQ(table_.CountBelow("/", 1), 2u);
+  EXPECT_EQ(table_.CountBelow("/e/h", 2), 1u);
+  EXPECT_FALSE(table_.CheckNesting("/e", 1).ok());
+  table_.Remove("/e/h/g");
+  table_.Remove("/e/h/i");
+  EXPECT_TRUE(table_.CheckNesting("/e", 1).ok());
+  EXPECT_FALSE(table_.CheckNesting("/e", 2).ok());
+}
+
 TEST_F(ShareTableTest, MoveToGroupRelinksGroupLists) {
   auto h = std::make_unique<ShareGroup>();
   h->name = "h";

@@ -100,7 +100,7 @@ struct ShareGroup {
   std::string options;                           // defaults text
   std::shared_ptr<const ShareOptions> compiled;  // never null
   std::string managed_by;  // exports file it mirrors; "" = by hand
-  ShareList shares;  // not owning: the table owns the shares
+  ShareList shares;        // not owning: the table owns the shares
 };
 
 class ShareTable {
@@ -234,6 +234,17 @@ class ShareTable {
   PathIndex index_;
   absl::flat_hash_map<std::string, std::unique_ptr<ShareGroup>> groups_;
   absl::flat_hash_map<std::string, DeviceCounts> below_;
+  // The counters CountAncestors last added to, for chain_parent_'s
+  // ancestors on chain_dev_ (nearest first): siblings linked in a row (a
+  // batch of home directories, a start-up load) count in O(depth) without
+  // hashing. A counter keeps its address until its own DeviceCounts grows
+  // or loses an entry, which only a walk that rebuilds the chain, or a
+  // removal that clears it, does; moving a DeviceCounts when below_ grows
+  // keeps its elements in place. chain_parent_ views the path of a linked
+  // share, which is not freed before a removal clears the chain.
+  std::vector<uint32_t*> chain_;
+  std::string_view chain_parent_;
+  uint64_t chain_dev_ = 0;
   uint64_t generation_ = 0;
 };
 

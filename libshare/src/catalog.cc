@@ -120,6 +120,11 @@ class Overlay {
 
   // The group's state, or nullptr if it does not exist.
   Group* FindGroup(std::string_view name) {
+    // Most operations in a row name one group; its entry keeps its address
+    // (a node, never erased) for the overlay's life.
+    if (last_group_ != nullptr && name == last_group_name_) {
+      return last_group_->exists ? last_group_ : nullptr;
+    }
     auto it = groups_.find(ToAbsl(name));
     if (it == groups_.end()) {
       const ShareGroup* g = table_.FindGroup(name);
@@ -132,6 +137,8 @@ class Overlay {
                               g->compiled, g->managed_by})
                .first;
     }
+    last_group_name_ = name;
+    last_group_ = &it->second;
     return it->second.exists ? &it->second : nullptr;
   }
 
@@ -288,8 +295,7 @@ class Overlay {
   void CountAncestors(std::string_view path, uint64_t dev, int delta) {
     const std::string_view parent = ParentPath(path);
     if (parent.empty()) return;
-    if (chain_parent_.empty() || parent != chain_parent_ ||
-        dev != chain_dev_) {
+    if (chain_parent_.empty() || parent != chain_parent_ || dev != chain_dev_) {
       chain_parent_ = {};
       chain_.clear();
       for (std::string_view p = parent; !p.empty(); p = ParentPath(p)) {
@@ -312,6 +318,10 @@ class Overlay {
   // Declared before the maps, which it outlives.
   std::pmr::monotonic_buffer_resource arena_;
   ViewMap<Group> groups_{&arena_};
+  // FindGroup's last answer: the entry of a group named last_group_name_
+  // (a view of the caller's name, which outlives the overlay).
+  std::string_view last_group_name_;
+  Group* last_group_ = nullptr;
   ViewMap<ShareState> shares_{&arena_};
   // The inner maps take arena_ too (uses-allocator construction).
   ViewMap<std::pmr::unordered_map<uint64_t, int64_t>> below_{&arena_};
@@ -404,7 +414,7 @@ class DirectoryChecks {
 
   const Batch& batch_;
   CanonicalDirectoryChecker checker_;  // the thread's
-  std::vector<std::size_t> ops_;  // the add-shares' operation indices
+  std::vector<std::size_t> ops_;       // the add-shares' operation indices
   // results_[k] is ops_[k]'s check, written by the thread before done_
   // passes k and read by Get only after.
   std::vector<absl::StatusOr<uint64_t>> results_;
@@ -1447,6 +1457,7 @@ bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
                        std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
                        TouchedShares* touched) {
   bool changed = false;
+  ShareGroup* last_group = nullptr;  // the group the last add went to
   for (std::size_t i = begin; i < end; ++i) {
     Step& step = steps[i];
     if (step.noop) continue;
@@ -1457,6 +1468,7 @@ bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
         table_.AddGroup(std::move(step.group));
         break;
       case Op::kDeleteGroup: {
+        last_group = nullptr;
         ShareGroup* g = table_.FindGroup(op.group);
         while (!g->shares.empty()) {
           dead_shares->push_back(table_.Remove(g->shares.front().path));
@@ -1475,7 +1487,11 @@ bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
         break;
       }
       case Op::kAddShare:
-        step.share->group = table_.FindGroup(op.group);
+        // Adds in a row mostly name one group.
+        if (last_group == nullptr || last_group->name != op.group) {
+          last_group = table_.FindGroup(op.group);
+        }
+        step.share->group = last_group;
         step.share->generation = gen;
         touched->Note(step.share.get());
         table_.Insert(std::move(step.share));

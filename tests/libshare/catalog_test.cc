@@ -141,6 +141,32 @@ TEST_F(CatalogTest, DeletingNonEmptyGroupNeedsForce) {
   EXPECT_EQ(catalog_->group_count(), 0u);
 }
 
+// Validation and linking remember the group the last operation named; a
+// group deleted and created again in the batch is a new group.
+TEST_F(CatalogTest, GroupDeletedAndCreatedAgainInOneBatchHoldsTheLaterShares) {
+  const std::string a = dir_.Mkdir("a");
+  const std::string b = dir_.Mkdir("b");
+  const std::string c = dir_.Mkdir("c");
+  Operation del = GroupOp(Type::kDeleteGroup, "homes");
+  del.force = true;
+  BatchResult r = Apply({CreateGroup("homes"), AddShare(a, "homes"),
+                         AddShare(b, "homes"), del, AddShare(c, "homes")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].index, 4u);
+  EXPECT_EQ(r.errors[0].message, "group homes does not exist");
+
+  MustApply({CreateGroup("homes"), AddShare(a, "homes"), AddShare(b, "homes"),
+             del, CreateGroup("homes", "ro"), AddShare(c, "homes")});
+  EXPECT_THAT(SharePaths(), ElementsAre(c));
+  absl::StatusOr<std::vector<ShareInfo>> in = catalog_->ListShares({"homes"});
+  ASSERT_TRUE(in.ok()) << in.status();
+  ASSERT_EQ(in->size(), 1u);
+  EXPECT_EQ((*in)[0].path, c);
+  EXPECT_EQ((*in)[0].effective_options, "ro");
+  Reopen();
+  EXPECT_THAT(SharePaths(), ElementsAre(c));
+}
+
 TEST_F(CatalogTest, DeletingUnknownGroupIsRefused) {
   BatchResult r = Apply({GroupOp(Type::kDeleteGroup, "nope")});
   ASSERT_EQ(r.errors.size(), 1u);
@@ -393,10 +419,10 @@ TEST_F(CatalogTest, SiblingsAddedAndRemovedInOneBatchKeepNestingCounts) {
   std::string uv = dir_.Mkdir("u/v");
   MustApply({CreateGroup("g")});
   // All of t's shares gone again: t itself may be shared, u may not.
-  BatchResult r = Apply({AddShare(tx, "g"), AddShare(ty, "g"),
-                         AddShare(uv, "g"), AddShare(tz, "g"), RemoveShare(tx),
-                         RemoveShare(ty), RemoveShare(tz), AddShare(t, "g"),
-                         AddShare(u, "g")});
+  BatchResult r =
+      Apply({AddShare(tx, "g"), AddShare(ty, "g"), AddShare(uv, "g"),
+             AddShare(tz, "g"), RemoveShare(tx), RemoveShare(ty),
+             RemoveShare(tz), AddShare(t, "g"), AddShare(u, "g")});
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].index, 8u);
   EXPECT_EQ(r.errors[0].message, u + ": path contains share " + uv);
@@ -554,7 +580,8 @@ Operation Modify(std::string path) {
   return op;
 }
 
-Operation Unset(std::string group, std::string property, std::string path = "") {
+Operation Unset(std::string group, std::string property,
+                std::string path = "") {
   Operation op;
   op.type = Type::kUnsetOption;
   op.group = std::move(group);
@@ -636,8 +663,8 @@ TEST_F(CatalogTest, ModifyUnknownShareOrNothingIsRefused) {
 
 TEST_F(CatalogTest, UnsetRemovesOnePropertyFromShareOrGroup) {
   std::string a = dir_.Mkdir("a");
-  MustApply({CreateGroup("g", "rw=h,nosuid,root=r"),
-             AddShare(a, "g", "ro=x,nosub")});
+  MustApply(
+      {CreateGroup("g", "rw=h,nosuid,root=r"), AddShare(a, "g", "ro=x,nosub")});
   MustApply({Unset("g", "nosub", a), Unset("g", "root")});
   ShareInfo info = (*catalog_->ListShares({}))[0];
   EXPECT_EQ(info.options, "ro=x");
@@ -698,7 +725,8 @@ TEST_F(CatalogTest, SecondShareWithSameResourceIsRefused) {
 TEST_F(CatalogTest, SecondPublicShareIsRefusedEvenInherited) {
   std::string a = dir_.Mkdir("a");
   std::string b = dir_.Mkdir("b");
-  MustApply({CreateGroup("g"), CreateGroup("p", "public"), AddShare(a, "g", "public")});
+  MustApply({CreateGroup("g"), CreateGroup("p", "public"),
+             AddShare(a, "g", "public")});
   BatchResult r = Apply({AddShare(b, "p")});
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].message,
@@ -730,8 +758,8 @@ TEST_F(CatalogTest, ShareNamedTwiceInABatchIsCountedOnce) {
   // A table share the batch does not name, reached twice through its
   // group's options.
   std::string c = dir_.Mkdir("c");
-  MustApply({Unset("g", "public", a), CreateGroup("p", "public"),
-             AddShare(c, "p")});
+  MustApply(
+      {Unset("g", "public", a), CreateGroup("p", "public"), AddShare(c, "p")});
   Operation first;
   first.type = Type::kSetOptions;
   first.group = "p";
@@ -777,8 +805,9 @@ TEST_F(CatalogTest, StoredDuplicateResourcesLoadWithAWarning) {
   }
   Reopen();
   EXPECT_EQ(catalog_->share_count(), 2u);
-  EXPECT_THAT(catalog_->load_stats().warnings,
-              ElementsAre(b + ": resource name \"proj\" is already used by " + a));
+  EXPECT_THAT(
+      catalog_->load_stats().warnings,
+      ElementsAre(b + ": resource name \"proj\" is already used by " + a));
 }
 
 TEST_F(CatalogTest, ShareOptionsCanBeSetAndCleared) {

@@ -59,8 +59,23 @@ bool DecodeText(XDR* x, std::string* out) {
   u_int size = 0;
   if (!::xdr_u_int(x, &size)) return false;
   if (size == ~0u || !sharemgr_xdr_fits(x, size, 1)) return false;
+  if (size == 0) {
+    out->clear();
+    return true;
+  }
+  // A memory stream (every call record) hands out the bytes in place: one
+  // copy, no zero-filled resize. The padding is skipped unread, as
+  // xdr_opaque does.
+  const u_int padded = (size + 3) & ~3u;
+  if (padded >= size) {
+    if (const auto* p = reinterpret_cast<const char*>(
+            xdr_inline(x, static_cast<int>(padded)))) {
+      if (std::memchr(p, '\0', size) != nullptr) return false;
+      out->assign(p, size);
+      return true;
+    }
+  }
   out->resize(size);
-  if (size == 0) return true;
   if (!::xdr_opaque(x, out->data(), size)) return false;
   return std::memchr(out->data(), '\0', size) == nullptr;
 }

@@ -1,7 +1,9 @@
 #include "libshare/path.h"
 
 #include <string>
+#include <vector>
 
+#include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -83,6 +85,40 @@ TEST(ValidatePath, TerminalEscapeIsRefused) {
   EXPECT_EQ(Error("/a\x1b[2Jb"),
             "path \"/a\\033[2Jb\": contains a control character");
   EXPECT_THAT(Error("/a\x7f"), HasSubstr("control character"));
+}
+
+// Every string of up to 6 bytes over the characters the rules look at:
+// ValidatePath accepts exactly what the rules, applied one by one, accept.
+TEST(ValidatePath, AcceptsExactlyWhatEachRuleAllows) {
+  const std::string alphabet("/.a\t\0\x7f", 6);
+  auto by_rules = [](const std::string& p) {
+    if (p.empty() || p[0] != '/') return false;
+    for (char c : p) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+    }
+    if (p == "/") return true;
+    std::size_t start = 1;
+    for (;;) {
+      std::size_t end = p.find('/', start);
+      const std::string comp =
+          p.substr(start, end == std::string::npos ? end : end - start);
+      if (comp.empty() || comp == "." || comp == "..") return false;
+      if (end == std::string::npos) return true;
+      start = end + 1;
+    }
+  };
+  std::vector<std::string> layer = {""};
+  int checked = 0;
+  for (int len = 0; len <= 6; ++len) {
+    std::vector<std::string> next;
+    for (const std::string& p : layer) {
+      EXPECT_EQ(ValidatePath(p).ok(), by_rules(p)) << absl::CEscape(p);
+      ++checked;
+      for (char c : alphabet) next.push_back(p + c);
+    }
+    layer = std::move(next);
+  }
+  EXPECT_EQ(checked, 1 + 6 + 36 + 216 + 1296 + 7776 + 46656);
 }
 
 TEST(NormalizePath, CollapsesSlashesAndDropsTrailingSlash) {

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -299,6 +301,8 @@ void MgmtService::Stop() {
     sharetab_stopping_ = true;
   }
   if (sharetab_writer_.joinable()) sharetab_writer_.join();
+  absl::MutexLock l(&release_mu_);
+  if (release_thread_.joinable()) release_thread_.join();
 }
 
 void MgmtService::StartSharetabWriter() {
@@ -625,13 +629,36 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   }
   libshare::BatchResult r = ApplyBatch(batch, caller);
   *error = !r.ok();
+  const accept_stat encoded = EncodeBatchResult(r, out);
   if (batch.ops.size() >= kTrimAfterOps) {
-    // A big batch leaves megabytes of freed decode buffers in malloc's
-    // arenas; give them back so RSS reflects the table, not the last batch.
-    batch = libshare::Batch();
-    ::malloc_trim(0);
+    ReleaseAfterReply(std::move(batch), std::move(r));
   }
-  return EncodeBatchResult(r, out);
+  return encoded;
+}
+
+void MgmtService::ReleaseAfterReply(libshare::Batch batch,
+                                    libshare::BatchResult result) {
+  // Freeing a big batch's operations and change list is a free() per text
+  // (a million of each at 1,000,000 shares, a few hundred ms), and
+  // malloc_trim then walks the heap: both on a thread of their own, so the
+  // reply goes out first. The trim gives the freed megabytes back, so RSS
+  // reflects the table, not the last batch.
+  auto release = [](libshare::Batch b, libshare::BatchResult r) {
+    b = libshare::Batch();
+    r = libshare::BatchResult();
+    ::malloc_trim(0);
+  };
+  absl::MutexLock l(&release_mu_);
+  if (release_thread_.joinable()) release_thread_.join();  // long done
+  try {
+    release_thread_ = std::thread(
+        [release, b = std::move(batch), r = std::move(result)]() mutable {
+          NameThisThread("sm-release");
+          release(std::move(b), std::move(r));
+        });
+  } catch (const std::system_error&) {
+    release(std::move(batch), std::move(result));  // no thread: here
+  }
 }
 
 libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch) {

@@ -171,6 +171,12 @@ class MgmtService final : public RpcProgram {
   // Starts the writer thread if it is not running.
   void StartSharetabWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_);
 
+  // Frees a big batch and its result, and trims the heap, after its reply
+  // (on release_thread_; in the caller if no thread can start).
+  void ReleaseAfterReply(libshare::Batch batch, libshare::BatchResult result);
+  absl::Mutex release_mu_;
+  std::thread release_thread_ ABSL_GUARDED_BY(release_mu_);
+
   absl::Mutex sharetab_mu_;
   std::string sharetab_error_ ABSL_GUARDED_BY(sharetab_mu_);
   uint64_t sharetab_requested_ ABSL_GUARDED_BY(sharetab_mu_) = 0;

@@ -23,9 +23,9 @@
 namespace sharemgrd {
 namespace {
 
-// A batch's arguments as the client sends them (XDR, at most 4 KiB here).
-std::string EncodeArgs(mgmt_batch_args& args) {
-  std::string in(4096, '\0');
+// A batch's arguments as the client sends them (XDR, at most `room` bytes).
+std::string EncodeArgs(mgmt_batch_args& args, std::size_t room = 4096) {
+  std::string in(room, '\0');
   XDR x;
   xdrmem_create(&x, in.data(), in.size(), XDR_ENCODE);
   EXPECT_TRUE(xdr_mgmt_batch_args(&x, &args));
@@ -283,6 +283,51 @@ TEST_F(MgmtServiceTest, TruncatedOrNulCarryingBatchIsGarbageAndChangesNothing) {
   EXPECT_EQ(CallBatch(*service_, many, &st, &message), GARBAGE_ARGS);
   EXPECT_EQ(catalog_->group_count(), 0u);
   EXPECT_EQ(catalog_->share_count(), 0u);
+}
+
+// A big batch is freed, and the heap trimmed, on a thread of its own after
+// the reply is encoded; the next big batch and Stop() wait for that thread.
+TEST_F(MgmtServiceTest, BigBatchesAreReleasedAfterTheirRepliesAndOnStop) {
+  constexpr int kShares = 1200;  // above the release threshold (1,000 ops)
+  std::vector<std::string> paths;
+  for (int i = 0; i < kShares; ++i) {
+    paths.push_back(dir_ + "/export/u" + std::to_string(i));
+    ASSERT_EQ(mkdir(paths.back().c_str(), 0755), 0);
+  }
+  std::string group = "g", empty, origin = "test";
+  auto send = [&](mgmt_op_type type, bool with_group) {
+    std::vector<mgmt_op> ops(with_group ? kShares + 1 : kShares);
+    for (mgmt_op& op : ops) {
+      op.type = type;
+      op.group = group.data();
+      op.options = op.description = op.resource = empty.data();
+    }
+    if (with_group) {
+      ops[0].type = MGMT_OP_CREATE_GROUP;
+      ops[0].path = empty.data();
+    }
+    for (int i = 0; i < kShares; ++i) {
+      ops[i + (with_group ? 1 : 0)].path = paths[i].data();
+    }
+    mgmt_batch_args args{};
+    args.ops.ops_len = static_cast<u_int>(ops.size());
+    args.ops.ops_val = ops.data();
+    args.origin = origin.data();
+    mgmt_status st = MGMT_ERR_INTERNAL;
+    std::string message;
+    EXPECT_EQ(CallBatch(*service_, EncodeArgs(args, 1 << 20), &st, &message),
+              SUCCESS);
+    EXPECT_EQ(st, MGMT_OK) << message;
+  };
+  send(MGMT_OP_ADD_SHARE, /*with_group=*/true);
+  EXPECT_EQ(catalog_->share_count(), static_cast<std::size_t>(kShares));
+  send(MGMT_OP_REMOVE_SHARE, /*with_group=*/false);
+  EXPECT_EQ(catalog_->share_count(), 0u);
+  send(MGMT_OP_ADD_SHARE, /*with_group=*/false);
+  EXPECT_EQ(catalog_->share_count(), static_cast<std::size_t>(kShares));
+  service_->Stop();
+  service_.reset();
+  EXPECT_EQ(catalog_->share_count(), static_cast<std::size_t>(kShares));
 }
 
 // Polls (up to 4 s, below the store's 5 s busy timeout) until `n` changing

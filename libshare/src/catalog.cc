@@ -78,6 +78,78 @@ bool IsBelow(std::string_view p, std::string_view dir) {
          p[dir.size()] == '/';
 }
 
+// A map from paths (views that outlive it) to V, for the batch overlay:
+// open addressing over an array of 8-byte slots (the hash's high half and
+// an index), the entries in one vector in insertion order. A lookup at
+// 1,000,000 paths costs a slot and an entry, not std::unordered_map's
+// bucket, chain and prime modulo. Growing allocates first and then
+// rehashes, so a failed allocation leaves the map as it was: a batch must
+// survive std::bad_alloc with a clean error (tests/reliability
+// alloc_failure). Entries are never removed.
+template <typename V>
+class PathMap {
+ public:
+  struct Entry {
+    std::string_view key;
+    V value;
+    uint64_t hash;
+  };
+
+  void reserve(std::size_t n) {
+    entries_.reserve(n);
+    Grow(n);
+  }
+  V* find(std::string_view key) {
+    const uint64_t h = Hash(key);
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) return nullptr;
+      Entry& e = entries_[(slot & kIndexMask) - 1];
+      if ((slot >> 32) == (h >> 32) && e.key == key) return &e.value;
+    }
+  }
+  const V* find(std::string_view key) const {
+    return const_cast<PathMap*>(this)->find(key);
+  }
+  // The entry for `key`, made with V() if there is none.
+  V& operator[](std::string_view key) {
+    if (V* v = find(key)) return *v;
+    Grow(entries_.size() + 1);
+    entries_.push_back(Entry{key, V(), Hash(key)});
+    Place(entries_.size() - 1);
+    return entries_.back().value;
+  }
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  static constexpr uint64_t kIndexMask = 0xffffffff;
+  static uint64_t Hash(std::string_view key) {
+    return absl::Hash<absl::string_view>()(ToAbsl(key));
+  }
+  // Room for n entries at a load of at most one half.
+  void Grow(std::size_t n) {
+    std::size_t want = slot_count_ == 0 ? 16 : slot_count_;
+    while (want < 2 * n) want *= 2;
+    if (want == slot_count_) return;
+    auto fresh = std::make_unique<uint64_t[]>(want);  // may throw: no change
+    slots_ = std::move(fresh);
+    slot_count_ = want;
+    mask_ = want - 1;
+    for (std::size_t k = 0; k < entries_.size(); ++k) Place(k);
+  }
+  void Place(std::size_t k) {
+    const uint64_t h = entries_[k].hash;
+    std::size_t i = h & mask_;
+    while (slots_[i] != 0) i = (i + 1) & mask_;
+    slots_[i] = (h & ~kIndexMask) | (k + 1);
+  }
+
+  std::vector<Entry> entries_;
+  std::unique_ptr<uint64_t[]> slots_ = std::make_unique<uint64_t[]>(1);
+  std::size_t slot_count_ = 0;
+  std::size_t mask_ = 0;
+};
+
 // The table as an ordered batch would leave it, without copying the table:
 // entries here shadow the table's. Keys and names are views into the batch's
 // operations or the table's shares, both unchanged while the overlay lives,
@@ -153,15 +225,13 @@ class Overlay {
     std::vector<std::string_view> victims;
     if (const ShareGroup* g = table_.FindGroup(name)) {
       for (const Share& s : g->shares) {
-        if (shares_.find(ToAbsl(s.path)) == shares_.end()) {
+        if (shares_.find(s.path) == nullptr) {
           victims.push_back(s.path);
         }
       }
     }
-    for (const auto& [path, st] : shares_) {
-      if (st.exists && st.group == name) {
-        victims.push_back(std::string_view(path.data(), path.size()));
-      }
+    for (const auto& e : shares_.entries()) {
+      if (e.value.exists && e.value.group == name) victims.push_back(e.key);
     }
     for (std::string_view p : victims) RemoveShare(p);
     groups_[ToAbsl(name)] = Group{false, true, 0, {}, nullptr, {}};
@@ -172,11 +242,11 @@ class Overlay {
   // without one, the answer is the table's.
   std::optional<ShareState> FindShare(std::string_view path,
                                       bool* touched = nullptr) const {
-    auto it = shares_.find(ToAbsl(path));
-    if (touched != nullptr) *touched = it != shares_.end();
-    if (it != shares_.end()) {
-      if (!it->second.exists) return std::nullopt;
-      return it->second;
+    const ShareState* st = shares_.find(path);
+    if (touched != nullptr) *touched = st != nullptr;
+    if (st != nullptr) {
+      if (!st->exists) return std::nullopt;
+      return *st;
     }
     return TableShare(path);
   }
@@ -188,12 +258,11 @@ class Overlay {
   std::optional<ShareState> Visit(
       std::string_view path, uint32_t pass,
       std::unordered_set<std::string_view>& others) {
-    auto it = shares_.find(ToAbsl(path));
-    if (it != shares_.end()) {
-      if (it->second.inherit_pass == pass) return std::nullopt;
-      it->second.inherit_pass = pass;
-      if (!it->second.exists) return std::nullopt;
-      return it->second;
+    if (ShareState* st = shares_.find(path)) {
+      if (st->inherit_pass == pass) return std::nullopt;
+      st->inherit_pass = pass;
+      if (!st->exists) return std::nullopt;
+      return *st;
     }
     if (!others.insert(path).second) return std::nullopt;
     return TableShare(path);
@@ -202,7 +271,7 @@ class Overlay {
 
   // Replaces the state of an existing share (own options, resource).
   void UpdateShare(std::string_view path, const ShareState& st) {
-    shares_[ToAbsl(path)] = st;
+    shares_[path] = st;
   }
 
   void AddShare(std::string_view path, std::string_view group, uint64_t dev,
@@ -210,7 +279,7 @@ class Overlay {
     if (clear_folder_ == path || IsBelow(clear_folder_, path)) {
       clear_folder_ = {};
     }
-    shares_[ToAbsl(path)] = ShareState{true, group, dev, own, false, resource};
+    shares_[path] = ShareState{true, group, dev, own, false, resource};
     FindGroup(group)->count++;
     CountAncestors(path, dev, +1);
   }
@@ -220,7 +289,7 @@ class Overlay {
     if (!s) return;
     if (Group* g = FindGroup(s->group)) g->count--;
     CountAncestors(path, s->dev, -1);
-    shares_[ToAbsl(path)] = ShareState{false, {}, 0, {}, false, {}};
+    shares_[path] = ShareState{false, {}, 0, {}, false, {}};
   }
 
   void MoveShare(std::string_view path, std::string_view group) {
@@ -228,7 +297,7 @@ class Overlay {
     if (Group* g = FindGroup(s->group)) g->count--;
     FindGroup(group)->count++;
     s->group = group;
-    shares_[ToAbsl(path)] = *s;
+    shares_[path] = *s;
   }
 
   // The nesting rule against the table and the batch so far.
@@ -267,13 +336,14 @@ class Overlay {
     auto consider = [&](std::string_view p) {
       if (best.empty() || p < best) best = p;
     };
-    for (const auto& [p, st] : shares_) {
-      std::string_view v(p.data(), p.size());
-      if (st.exists && st.dev == dev && IsBelow(v, path)) consider(v);
+    for (const auto& e : shares_.entries()) {
+      if (e.value.exists && e.value.dev == dev && IsBelow(e.key, path)) {
+        consider(e.key);
+      }
     }
     table_.ForEachShare([&](const Share& s) {
       if (s.dev == dev && IsBelow(s.path, path) &&
-          shares_.find(ToAbsl(s.path)) == shares_.end()) {
+          shares_.find(s.path) == nullptr) {
         consider(s.path);
       }
     });
@@ -322,7 +392,7 @@ class Overlay {
   // (a view of the caller's name, which outlives the overlay).
   std::string_view last_group_name_;
   Group* last_group_ = nullptr;
-  ViewMap<ShareState> shares_{&arena_};
+  PathMap<ShareState> shares_;
   // The inner maps take arena_ too (uses-allocator construction).
   ViewMap<std::pmr::unordered_map<uint64_t, int64_t>> below_{&arena_};
   // CountAncestors' last chain: the counters of chain_parent_ and its

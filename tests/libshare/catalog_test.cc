@@ -141,6 +141,30 @@ TEST_F(CatalogTest, DeletingNonEmptyGroupNeedsForce) {
   EXPECT_EQ(catalog_->group_count(), 0u);
 }
 
+// A short batch deleting a big group grows the overlay far past the room
+// reserved for its operations; what it removed stays removed for the rest
+// of the batch, and a path removed can be shared again.
+TEST_F(CatalogTest, ShortBatchDeletingABigGroupSeesEveryShareItRemoved) {
+  std::vector<Operation> ops = {CreateGroup("homes")};
+  std::vector<std::string> paths;
+  for (int i = 0; i < 300; ++i) {
+    paths.push_back(dir_.Mkdir("u" + std::to_string(i)));
+    ops.push_back(AddShare(paths.back(), "homes"));
+  }
+  MustApply(ops);
+  ASSERT_EQ(catalog_->share_count(), 300u);
+  Operation del = GroupOp(Type::kDeleteGroup, "homes");
+  del.force = true;
+  BatchResult r = Apply({del, RemoveShare(paths[7])});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message, paths[7] + ": not shared");
+  MustApply({del, CreateGroup("homes"), AddShare(paths[7], "homes"),
+             AddShare(paths[299], "homes")});
+  EXPECT_THAT(SharePaths(), ElementsAre(paths[299], paths[7]));  // path order
+  Reopen();
+  EXPECT_EQ(catalog_->share_count(), 2u);
+}
+
 // Validation and linking remember the group the last operation named; a
 // group deleted and created again in the batch is a new group.
 TEST_F(CatalogTest, GroupDeletedAndCreatedAgainInOneBatchHoldsTheLaterShares) {

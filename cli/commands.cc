@@ -399,6 +399,13 @@ namespace {
 
 // The path of -s, normalized, into *path.
 absl::Status UserPath(std::string_view text, std::string* path) {
+  // A valid path is its own normal form (path.h): the usual path is then
+  // taken as it is, without NormalizePath's search for "//" and copies
+  // (half of what parsing a batch's add-share line cost).
+  if (libshare::ValidatePath(text).ok()) {
+    path->assign(text);
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::string> p = libshare::NormalizePath(text);
   if (!p.ok()) return absl::FailedPreconditionError(p.status().message());
   *path = *std::move(p);

@@ -298,23 +298,42 @@ absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
 
 absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
                                      absl::Span<const std::string> words) {
+  const std::vector<std::string_view> views(words.begin(), words.end());
+  ArgViews v;
+  if (absl::Status s = ParseArgViews(spec, views, &v); !s.ok()) return s;
   ParsedArgs out;
+  for (const ArgViews::Given& g : v.given) {
+    const std::string name(g.option->name);
+    if (g.option->arg.empty()) {
+      ++out.flags[name];
+    } else {
+      out.values[name].emplace_back(g.value);
+    }
+  }
+  out.args.assign(v.args.begin(), v.args.end());
+  out.help = v.help;
+  return out;
+}
+
+absl::Status ParseArgViews(const CommandSpec& spec,
+                           absl::Span<const std::string_view> words,
+                           ArgViews* out) {
   const auto find = [&](std::string_view name) -> const OptionSpec* {
     for (const auto& o : spec.options) {
-      if (o.name == name) return &o;
+      if (SameOptionName(o.name, name)) return &o;
     }
     if (TakesDryRun(spec)) {
       for (const auto& o : DryRunOptions()) {
-        if (o.name == name) return &o;
+        if (SameOptionName(o.name, name)) return &o;
       }
     }
     return nullptr;
   };
   bool only_args = false;
   for (size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
+    const std::string_view w = words[i];
     if (only_args || w.size() < 2 || w[0] != '-') {
-      out.args.push_back(w);
+      out->args.push_back(w);
       continue;
     }
     if (w == "--") {
@@ -322,14 +341,14 @@ absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
       continue;
     }
     if (w == "--help") {
-      out.help = true;
+      out->help = true;
       continue;
     }
-    std::string name = w;
-    std::optional<std::string> inline_value;
-    if (w.rfind("--", 0) == 0) {
+    std::string_view name = w;
+    std::optional<std::string_view> inline_value;
+    if (w.substr(0, 2) == "--") {
       size_t eq = w.find('=');
-      if (eq != std::string::npos) {
+      if (eq != std::string_view::npos) {
         name = w.substr(0, eq);
         inline_value = w.substr(eq + 1);
       }
@@ -342,56 +361,65 @@ absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
       std::vector<std::string_view> names = {"--help"};
       for (const auto& known : spec.options) names.push_back(known.name);
       return absl::InvalidArgumentError(
-          absl::StrCat("unknown option \"", w, "\"",
+          absl::StrCat("unknown option \"", A(w), "\"",
                        libshare::DidYouMean(w.substr(0, w.find('=')), names)));
     }
     if (o->arg.empty()) {
       if (inline_value) {
         return absl::InvalidArgumentError(
-            absl::StrCat("option \"", name, "\" takes no value"));
+            absl::StrCat("option \"", A(name), "\" takes no value"));
       }
-      ++out.flags[name];
+      out->given.push_back({o, {}});
       continue;
     }
     if (!inline_value) {
       if (i + 1 >= words.size()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "option \"", name, "\" needs a value (", A(o->arg), ")"));
+            "option \"", A(name), "\" needs a value (", A(o->arg), ")"));
       }
       inline_value = words[++i];
     }
-    out.values[name].push_back(*std::move(inline_value));
+    out->given.push_back({o, *inline_value});
   }
-  if (out.help) return out;
-  const int n = static_cast<int>(out.args.size());
+  if (out->help) return absl::OkStatus();
+  const int n = static_cast<int>(out->args.size());
   if (n < spec.min_args || (spec.max_args >= 0 && n > spec.max_args)) {
     if (n > spec.max_args && spec.max_args >= 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("unexpected argument \"", out.args[spec.max_args],
+          absl::StrCat("unexpected argument \"", A(out->args[spec.max_args]),
                        "\"; usage: ", A(spec.name), " ", A(spec.synopsis)));
     }
     return absl::InvalidArgumentError(absl::StrCat(
         "missing argument; usage: ", A(spec.name), " ", A(spec.synopsis)));
   }
-  return out;
+  return absl::OkStatus();
 }
 
 namespace {
 
-absl::StatusOr<std::string> UserPath(const std::string& text) {
+// The path of -s, normalized, into *path.
+absl::Status UserPath(std::string_view text, std::string* path) {
+  // A valid path is its own normal form (path.h): the usual path is then
+  // taken as it is, without NormalizePath's search for "//" and copies
+  // (half of what parsing a batch's add-share line cost).
+  if (libshare::ValidatePath(text).ok()) {
+    path->assign(text);
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::string> p = libshare::NormalizePath(text);
   if (!p.ok()) return absl::FailedPreconditionError(p.status().message());
-  return p;
+  *path = *std::move(p);
+  return absl::OkStatus();
 }
 
-absl::Status NeedOption(const ParsedArgs& a, std::string_view opt,
+absl::Status NeedOption(const ArgViews& a, std::string_view opt,
                         const CommandSpec& spec) {
-  if (a.values.count(opt)) return absl::OkStatus();
+  if (a.Has(opt)) return absl::OkStatus();
   std::string hint;
   if (opt == "-s") {
-    for (const auto& arg : a.args) {
+    for (std::string_view arg : a.args) {
       if (!arg.empty() && arg[0] == '/') {
-        hint = absl::StrCat(" (give the path \"", arg, "\" with -s)");
+        hint = absl::StrCat(" (give the path \"", A(arg), "\" with -s)");
         break;
       }
     }
@@ -401,68 +429,31 @@ absl::Status NeedOption(const ParsedArgs& a, std::string_view opt,
                    "; usage: ", A(spec.name), " ", A(spec.synopsis)));
 }
 
-// The options a changing command cannot go without.
-std::vector<std::string_view> RequiredOptions(std::string_view command) {
+// The option a changing command cannot go without, or "".
+std::string_view RequiredOption(std::string_view command) {
   if (command == "add-share" || command == "remove-share" ||
       command == "move-share") {
-    return {"-s"};
+    return "-s";
   }
   return {};
 }
 
-}  // namespace
+// *to = the value of `opt` if given. *to is empty before: assigning ""
+// would cost a call per field of every batch line.
+void CopyOption(const ArgViews& a, std::string_view opt, std::string* to) {
+  if (std::string_view v = a.Get(opt); !v.empty()) to->assign(v);
+}
 
-absl::StatusOr<ChangeCommand> ParseChangeCommand(
-    const std::vector<std::string>& words) {
-  if (words.empty()) return absl::InvalidArgumentError("empty command");
-  const CommandSpec* spec = FindCommand(words[0]);
-  if (spec == nullptr) {
-    std::vector<std::string_view> names;
-    for (const auto& c : Commands()) {
-      if (c.changes) names.push_back(c.name);
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown command \"", words[0], "\"",
-                     libshare::DidYouMean(words[0], names)));
-  }
-  if (!spec->changes) {
-    return absl::InvalidArgumentError(
-        "not a changing command (a batch holds create, delete, enable, "
-        "disable, add-share, remove-share, move-share, set, set-share, "
-        "unset)");
-  }
-  absl::StatusOr<ParsedArgs> parsed =
-      ParseArgs(*spec, absl::MakeConstSpan(words).subspan(1));
-  if (!parsed.ok()) return parsed.status();
-  const ParsedArgs& a = *parsed;
-  if (a.help) return absl::InvalidArgumentError("--help in a change");
-
-  // A missing required option is a usage error even when a positional
-  // argument is there (remove-share /export/a: the path without -s).
-  for (std::string_view required : RequiredOptions(spec->name)) {
-    if (absl::Status s = NeedOption(a, required, *spec); !s.ok()) return s;
-  }
-  ChangeCommand cmd;
-  cmd.name = std::string(spec->name);
-  cmd.dry_run = a.DryRun();
-  // The daemon refuses bad group names too; refusing them here says so
-  // before connecting, and keeps "--help" or "" out of batch files.
-  for (size_t i = 0; i < a.args.size(); ++i) {
-    const bool optional_group =
-        spec->name == "remove-share" || spec->name == "set-share";
-    if (optional_group && a.args[i].empty()) continue;
-    if (absl::Status s = libshare::ValidateGroupName(a.args[i]); !s.ok()) {
-      // A refusal (exit 1), as the daemon's, not a usage error.
-      return absl::FailedPreconditionError(s.message());
-    }
-  }
-  Operation op;
-  const std::string_view name = spec->name;
+// The one operation of a changing command other than enable and disable
+// (its required option and group names checked), into *op, which is new.
+absl::Status ParseOperation(const CommandSpec& spec, const ArgViews& a,
+                            Operation* op) {
+  const std::string_view name = spec.name;
   // An empty -o (think -o "$OPTS" with OPTS unset) would open a group to
   // every client, or silently mean "inherit" for a share: refused.
-  if (a.values.count("-o") && a.Get("-o").empty()) {
+  if (a.Has("-o") && a.Get("-o").empty()) {
     const bool share = name == "add-share" || name == "set-share" ||
-                       (name == "set" && a.values.count("-s"));
+                       (name == "set" && a.Has("-s"));
     return absl::FailedPreconditionError(
         share ? "option -o is empty; leave -o out to inherit the group's "
                 "options (unset -p all -s PATH GROUP drops a share's own)"
@@ -472,14 +463,118 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
                 "rw=@10.0.0.0/8");
   }
   if (name == "create") {
-    op.type = Operation::Type::kCreateGroup;
-    op.group = a.args[0];
-    op.options = a.Get("-o");
+    op->type = Operation::Type::kCreateGroup;
+    op->group = a.args[0];
+    CopyOption(a, "-o", &op->options);
   } else if (name == "delete") {
-    op.type = Operation::Type::kDeleteGroup;
-    op.group = a.args[0];
-    op.force = a.Has("-f");
-  } else if (name == "enable" || name == "disable") {
+    op->type = Operation::Type::kDeleteGroup;
+    op->group = a.args[0];
+    op->force = a.Has("-f");
+  } else if (name == "add-share") {
+    op->type = Operation::Type::kAddShare;
+    op->group = a.args[0];
+    CopyOption(a, "-o", &op->options);
+    CopyOption(a, "-d", &op->description);
+    CopyOption(a, "-r", &op->resource);
+  } else if (name == "remove-share") {
+    op->type = Operation::Type::kRemoveShare;
+    if (!a.args.empty()) op->group = a.args[0];
+  } else if (name == "move-share") {
+    op->type = Operation::Type::kMoveShare;
+    op->group = a.args[0];
+  } else if (name == "set") {
+    if (absl::Status s = NeedOption(a, "-o", spec); !s.ok()) return s;
+    op->type = Operation::Type::kSetOptions;
+    op->group = a.args[0];
+    CopyOption(a, "-o", &op->options);
+  } else if (name == "set-share") {
+    if (absl::Status s = NeedOption(a, "-s", spec); !s.ok()) return s;
+    op->type = Operation::Type::kModifyShare;
+    if (!a.args.empty()) op->group = a.args[0];
+    op->set_options = a.Has("-o");
+    op->set_description = a.Has("-d");
+    op->set_resource = a.Has("-r");
+    if (!op->set_options && !op->set_description && !op->set_resource) {
+      return absl::InvalidArgumentError(
+          "give at least one of -o, -d, -r; usage: set-share "
+          "[-o OPTS] [-d DESC] [-r RESOURCE] -s PATH [GROUP]");
+    }
+    CopyOption(a, "-o", &op->options);
+    CopyOption(a, "-d", &op->description);
+    CopyOption(a, "-r", &op->resource);
+  } else if (name == "unset") {
+    if (absl::Status s = NeedOption(a, "-p", spec); !s.ok()) return s;
+    op->type = Operation::Type::kUnsetOption;
+    op->group = a.args[0];
+    CopyOption(a, "-p", &op->options);
+    if (op->options == "all" && !a.Has("-s")) {
+      return absl::FailedPreconditionError(
+          "-p all needs -s PATH (a group's options are changed with set -o)");
+    }
+  }
+  if (a.Has("-s")) return UserPath(a.Get("-s"), &op->path);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ChangeCommand> ParseChangeCommand(
+    const std::vector<std::string>& words) {
+  const std::vector<std::string_view> views(words.begin(), words.end());
+  ChangeCommand cmd;
+  absl::StatusOr<ChangeMode> mode = AppendChangeCommand(views, &cmd.ops);
+  if (!mode.ok()) return mode.status();
+  static_cast<ChangeMode&>(cmd) = *mode;
+  cmd.name = words[0];
+  return cmd;
+}
+
+absl::StatusOr<ChangeMode> AppendChangeCommand(
+    absl::Span<const std::string_view> words, std::vector<Operation>* ops) {
+  if (words.empty()) return absl::InvalidArgumentError("empty command");
+  const CommandSpec* spec = FindCommand(words[0]);
+  if (spec == nullptr) {
+    std::vector<std::string_view> names;
+    for (const auto& c : Commands()) {
+      if (c.changes) names.push_back(c.name);
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown command \"", A(words[0]), "\"",
+                     libshare::DidYouMean(words[0], names)));
+  }
+  if (!spec->changes) {
+    return absl::InvalidArgumentError(
+        "not a changing command (a batch holds create, delete, enable, "
+        "disable, add-share, remove-share, move-share, set, set-share, "
+        "unset)");
+  }
+  ArgViews a;
+  if (absl::Status s = ParseArgViews(*spec, words.subspan(1), &a); !s.ok()) {
+    return s;
+  }
+  if (a.help) return absl::InvalidArgumentError("--help in a change");
+
+  // A missing required option is a usage error even when a positional
+  // argument is there (remove-share /export/a: the path without -s).
+  if (std::string_view required = RequiredOption(spec->name);
+      !required.empty()) {
+    if (absl::Status s = NeedOption(a, required, *spec); !s.ok()) return s;
+  }
+  ChangeMode mode;
+  mode.dry_run = a.DryRun();
+  // The daemon refuses bad group names too; refusing them here says so
+  // before connecting, and keeps "--help" or "" out of batch files.
+  const bool optional_group =
+      spec->name == "remove-share" || spec->name == "set-share";
+  for (std::string_view group : a.args) {
+    if (optional_group && group.empty()) continue;
+    if (absl::Status s = libshare::ValidateGroupName(group); !s.ok()) {
+      // A refusal (exit 1), as the daemon's, not a usage error.
+      return absl::FailedPreconditionError(s.message());
+    }
+  }
+  const std::string_view name = spec->name;
+  if (name == "enable" || name == "disable") {
     const Operation::Type t = name == "enable" ? Operation::Type::kEnableGroup
                                                : Operation::Type::kDisableGroup;
     if (a.Has("-a") == !a.args.empty()) {
@@ -488,69 +583,24 @@ absl::StatusOr<ChangeCommand> ParseChangeCommand(
           A(spec->synopsis)));
     }
     if (a.Has("-a")) {
-      cmd.all = true;
-      cmd.all_type = t;
-      return cmd;
+      mode.all = true;
+      mode.all_type = t;
+      return mode;
     }
-    for (const auto& g : a.args) {
-      Operation o;
+    for (std::string_view g : a.args) {
+      Operation& o = ops->emplace_back();
       o.type = t;
       o.group = g;
-      cmd.ops.push_back(std::move(o));
     }
-    return cmd;
-  } else if (name == "add-share") {
-    if (absl::Status s = NeedOption(a, "-s", *spec); !s.ok()) return s;
-    op.type = Operation::Type::kAddShare;
-    op.group = a.args[0];
-    op.options = a.Get("-o");
-    op.description = a.Get("-d");
-    op.resource = a.Get("-r");
-  } else if (name == "remove-share") {
-    if (absl::Status s = NeedOption(a, "-s", *spec); !s.ok()) return s;
-    op.type = Operation::Type::kRemoveShare;
-    if (!a.args.empty()) op.group = a.args[0];
-  } else if (name == "move-share") {
-    if (absl::Status s = NeedOption(a, "-s", *spec); !s.ok()) return s;
-    op.type = Operation::Type::kMoveShare;
-    op.group = a.args[0];
-  } else if (name == "set") {
-    if (absl::Status s = NeedOption(a, "-o", *spec); !s.ok()) return s;
-    op.type = Operation::Type::kSetOptions;
-    op.group = a.args[0];
-    op.options = a.Get("-o");
-  } else if (name == "set-share") {
-    if (absl::Status s = NeedOption(a, "-s", *spec); !s.ok()) return s;
-    op.type = Operation::Type::kModifyShare;
-    if (!a.args.empty()) op.group = a.args[0];
-    op.set_options = a.values.count("-o") != 0;
-    op.set_description = a.values.count("-d") != 0;
-    op.set_resource = a.values.count("-r") != 0;
-    if (!op.set_options && !op.set_description && !op.set_resource) {
-      return absl::InvalidArgumentError(
-          "give at least one of -o, -d, -r; usage: set-share "
-          "[-o OPTS] [-d DESC] [-r RESOURCE] -s PATH [GROUP]");
-    }
-    op.options = a.Get("-o");
-    op.description = a.Get("-d");
-    op.resource = a.Get("-r");
-  } else if (name == "unset") {
-    if (absl::Status s = NeedOption(a, "-p", *spec); !s.ok()) return s;
-    op.type = Operation::Type::kUnsetOption;
-    op.group = a.args[0];
-    op.options = a.Get("-p");
-    if (op.options == "all" && !a.values.count("-s")) {
-      return absl::FailedPreconditionError(
-          "-p all needs -s PATH (a group's options are changed with set -o)");
-    }
+    return mode;
   }
-  if (a.values.count("-s")) {
-    absl::StatusOr<std::string> p = UserPath(a.Get("-s"));
-    if (!p.ok()) return p.status();
-    op.path = *std::move(p);
+  // Made in place, and taken back if refused.
+  if (absl::Status s = ParseOperation(*spec, a, &ops->emplace_back());
+      !s.ok()) {
+    ops->pop_back();
+    return s;
   }
-  cmd.ops.push_back(std::move(op));
-  return cmd;
+  return mode;
 }
 
 }  // namespace sharectl

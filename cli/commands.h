@@ -9,12 +9,14 @@
 #ifndef SHARECTL_COMMANDS_H_
 #define SHARECTL_COMMANDS_H_
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -73,6 +75,44 @@ struct ParsedArgs {
   }
 };
 
+// Option names are a few characters: compared inline, not by a call to
+// memcmp (a batch line looks its options up a dozen times; with memcmp
+// calls that was a sixth of parsing it).
+inline bool SameOptionName(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// ParsedArgs as views of the words it was parsed from, which must outlive
+// it: a batch line's options are read without copying a word.
+struct ArgViews {
+  struct Given {
+    const OptionSpec* option;  // the spec's entry (or DryRunOptions()'s)
+    std::string_view value;    // "" for a flag
+  };
+  absl::InlinedVector<Given, 4> given;  // every option, in order
+  absl::InlinedVector<std::string_view, 2> args;
+  bool help = false;
+
+  bool DryRun() const { return Has("-n") || Has("--dry-run"); }
+  bool Has(std::string_view opt) const { return Find(opt) != nullptr; }
+  // The last value given for opt, or "".
+  std::string_view Get(std::string_view opt) const {
+    const Given* g = Find(opt);
+    return g == nullptr ? std::string_view() : g->value;
+  }
+  // The last time opt was given, or null.
+  const Given* Find(std::string_view opt) const {
+    for (auto it = given.rbegin(); it != given.rend(); ++it) {
+      if (SameOptionName(it->option->name, opt)) return &*it;
+    }
+    return nullptr;
+  }
+};
+
 // Parses words (after the command name) against spec. Accepts "-o V",
 // "-oV", "--long V", "--long=V" and "--" before positional arguments.
 // Errors are usage errors (kInvalidArgument) and name the culprit:
@@ -82,15 +122,24 @@ struct ParsedArgs {
     const CommandSpec& spec, const std::vector<std::string>& words);
 [[nodiscard]] absl::StatusOr<ParsedArgs> ParseArgs(
     const CommandSpec& spec, absl::Span<const std::string> words);
+// The same parse into views: ParseArgs copies its result.
+[[nodiscard]] absl::Status ParseArgViews(
+    const CommandSpec& spec, absl::Span<const std::string_view> words,
+    ArgViews* out);
 
-// A changing command turned into operations. enable/disable -a stand for
-// every group, which only the daemon knows: `all` is set and ops is empty.
-struct ChangeCommand {
-  std::string name;
-  std::vector<libshare::Operation> ops;
+// What a changing command means besides its operations. enable/disable -a
+// stand for every group, which only the daemon knows: `all` is set and the
+// command makes no operation.
+struct ChangeMode {
   bool all = false;
   libshare::Operation::Type all_type = libshare::Operation::Type::kEnableGroup;
   bool dry_run = false;  // -n / --dry-run
+};
+
+// A changing command turned into operations.
+struct ChangeCommand : ChangeMode {
+  std::string name;
+  std::vector<libshare::Operation> ops;
 };
 
 // words[0] is the command name. Errors: kInvalidArgument for a usage error
@@ -99,6 +148,13 @@ struct ChangeCommand {
 // the command name; callers prefix it.
 [[nodiscard]] absl::StatusOr<ChangeCommand> ParseChangeCommand(
     const std::vector<std::string>& words);
+
+// ParseChangeCommand for the many lines of a batch: the words are views,
+// and the command's operations are appended to *ops (none on error), so
+// that each line goes straight into the batch without a copy.
+[[nodiscard]] absl::StatusOr<ChangeMode> AppendChangeCommand(
+    absl::Span<const std::string_view> words,
+    std::vector<libshare::Operation>* ops);
 
 // The command words that ParseChangeCommand turns back into `op`
 // (libshare's, shared with the daemon's audit log).

@@ -8,20 +8,19 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <optional>
 #include <set>
-#include <system_error>
-#include <thread>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "batch_file.h"
 #include "batch_report.h"
 #include "commands.h"
 #include "dump.h"
@@ -56,6 +55,10 @@ struct Warning {
   std::string origin;
   std::string message;
 };
+
+// The origin of operation i of a batch being sent, asked only for an i
+// below the number of its operations.
+using OriginOf = absl::FunctionRef<std::string(std::size_t)>;
 
 // An origin as JSON: {"file", "line"} (either may be null), or null for
 // an operation sharectl made itself or one from the command line.
@@ -234,15 +237,15 @@ class Runner {
   int RunImport(const ParsedArgs& a);
   int RunChanges(const ParsedArgs& a);
 
-  // Sends ops as one batch. origins[i] prefixes operation i's errors
-  // ("FILE:12" for a batch line, "/etc/exports:3", or "sharectl").
+  // Sends ops as one batch. origin_of(i) prefixes operation i's errors
+  // ("FILE:12" for a batch line, "/etc/exports:3", or "sharectl"); it is
+  // asked only for the operations reported.
   // `problems` are bad lines found before sending: the other lines are
   // then sent as a dry run, so that every bad line is reported in one run
   // (sorted by FILE:LINE) and nothing is committed. With `summary`, one
   // summary line ends the report (label and lines set by the caller).
-  int Apply(std::string_view cmd, Batch batch,
-            const std::vector<std::string>& origins, bool progress,
-            std::vector<Problem> problems = {},
+  int Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
+            bool progress, std::vector<Problem> problems = {},
             BatchSummary* summary = nullptr);
   // Group names the daemon knows, for enable -a and import.
   absl::StatusOr<std::vector<std::string>> GroupNames(std::string_view cmd,
@@ -266,8 +269,7 @@ class Runner {
 // The options of `batch` that open to every client: one warning per
 // operation and concern, the same text for the same concern so that
 // FormatProblems collapses a table's worth of them.
-std::vector<Problem> OpenWarnings(const Batch& batch,
-                                  const std::vector<std::string>& origins) {
+std::vector<Problem> OpenWarnings(const Batch& batch, OriginOf origin_of) {
   std::vector<Problem> out;
   for (std::size_t i = 0; i < batch.ops.size(); ++i) {
     const Operation& op = batch.ops[i];
@@ -280,7 +282,7 @@ std::vector<Problem> OpenWarnings(const Batch& batch,
     if (!own_options) continue;
     for (const std::string& c : OpenConcerns(op.options)) {
       Problem& p = out.emplace_back();
-      p.origin = i < origins.size() ? origins[i] : "";
+      p.origin = origin_of(i);
       p.command = std::string(libshare::OperationName(op.type));
       p.index = i;
       p.message = absl::StrCat(
@@ -365,9 +367,9 @@ absl::StatusOr<std::vector<std::string>> Runner::GroupNames(
   return names;
 }
 
-int Runner::Apply(std::string_view cmd, Batch batch,
-                  const std::vector<std::string>& origins, bool progress,
-                  std::vector<Problem> problems, BatchSummary* summary) {
+int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
+                  bool progress, std::vector<Problem> problems,
+                  BatchSummary* summary) {
   const bool parse_failed = !problems.empty();
   const bool asked_dry_run = batch.dry_run;
   if (parse_failed) batch.dry_run = true;  // nothing may be committed
@@ -405,8 +407,8 @@ int Runner::Apply(std::string_view cmd, Batch batch,
     for (const auto& e : r->errors) {
       Problem& p = problems.emplace_back();
       p.index = e.index;
-      p.origin = e.index < origins.size() ? origins[e.index] : "";
       if (e.index < batch.ops.size()) {
+        p.origin = origin_of(e.index);
         p.command =
             std::string(libshare::OperationName(batch.ops[e.index].type));
       }
@@ -501,8 +503,9 @@ int Runner::RunChange(const CommandSpec& spec,
   }
   batch.dry_run = cmd->dry_run;
   batch.origin = std::string(spec.name);
-  int rc = Apply(spec.name, batch,
-                 std::vector<std::string>(batch.ops.size(), "sharectl"), false);
+  int rc = Apply(
+      spec.name, batch, [](std::size_t) { return std::string("sharectl"); },
+      false);
   if (rc == kExitOk && only != nullptr)
     ReportChange(spec.name, *only, old_group_options);
   return rc;
@@ -765,10 +768,10 @@ int Runner::RunCacheFlush(const ParsedArgs& a) {
   return kExitOk;
 }
 
-// All of `in` into `text`, in blocks: an istreambuf_iterator copy costs a
-// call per byte (12% of sharectl's CPU for a 15,000-line batch).
+// All of `in` into `text` (after what it holds), in blocks: an
+// istreambuf_iterator copy costs a call per byte (12% of sharectl's CPU
+// for a 15,000-line batch).
 void ReadAll(std::istream& in, std::string* text) {
-  text->clear();
   char block[1 << 16];
   while (in.read(block, sizeof block) || in.gcount() > 0) {
     text->append(block, static_cast<size_t>(in.gcount()));
@@ -782,57 +785,18 @@ bool ReadWholeFile(const std::string& path, std::string* text,
     *error = absl::StrCat(path, ": ", std::strerror(errno));
     return false;
   }
+  text->clear();
+  // Room for a regular file's size: a 15,000-line batch file was copied
+  // through four regrowths, each into fresh pages.
+  if (struct stat st; ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    text->reserve(static_cast<std::size_t>(st.st_size));
+  }
   ReadAll(f, text);
   if (f.bad()) {
     *error = absl::StrCat(path, ": read error");
     return false;
   }
   return true;
-}
-
-// From this many lines on, a batch's lines are parsed in two halves on
-// two threads (the machine has two cores; the daemon is idle meanwhile).
-constexpr std::size_t kParallelParseLines = 2048;
-
-// ParseChangeCommand of every line that split (nullopt for the others).
-// Each line's parse is a pure function of its words, so parsing the two
-// halves of a big batch at once gives the results of parsing in order.
-std::vector<std::optional<absl::StatusOr<ChangeCommand>>> ParseLines(
-    const std::vector<SplitLine>& lines) {
-  const std::size_t n = lines.size();
-  std::vector<std::optional<absl::StatusOr<ChangeCommand>>> out(n);
-  auto parse = [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      if (lines[i].error.empty()) out[i] = ParseChangeCommand(lines[i].words);
-    }
-  };
-  std::size_t half = n;
-  std::thread second;
-  std::exception_ptr second_failed;
-  if (n >= kParallelParseLines) {
-    half = n / 2;
-    try {
-      second = std::thread([&] {
-        try {
-          parse(half, n);
-        } catch (...) {
-          second_failed = std::current_exception();
-        }
-      });
-    } catch (const std::system_error&) {
-      half = n;  // no thread: all of it here
-    }
-  }
-  std::exception_ptr first_failed;
-  try {
-    parse(0, half);
-  } catch (...) {
-    first_failed = std::current_exception();
-  }
-  if (second.joinable()) second.join();
-  if (first_failed) std::rethrow_exception(first_failed);
-  if (second_failed) std::rethrow_exception(second_failed);
-  return out;
 }
 
 int Runner::RunBatch(const ParsedArgs& a) {
@@ -847,98 +811,65 @@ int Runner::RunBatch(const ParsedArgs& a) {
   }
   // Errors and the summary name lines as FILE:LINE.
   const std::string where = file == "-" ? "<stdin>" : file;
-  std::vector<SplitLine> lines = SplitShellLines(text);
-  const bool progress = env_.interactive && lines.size() > kProgressThreshold;
+  BatchFile parsed = ParseBatchFile(text, where);
+  // Said once the file is parsed (a few ms for 15,000 lines): the number
+  // of commands is known only then.
+  const bool progress =
+      env_.interactive && parsed.commands > kProgressThreshold;
   if (progress) {
-    err() << "sharectl: batch: parsing " << lines.size() << " commands"
+    err() << "sharectl: batch: parsing " << parsed.commands << " commands"
           << std::endl;
   }
   Batch batch;
   batch.dry_run = a.DryRun();
   batch.origin = absl::StrCat("batch ", where);
-  std::vector<std::string> origins;
-  // Most lines are one operation: growing these one by one moved every
-  // Operation log2(N) times.
-  batch.ops.reserve(lines.size());
-  origins.reserve(lines.size());
-  std::vector<std::pair<size_t, ChangeCommand>> all_commands;  // enable -a
-  std::vector<Problem> bad;
-  std::vector<std::optional<absl::StatusOr<ChangeCommand>>> parsed =
-      ParseLines(lines);
-  for (std::size_t li = 0; li < lines.size(); ++li) {
-    const SplitLine& l = lines[li];
-    const std::string what = l.words.empty() ? "batch" : l.words[0];
-    const std::string origin = absl::StrCat(where, ":", l.line);
-    if (!l.error.empty()) {
-      bad.push_back({origin, what, l.error});
-      continue;
-    }
-    absl::StatusOr<ChangeCommand>& cmd = *parsed[li];
-    if (!cmd.ok()) {
-      bad.push_back({origin, what, std::string(cmd.status().message())});
-      continue;
-    }
-    if (cmd->dry_run) {
-      bad.push_back({origin, what,
-                     "-n applies to the whole batch: sharectl batch -n FILE"});
-      continue;
-    }
-    if (cmd->all) {
-      // Placeholder: expanded below, once the daemon's groups are known.
-      all_commands.emplace_back(batch.ops.size(), *cmd);
-      origins.push_back(origin);
-      batch.ops.emplace_back();
-      continue;
-    }
-    for (auto& op : cmd->ops) {
-      batch.ops.push_back(std::move(op));
-      origins.push_back(origin);
-    }
-  }
+  batch.ops = std::move(parsed.ops);
+  std::vector<int> op_lines = std::move(parsed.op_lines);
   BatchSummary summary;
   summary.label = absl::StrCat("batch ", where);
-  summary.lines = lines.size();
-  if (!all_commands.empty()) {
+  summary.lines = parsed.commands;
+  if (!parsed.all.empty()) {
     int rc = kExitOk;
     auto names = GroupNames("batch", &rc);
     if (!names.ok()) {
-      if (!bad.empty()) ReportProblems(bad);
+      if (!parsed.bad.empty()) ReportProblems(parsed.bad);
       return rc;
     }
     // -a means every group that exists at that point of the batch.
-    Batch expanded;
-    expanded.dry_run = batch.dry_run;
-    expanded.origin = batch.origin;
-    std::vector<std::string> expanded_origins;
+    std::vector<Operation> expanded;
+    std::vector<int> expanded_lines;
     std::vector<std::string> known = *names;
     size_t next_all = 0;
     for (size_t i = 0; i < batch.ops.size(); ++i) {
-      if (next_all < all_commands.size() && all_commands[next_all].first == i) {
+      if (next_all < parsed.all.size() && parsed.all[next_all].first == i) {
         for (const auto& g : known) {
           Operation op;
-          op.type = all_commands[next_all].second.all_type;
+          op.type = parsed.all[next_all].second;
           op.group = g;
-          expanded.ops.push_back(std::move(op));
-          expanded_origins.push_back(origins[i]);
+          expanded.push_back(std::move(op));
+          expanded_lines.push_back(op_lines[i]);
         }
         ++next_all;
         continue;
       }
-      const Operation& op = batch.ops[i];
+      Operation& op = batch.ops[i];
       if (op.type == Operation::Type::kCreateGroup) known.push_back(op.group);
       if (op.type == Operation::Type::kDeleteGroup) {
         known.erase(std::remove(known.begin(), known.end(), op.group),
                     known.end());
       }
-      expanded.ops.push_back(op);
-      expanded_origins.push_back(origins[i]);
+      expanded.push_back(std::move(op));
+      expanded_lines.push_back(op_lines[i]);
     }
-    batch = std::move(expanded);
-    origins = std::move(expanded_origins);
+    batch.ops = std::move(expanded);
+    op_lines = std::move(expanded_lines);
   }
-  batch_warnings_ = OpenWarnings(batch, origins);
-  return Apply("batch", std::move(batch), origins, progress, std::move(bad),
-               &summary);
+  const auto origin_of = [&](std::size_t i) {
+    return absl::StrCat(where, ":", op_lines[i]);
+  };
+  batch_warnings_ = OpenWarnings(batch, origin_of);
+  return Apply("batch", std::move(batch), origin_of, progress,
+               std::move(parsed.bad), &summary);
 }
 
 // The files an --exports argument names: the file, the *.exports files of
@@ -1113,8 +1044,9 @@ int Runner::RunImport(const ParsedArgs& a) {
   summary.lines = entries.size();
   const bool progress =
       env_.interactive && batch.ops.size() > kProgressThreshold;
-  return Apply("import", std::move(batch), origins, progress,
-               std::move(stopping), &summary);
+  return Apply(
+      "import", std::move(batch), [&](std::size_t i) { return origins[i]; },
+      progress, std::move(stopping), &summary);
 }
 
 int Runner::RunChanges(const ParsedArgs& a) {

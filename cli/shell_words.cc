@@ -20,24 +20,50 @@ constexpr SpecialTable kSpecial;
 
 std::vector<SplitLine> SplitShellLines(std::string_view text) {
   std::vector<SplitLine> out;
+  ShellLineReader reader(text);
+  ShellLineView l;
+  while (reader.Next(&l)) {
+    SplitLine& s = out.emplace_back();
+    s.line = l.line;
+    s.words.assign(l.words.begin(), l.words.end());
+    s.error = std::string(l.error);
+  }
+  return out;
+}
+
+bool ShellLineReader::Next(ShellLineView* out) {
+  const std::string_view text = text_;
   const size_t n = text.size();
-  size_t i = 0;
-  int line = 1;
+  size_t i = pos_;
+  int line = line_;
+  // Tested first: clear() walks the deque's nodes even when it is empty,
+  // as it is for nearly every line.
+  if (!unquoted_.empty()) unquoted_.clear();
   while (i < n) {
-    SplitLine cur;
-    cur.line = line;
-    cur.words.reserve(4);  // "add-share -s PATH GROUP" without regrowing
-    std::string word;
+    out->line = line;
+    out->words.clear();
+    out->error = {};
+    // The word being read: `plain` while it is one run of plain characters
+    // of the text, else `copy` (made by owned() from the run so far).
+    std::string_view plain;
+    std::string* copy = nullptr;
     bool in_word = false;  // a word has started (even if empty, as in '')
     bool done = false;
+    const auto owned = [&]() -> std::string& {
+      if (copy == nullptr) copy = &unquoted_.emplace_back(plain);
+      return *copy;
+    };
     const auto end_word = [&] {
-      if (in_word) cur.words.push_back(std::move(word));
-      word.clear();
+      if (in_word) {
+        out->words.push_back(copy != nullptr ? std::string_view(*copy) : plain);
+      }
+      plain = {};
+      copy = nullptr;
       in_word = false;
     };
     // Skips the rest of the physical line, after an error.
-    const auto fail = [&](std::string why) {
-      cur.error = std::move(why);
+    const auto fail = [&](std::string_view why) {
+      out->error = why;
       while (i < n && text[i] != '\n') ++i;
       if (i < n) {
         ++i;
@@ -76,7 +102,7 @@ std::vector<SplitLine> SplitShellLines(std::string_view text) {
           ++line;
           continue;
         }
-        word.push_back(text[i + 1]);
+        owned().push_back(text[i + 1]);
         in_word = true;
         i += 2;
         continue;
@@ -87,12 +113,13 @@ std::vector<SplitLine> SplitShellLines(std::string_view text) {
           fail("unterminated single quote");
           break;
         }
-        word.append(text.substr(i + 1, close - i - 1));
+        owned().append(text.substr(i + 1, close - i - 1));
         in_word = true;
         i = close + 1;
         continue;
       }
       if (c == '"') {
+        std::string& word = owned();
         in_word = true;
         ++i;
         bool closed = false;
@@ -127,16 +154,28 @@ std::vector<SplitLine> SplitShellLines(std::string_view text) {
         continue;
       }
       // A run of plain characters (none of the above; '#' inside a word
-      // is plain), appended at once rather than a character at a time.
+      // is plain), taken at once rather than a character at a time: the
+      // word itself if it starts here, else added to the word's copy.
       size_t j = i + 1;
       while (j < n && !kSpecial[static_cast<unsigned char>(text[j])]) ++j;
-      word.append(text.data() + i, j - i);
-      in_word = true;
+      const std::string_view run = text.substr(i, j - i);
+      if (in_word) {
+        owned().append(run);
+      } else {
+        plain = run;
+        in_word = true;
+      }
       i = j;
     }
-    if (!cur.error.empty() || !cur.words.empty()) out.push_back(std::move(cur));
+    if (!out->error.empty() || !out->words.empty()) {
+      pos_ = i;
+      line_ = line;
+      return true;
+    }
   }
-  return out;
+  pos_ = i;
+  line_ = line;
+  return false;
 }
 
 std::string QuoteShellWord(std::string_view word) {

@@ -14,6 +14,7 @@
 #ifndef SHARECTL_SHELL_WORDS_H_
 #define SHARECTL_SHELL_WORDS_H_
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,36 @@ struct SplitLine {
 };
 
 std::vector<SplitLine> SplitShellLines(std::string_view text);
+
+// A SplitLine as views, from ShellLineReader.
+struct ShellLineView {
+  int line = 0;
+  std::vector<std::string_view> words;
+  std::string_view error;  // a constant text; empty if the line split
+};
+
+// SplitShellLines one command at a time, without a string per word: a
+// word that is one run of plain characters (no quote, backslash or joined
+// line: nearly every word of a batch file) is a view of the text itself;
+// only the others are copied, into strings the reader keeps until its next
+// Next(). A big batch file then splits without allocating.
+class ShellLineReader {
+ public:
+  // `text` must outlive the reader and the lines it gives.
+  explicit ShellLineReader(std::string_view text) : text_(text) {}
+
+  // Reads the next command into *out (its words replace out->words; blank
+  // and comment-only lines are skipped). False at the end of the text.
+  bool Next(ShellLineView* out);
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  int line_ = 1;
+  // The words of the current command that are not views of text_: a deque,
+  // so that adding one does not move the others under their views.
+  std::deque<std::string> unquoted_;
+};
 
 // Quotes `word` for SplitShellLines (and sh): unchanged if it holds only
 // safe characters, else in single quotes, with ' written as '\''.

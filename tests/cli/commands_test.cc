@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "libshare/path.h"
 #include "shell_words.h"
 
 namespace sharectl {
@@ -145,6 +146,42 @@ TEST(ParseChangeCommandTest, BadPathIsARefusalNotAUsageError) {
   auto c = Parse({"add-share", "-s", "relative/path", "g"});
   EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(c.status().message(), HasSubstr("relative/path"));
+}
+
+TEST(ParseChangeCommandTest, PathIsWhatNormalizePathMakesOfIt) {
+  // Valid paths are taken as they are, the others normalized or refused:
+  // either way as NormalizePath says.
+  const std::vector<std::string> paths = {"/",
+                                          "/a",
+                                          "/export/home/u1",
+                                          "/a/",
+                                          "//a//b//",
+                                          "/a/./b",
+                                          "/a/../b",
+                                          "/a/.",
+                                          "/.hidden",
+                                          "/a..b/c.",
+                                          "a/b",
+                                          "",
+                                          "/a\tb",
+                                          "/a\nb",
+                                          std::string("/a\0b", 4),
+                                          "/\x7f",
+                                          "/" + std::string(1023, 'x'),
+                                          "/" + std::string(1024, 'x'),
+                                          "/" + std::string(1024, 'x') + "/"};
+  for (const std::string& path : paths) {
+    auto c = Parse({"add-share", "-s", path, "g"});
+    absl::StatusOr<std::string> want = libshare::NormalizePath(path);
+    if (want.ok()) {
+      ASSERT_TRUE(c.ok()) << path << ": " << c.status();
+      EXPECT_EQ(c->ops[0].path, *want);
+    } else {
+      ASSERT_FALSE(c.ok()) << path;
+      EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
+      EXPECT_EQ(c.status().message(), want.status().message());
+    }
+  }
 }
 
 TEST(OperationWordsTest, ParseGivesBackTheSameOperation) {

@@ -350,9 +350,9 @@ TEST_F(RunTest, ShowDashSPrintsOneShareAndNamesTheEnclosingOne) {
 }
 
 }  // namespace
-TEST_F(RunTest, BigBatchParsedInTwoHalvesKeepsOrderAndEveryLinesError) {
-  // 5,000 lines (two parse threads from 2,048): errors in both halves and
-  // at the split, operations in file order, origins by line.
+TEST_F(RunTest, BigBatchKeepsOrderAndEveryLinesError) {
+  // 5,000 lines: errors near the start, the middle and the end, operations
+  // in file order, origins by line.
   std::string text;
   const int n = 5000;
   for (int i = 1; i <= n; ++i) {

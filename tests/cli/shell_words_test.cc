@@ -101,6 +101,46 @@ TEST(SplitShellLinesTest, CrLfLineEndsAreAccepted) {
   EXPECT_THAT(lines[1].words, ElementsAre("create", "b"));
 }
 
+TEST(ShellLineReaderTest, PlainWordsAreViewsOfTheText) {
+  const std::string text = "add-share -s /export/a g\ncreate g\n";
+  ShellLineReader reader(text);
+  ShellLineView l;
+  ASSERT_TRUE(reader.Next(&l));
+  EXPECT_THAT(l.words, ElementsAre("add-share", "-s", "/export/a", "g"));
+  for (std::string_view w : l.words) {
+    EXPECT_GE(w.data(), text.data()) << w;
+    EXPECT_LE(w.data() + w.size(), text.data() + text.size()) << w;
+  }
+  ASSERT_TRUE(reader.Next(&l));
+  EXPECT_EQ(l.line, 2);
+  EXPECT_THAT(l.words, ElementsAre("create", "g"));
+  EXPECT_FALSE(reader.Next(&l));
+}
+
+TEST(ShellLineReaderTest, WordsUnlikeTheirTextAreCopiedUnquoted) {
+  // A quote, an escape or a joined line anywhere in a word: the word is
+  // not a view of the text but its unquoted copy.
+  const std::string text = "a'b' c\\d ''e ab\\\ncd \"\" f\n";
+  ShellLineReader reader(text);
+  ShellLineView l;
+  ASSERT_TRUE(reader.Next(&l));
+  EXPECT_THAT(l.words, ElementsAre("ab", "cd", "e", "abcd", "", "f"));
+  EXPECT_TRUE(l.error.empty());
+  EXPECT_FALSE(reader.Next(&l));
+}
+
+TEST(ShellLineReaderTest, ErrorKeepsTheWordsBeforeIt) {
+  ShellLineReader reader("add-share -d 'oops\ncreate b");
+  ShellLineView l;
+  ASSERT_TRUE(reader.Next(&l));
+  EXPECT_EQ(l.error, "unterminated single quote");
+  EXPECT_THAT(l.words, ElementsAre("add-share", "-d"));
+  ASSERT_TRUE(reader.Next(&l));
+  EXPECT_EQ(l.line, 2);
+  EXPECT_TRUE(l.error.empty());
+  EXPECT_THAT(l.words, ElementsAre("create", "b"));
+}
+
 TEST(QuoteShellWordTest, SafeWordsStayBare) {
   EXPECT_EQ(QuoteShellWord("/export/home"), "/export/home");
   EXPECT_EQ(QuoteShellWord("rw=@10.0.0.0/8:.example.com"),

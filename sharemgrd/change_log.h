@@ -36,6 +36,10 @@ class ChangeLog {
   // `complete` false: its share list is unknown (out of memory), so the
   // log restarts after it, as it does for a batch bigger than max_shares.
   void Add(libshare::ChangeRecord record, bool complete = true);
+  // Whether a batch of `shares` share changes would be kept (else Add
+  // restarts the log after it): a caller need not copy a list that would
+  // be dropped.
+  bool Keeps(std::size_t shares) const { return shares <= max_shares_; }
 
   struct Answer {
     bool too_old = false;

@@ -813,8 +813,10 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
     record.origin = said;
     record.operations = r.applied;
     record.summary = listed ? absl::StrJoin(described, "; ") : counts;
-    record.shares = r.changes;
-    changes_.Add(std::move(record), r.changes_complete);
+    // A list too long to keep (a big batch) is not copied to be dropped.
+    const bool kept = changes_.Keeps(r.changes.size());
+    if (kept) record.shares = r.changes;
+    changes_.Add(std::move(record), r.changes_complete && kept);
   } else if (!r.ok() && !batch.dry_run) {
     LogLine(absl::StrCat(
         "batch by ", who, origin, " refused, nothing changed: ",

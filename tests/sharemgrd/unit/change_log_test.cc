@@ -66,6 +66,17 @@ TEST(ChangeLogTest, ABatchTooBigToKeepRestartsTheLogAfterIt) {
   EXPECT_TRUE(log.Since(2).batches.empty());
 }
 
+// Keeps answers as Add decides: what it says no to restarts the log.
+TEST(ChangeLogTest, KeepsTellsWhetherAddWouldKeepABatch) {
+  ChangeLog log(0, /*max_shares=*/4, 100);
+  EXPECT_TRUE(log.Keeps(4));
+  EXPECT_FALSE(log.Keeps(5));
+  log.Add(Batch(1, 4));
+  EXPECT_FALSE(log.Since(0).too_old);
+  ASSERT_EQ(log.Since(0).batches.size(), 1u);
+  EXPECT_EQ(log.Since(0).batches[0].shares.size(), 4u);
+}
+
 TEST(ChangeLogTest, AnIncompleteBatchRestartsTheLogAfterIt) {
   ChangeLog log(0);
   log.Add(Batch(1, 1));

@@ -182,6 +182,10 @@ class Overlay {
     std::string_view resource;
     // The last InheritPass that considered it (see Visit).
     uint32_t inherit_pass = 0;
+    // 1 + the segment (ApplyGroup) whose add-share made its Share object,
+    // 0 if the object is the table's: a new object starts with no
+    // inherited options.
+    uint32_t added_in = 0;
   };
 
   Overlay(const ShareTable& table, std::size_t ops) : table_(table) {
@@ -275,11 +279,13 @@ class Overlay {
   }
 
   void AddShare(std::string_view path, std::string_view group, uint64_t dev,
-                std::string_view own, std::string_view resource) {
+                std::string_view own, std::string_view resource,
+                uint32_t segment) {
     if (clear_folder_ == path || IsBelow(clear_folder_, path)) {
       clear_folder_ = {};
     }
-    shares_[path] = ShareState{true, group, dev, own, false, resource};
+    shares_[path] =
+        ShareState{true, group, dev, own, false, resource, 0, segment + 1};
     FindGroup(group)->count++;
     CountAncestors(path, dev, +1);
   }
@@ -608,8 +614,9 @@ void SetOwnOptions(Overlay& ov, std::string_view group, std::string_view path,
 // own options, group or group options the first `count` (valid) steps
 // change.
 void InheritPass(const ShareTable& table, const std::vector<Step>& steps,
-                 std::size_t count, Overlay& ov, OptionsCache& cache,
-                 std::vector<PendingInherit>* pending) {
+                 std::size_t count, uint32_t segment,
+                 const std::vector<std::string>& table_public, Overlay& ov,
+                 OptionsCache& cache, std::vector<PendingInherit>* pending) {
   InheritedCache inherited;
   // Each share once: the ones the batch touched are marked in the
   // overlay, the table's others here.
@@ -631,6 +638,16 @@ void InheritPass(const ShareTable& table, const std::vector<Step>& steps,
       p.is_public = p.inherited->compiled->public_fh;
     } else {
       p.is_public = g->compiled->public_fh;
+    }
+    // A share this segment added is linked with no inherited options and
+    // replaces_group false: an entry saying so would change nothing (and
+    // cost a lookup at link time, under the writer lock). Kept for a path
+    // that was a public share, which CheckPublic looks for here.
+    if (st->added_in == segment + 1 && p.inherited == nullptr && !p.replaces &&
+        !p.is_public &&
+        std::find(table_public.begin(), table_public.end(), path) ==
+            table_public.end()) {
+      return;
     }
     pending->push_back(std::move(p));
   };
@@ -949,7 +966,8 @@ std::size_t CatalogImpl::Validate(
   auto end_segment = [&](std::size_t end) ABSL_EXCLUSIVE_LOCKS_REQUIRED(
                          apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     if (errors->empty()) {
-      InheritPass(table_, *steps, end, ov, cache, &(*pending)[segment]);
+      InheritPass(table_, *steps, end, static_cast<uint32_t>(segment), public_,
+                  ov, cache, &(*pending)[segment]);
       CheckPublic(batch, segment_begin, end, ov, (*pending)[segment], errors);
     }
     if (!errors->empty()) return true;
@@ -1119,7 +1137,8 @@ std::size_t CatalogImpl::Validate(
           refuse_status(s);
           break;
         }
-        ov.AddShare(op.path, op.group, *dev, op.options, op.resource);
+        ov.AddShare(op.path, op.group, *dev, op.options, op.resource,
+                    static_cast<uint32_t>(segment));
         if (!op.resource.empty()) batch_resources[op.resource] = op.path;
         // An empty description needs an entry only to shadow one the
         // table or an earlier operation gives the path (removed, then

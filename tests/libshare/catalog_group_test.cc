@@ -232,5 +232,28 @@ TEST_F(CatalogGroupTest, ShareAddedByAnEarlierBatchIsChangedInALaterOne) {
   EXPECT_TRUE(m->options->scopes[0].ro_all);
 }
 
+// A share an earlier batch of the group added with its own options, and a
+// later one returns to its group's: linked in turn, it ends with the
+// group's options, not the ones the first batch linked.
+TEST_F(CatalogGroupTest, OwnOptionsAnEarlierBatchGaveAreDroppedByALaterOne) {
+  std::string a = dir_.Mkdir("a");
+  Operation own;
+  own.type = Operation::Type::kSetOptions;
+  own.group = "g";
+  own.path = a;
+  own.options = "";
+  std::vector<BatchResult> r =
+      ApplyGroup({BatchOf({AddShare(a, "g", "ro")}), BatchOf({own})});
+  ASSERT_TRUE(r[0].ok());
+  ASSERT_TRUE(r[1].ok());
+  auto m = catalog_->FindNearest(a);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_FALSE(m->options->scopes[0].ro_all);
+  std::vector<ShareInfo> shares = *catalog_->ListShares({});
+  ASSERT_EQ(shares.size(), 1u);
+  EXPECT_EQ(shares[0].options, "");
+  EXPECT_EQ(shares[0].effective_options, "");  // group g's
+}
+
 }  // namespace
 }  // namespace libshare

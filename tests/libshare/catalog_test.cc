@@ -759,6 +759,22 @@ TEST_F(CatalogTest, SecondPublicShareIsRefusedEvenInherited) {
   MustApply({Unset("g", "public", a), AddShare(b, "p")});
 }
 
+// The public share removed and added again without "public" is not public
+// any more: the batch may make another share public.
+TEST_F(CatalogTest, PublicShareAddedAgainWithoutPublicLeavesRoomForAnother) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  MustApply({CreateGroup("g"), AddShare(a, "g", "public")});
+  MustApply({RemoveShare(a), AddShare(a, "g"), AddShare(b, "g", "public")});
+  std::vector<ShareInfo> shares = *catalog_->ListShares({});
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_EQ(shares[0].effective_options, "");
+  EXPECT_EQ(shares[1].effective_options, "public");
+  BatchResult r = Apply({RemoveShare(a), AddShare(a, "g", "public")});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0].message, HasSubstr("a second public share"));
+}
+
 // A share the batch names twice (added, then changed; or changed, then
 // its group's options) is one share to the whole-table rules: one public
 // share is not "a second" one.

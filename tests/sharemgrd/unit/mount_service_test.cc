@@ -263,6 +263,31 @@ TEST(MountTableTest, RemovalsBetweenSteadyFlushesAllocateNothing) {
   EXPECT_EQ(t.path_count(), 0u);
 }
 
+// Past 65,536 changes without a flush (a store that keeps failing, a
+// client mounting and unmounting in a loop) the log is folded under the
+// lock: the last change of each key is what gets written, and the paths
+// of the changes folded away are let go.
+TEST(MountTableTest, LongLogWithoutFlushKeepsTheLastChangeOfEachKey) {
+  MountTable t;
+  const libshare::IpAddress a = *libshare::IpAddress::Parse("10.0.0.1");
+  const libshare::IpAddress b = *libshare::IpAddress::Parse("10.0.0.2");
+  ASSERT_TRUE(t.Add(b, "/kept", 1));
+  for (int i = 0; i < 50000; ++i) {
+    ASSERT_TRUE(t.Add(a, "/loop", 1));
+    ASSERT_TRUE(t.Remove(a, "/loop"));
+  }
+  ASSERT_TRUE(t.Add(a, "/loop", 1));
+  EXPECT_EQ(t.path_count(), 2u);
+  auto [added, removed] = t.TakeChanges();
+  EXPECT_THAT(added, ::testing::UnorderedElementsAre(
+                         libshare::MountRecord{"10.0.0.1", "/loop"},
+                         libshare::MountRecord{"10.0.0.2", "/kept"}));
+  EXPECT_THAT(removed, IsEmpty());
+  EXPECT_TRUE(t.Remove(a, "/loop"));
+  (void)t.TakeChanges();
+  EXPECT_EQ(t.path_count(), 1u) << "/loop is held by no record or change";
+}
+
 // DESIGN.md's memory budget: at most 300 bytes per mount record. The heap
 // in use (glibc's mallinfo2, chunk headers and the B-tree's nodes
 // included) before and after 64 clients x 900 paths each, once the

@@ -171,7 +171,10 @@ bool MountTable::Add(const IpAddress& client, absl::string_view path,
                      int64_t since) {
   absl::MutexLock l(&mu_);
   PathEntry* held = FindPath(path);
-  if (held != nullptr && records_.contains(Key{client, held})) return false;
+  // Where the record would go: found once, for the check and the insert.
+  auto at = held == nullptr ? records_.end()
+                            : records_.lower_bound(Key{client, held});
+  if (at != records_.end() && at->first == Key{client, held}) return false;
   auto pc = per_client_.find(client);
   const std::size_t mine = pc == per_client_.end() ? 0 : pc->second;
   if (records_.size() >= max_total_ || mine >= max_per_client_) {
@@ -185,10 +188,13 @@ bool MountTable::Add(const IpAddress& client, absl::string_view path,
         " records"));
     return false;
   }
-  if (held == nullptr) held = &*paths_.emplace(std::string(path), 0).first;
+  if (held == nullptr) {
+    held = &*paths_.emplace(std::string(path), 0).first;
+    at = records_.lower_bound(Key{client, held});
+  }
   held->second += 2;  // the record and its pending change
   const Key k{client, held};
-  records_.emplace(k, since);
+  records_.emplace_hint(at, k, since);
   if (pc == per_client_.end()) {
     per_client_.emplace(client, 1);
   } else {
@@ -325,6 +331,7 @@ MountTable::TakeChanges() {
   // written as text once, not once per change.
   SortByKey(&log);
   std::vector<MountRecord> added, removed;
+  added.reserve(log.size());
   const IpAddress* text_of = nullptr;  // the client client_text spells
   std::string client_text;
   for (std::size_t i = 0; i < log.size(); ++i) {

@@ -17,11 +17,12 @@
 # meet the same load.
 #
 # Besides latency, each run reports the daemon's CPU per call, which the
-# load of other processes does not change: the run time of its threads
-# (/proc/PID/task/*/schedstat, in ns) from before the run until 150 ms
-# after it (so the write-behind of the run's records, every 50 ms, is
-# counted), split into the record flusher (thread sm-mountflush) and the
-# rest.
+# load of other processes changes less (read the first/repeat ratio of the
+# same round): the run time of its threads (/proc/PID/task/*/schedstat, in
+# ns) from before the run until 150 ms after it (so the write-behind of the
+# run's records, every 50 ms, is counted), split into the record flusher
+# (thread sm-mountflush) and the rest. The first mounts' clients UMNTALL
+# after that window.
 #
 # Then a memory run leaves 64 x C first mounts in place and reads the
 # daemon's RSS before and after, with the record and decision counts from
@@ -124,13 +125,24 @@ load() {  # DAEMON LABEL ARGS...
           flush_cpu_us: ($f / 1000 / .calls), other_cpu_us: ($r / 1000 / .calls)}' \
     >>"$results"
 }
+# The first mounts' clients unmount everything after their run, outside its
+# measured window (their records' deletes are UMNTALL's work, not MNT's),
+# and the deletes are written before the next run starts.
+first() {  # DAEMON ROUND
+  local net=127.$((10 + $2)).0  # each round a new /16: addresses never seen
+  load "$1" "first $2" --first-mounts --source-base "$net.1" --no-cleanup
+  for ((c = 1; c <= 8; c++)); do
+    "$MOUNTPROBE" --server 127.0.0.1 --port "${d_port[$1]}" --source "$net.$c" \
+      umntall >/dev/null || fail "umntall from $net.$c"
+  done
+  sleep 0.15
+}
 pair() {  # DAEMON ROUND
-  local first_base=127.$((10 + $2)).0.1  # each round a new /16: never seen
   if (($2 % 2)); then
     load "$1" "repeat $2" --warmup 0 --source-base 127.0.2.1 --no-cleanup
-    load "$1" "first $2" --first-mounts --source-base "$first_base"
+    first "$1" "$2"
   else
-    load "$1" "first $2" --first-mounts --source-base "$first_base"
+    first "$1" "$2"
     load "$1" "repeat $2" --warmup 0 --source-base 127.0.2.1 --no-cleanup
   fi
 }
@@ -211,10 +223,12 @@ T
   cpu_w=$(per_round "$n" '$w.flush_cpu_us + $w.other_cpu_us' | median | two)
   cpu_f=$(per_round "$n" '$f.flush_cpu_us + $f.other_cpu_us' | median | two)
   flush_f=$(per_round "$n" '$f.flush_cpu_us' | median | two)
+  cpu_ratio=$(per_round "$n" '($f.flush_cpu_us + $f.other_cpu_us) /
+    ($w.flush_cpu_us + $w.other_cpu_us)' | median | two)
   cat <<T
 
 $n, median over rounds: first/repeat p50 $p50, p99 $p99; repeat/first calls/s $tput
-$n, daemon CPU per call (median): repeat $cpu_w us, first $cpu_f us (of which the flusher $flush_f us)
+$n, daemon CPU per call (median): repeat $cpu_w us, first $cpu_f us (of which the flusher $flush_f us); first/repeat of the same round $cpu_ratio
 $n, memory: ${mem[$n]}
 T
 done

@@ -176,8 +176,9 @@ class MountTable {
   // of a key wins): an MNT appends one, where a map of pending keys cost a
   // B-tree insert under the lock. Folded by the flusher, off the lock; and
   // under it when it reaches fold_at_ (a store that keeps failing, a
-  // client mounting and unmounting in a loop), so that it stays within
-  // twice the distinct keys changed, as a map would.
+  // client mounting and unmounting in a loop), so that it holds at most
+  // 65,536 changes or twice the distinct keys changed (a map held each
+  // once).
   std::vector<Change> log_ ABSL_GUARDED_BY(mu_);
   std::size_t fold_at_ ABSL_GUARDED_BY(mu_) = kMinFoldAt;
   static constexpr std::size_t kMinFoldAt = 1u << 16;

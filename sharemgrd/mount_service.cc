@@ -119,39 +119,62 @@ std::string FileHandleFor(uint64_t dev, uint64_t ino) {
   return h;
 }
 
-const std::string* MountTable::RefPath(absl::string_view path) {
+MountTable::PathEntry* MountTable::RefPath(absl::string_view path) {
   auto it = paths_.find(path);  // no string built for a path already held
   if (it == paths_.end()) it = paths_.emplace(std::string(path), 0).first;
   ++it->second;
-  return &it->first;
+  return &*it;
 }
 
-void MountTable::UnrefPath(const std::string* path) {
-  auto it = paths_.find(*path);
-  if (it != paths_.end() && --it->second == 0) paths_.erase(it);
+void MountTable::UnrefPath(PathEntry* path) {
+  if (--path->second == 0) paths_.erase(paths_.find(path->first));
 }
 
-const std::string* MountTable::FindPath(absl::string_view path) const {
+MountTable::PathEntry* MountTable::FindPath(absl::string_view path) {
   auto it = paths_.find(path);
-  return it == paths_.end() ? nullptr : &it->first;
+  return it == paths_.end() ? nullptr : &*it;
 }
 
-void MountTable::SetPending(const Key& k, bool present) {
-  auto [it, inserted] = pending_.try_emplace(k, present);
-  if (inserted) {
-    RefPath(*k.path);
-  } else {
-    it->second = present;
+void MountTable::Log(const Key& k, bool present) {
+  log_.push_back({k, present});
+  if (log_.size() >= fold_at_) {
+    FoldLocked(&log_);
+    fold_at_ = std::max(kMinFoldAt, 2 * log_.size());
   }
+}
+
+// Stable: of a key's changes, the last logged stays last.
+void MountTable::SortByKey(std::vector<Change>* log) {
+  std::stable_sort(
+      log->begin(), log->end(),
+      [](const Change& a, const Change& b) { return a.key < b.key; });
+}
+
+bool MountTable::Replaced(const std::vector<Change>& sorted, std::size_t i) {
+  return i + 1 < sorted.size() && sorted[i + 1].key == sorted[i].key;
+}
+
+void MountTable::FoldLocked(std::vector<Change>* log) {
+  SortByKey(log);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < log->size(); ++i) {
+    if (Replaced(*log, i)) {
+      UnrefPath((*log)[i].key.path);
+    } else {
+      (*log)[kept++] = (*log)[i];
+    }
+  }
+  log->resize(kept);
 }
 
 bool MountTable::Add(const IpAddress& client, absl::string_view path,
                      int64_t since) {
   absl::MutexLock l(&mu_);
-  if (const std::string* held = FindPath(path);
-      held != nullptr && records_.contains(Key{client, held})) {
-    return false;
-  }
+  PathEntry* held = FindPath(path);
+  // Where the record would go: found once, for the check and the insert.
+  auto at = held == nullptr ? records_.end()
+                            : records_.lower_bound(Key{client, held});
+  if (at != records_.end() && at->first == Key{client, held}) return false;
   auto pc = per_client_.find(client);
   const std::size_t mine = pc == per_client_.end() ? 0 : pc->second;
   if (records_.size() >= max_total_ || mine >= max_per_client_) {
@@ -165,16 +188,25 @@ bool MountTable::Add(const IpAddress& client, absl::string_view path,
         " records"));
     return false;
   }
-  const Key k{client, RefPath(path)};
-  records_.emplace(k, since);
-  ++per_client_[client];
-  SetPending(k, true);
+  if (held == nullptr) {
+    held = &*paths_.emplace(std::string(path), 0).first;
+    at = records_.lower_bound(Key{client, held});
+  }
+  held->second += 2;  // the record and its pending change
+  const Key k{client, held};
+  records_.emplace_hint(at, k, since);
+  if (pc == per_client_.end()) {
+    per_client_.emplace(client, 1);
+  } else {
+    ++pc->second;
+  }
+  Log(k, true);
   return true;
 }
 
 bool MountTable::Remove(const IpAddress& client, absl::string_view path) {
   absl::MutexLock l(&mu_);
-  const std::string* held = FindPath(path);
+  PathEntry* held = FindPath(path);
   if (held == nullptr) return false;
   const Key k{client, held};
   if (records_.erase(k) == 0) return false;
@@ -182,8 +214,7 @@ bool MountTable::Remove(const IpAddress& client, absl::string_view path) {
       it != per_client_.end() && --it->second == 0) {
     per_client_.erase(it);
   }
-  SetPending(k, false);
-  UnrefPath(held);
+  Log(k, false);  // takes over the record's path reference
   return true;
 }
 
@@ -194,8 +225,7 @@ std::size_t MountTable::RemoveClient(const IpAddress& client) {
   while (it != records_.end() && it->first.client == client) {
     const Key k = it->first;
     it = records_.erase(it);
-    SetPending(k, false);
-    UnrefPath(k.path);
+    Log(k, false);  // takes over the record's path reference
     ++n;
   }
   per_client_.erase(client);
@@ -234,7 +264,7 @@ void MountTable::Load(const std::vector<MountRecord>& records) {
                            "\" is not an address"));
       continue;
     }
-    const std::string* held = FindPath(r.path);
+    PathEntry* held = FindPath(r.path);
     if (held != nullptr && records_.contains(Key{*a, held})) continue;
     records_.emplace(Key{*a, RefPath(r.path)}, 0);
     ++per_client_[*a];
@@ -247,7 +277,7 @@ std::vector<MountListing> MountTable::List() const {
     absl::MutexLock l(&mu_);
     out.reserve(records_.size());
     for (const auto& [k, since] : records_) {
-      out.push_back({k.client, *k.path, since});
+      out.push_back({k.client, k.path->first, since});
     }
   }
   // Records are ordered by address, then by where their path is held:
@@ -284,40 +314,60 @@ std::size_t MountTable::path_count() const {
 
 bool MountTable::has_changes() const {
   absl::MutexLock l(&mu_);
-  return !pending_.empty();
+  return !log_.empty();
 }
 
 std::pair<std::vector<MountRecord>, std::vector<MountRecord>>
 MountTable::TakeChanges() {
-  absl::btree_map<Key, bool> p;
+  std::vector<Change> log;
   {
     absl::MutexLock l(&mu_);
-    p.swap(pending_);
+    log.swap(log_);
+    log_.swap(spare_);
   }
-  // The pending references keep the paths alive until released below; the
-  // strings are built without the lock, so MNT never waits for this.
+  // Folded and turned into text without the lock, so MNT never waits for
+  // this; the log's path references keep the texts alive until let go
+  // below. Sorted by key, a client's changes are together: its address is
+  // written as text once, not once per change.
+  SortByKey(&log);
   std::vector<MountRecord> added, removed;
-  for (auto& [k, present] : p) {
-    (present ? added : removed).push_back({k.client.ToString(), *k.path});
+  added.reserve(log.size());
+  const IpAddress* text_of = nullptr;  // the client client_text spells
+  std::string client_text;
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    const Change& c = log[i];
+    if (Replaced(log, i)) continue;
+    if (text_of == nullptr || *text_of != c.key.client) {
+      text_of = &c.key.client;
+      client_text = c.key.client.ToString();
+    }
+    (c.present ? added : removed).push_back({client_text, c.key.path->first});
   }
   absl::MutexLock l(&mu_);
-  for (auto& [k, present] : p) UnrefPath(k.path);
+  for (const Change& c : log) UnrefPath(c.key.path);
+  log.clear();
+  if (log.capacity() > spare_.capacity()) spare_.swap(log);
   return {std::move(added), std::move(removed)};
 }
 
 void MountTable::Restore(std::vector<MountRecord> added,
                          std::vector<MountRecord> removed) {
   absl::MutexLock l(&mu_);
-  // A newer change to the same key wins over the failed one.
+  // Put before the changes logged since, so that a newer change to the
+  // same key wins over the failed one.
+  std::vector<Change> restored;
+  restored.reserve(added.size() + removed.size());
   for (const auto* list : {&added, &removed}) {
     for (const MountRecord& r : *list) {
       std::optional<IpAddress> a = IpAddress::Parse(r.client);
       if (!a.has_value()) continue;
-      const std::string* path = RefPath(r.path);
-      if (!pending_.try_emplace(Key{*a, path}, list == &added).second) {
-        UnrefPath(path);
-      }
+      restored.push_back({Key{*a, RefPath(r.path)}, list == &added});
     }
+  }
+  log_.insert(log_.begin(), restored.begin(), restored.end());
+  if (log_.size() >= fold_at_) {
+    FoldLocked(&log_);
+    fold_at_ = std::max(kMinFoldAt, 2 * log_.size());
   }
 }
 

@@ -126,38 +126,65 @@ class MountTable {
   std::size_t max_per_client() const { return max_per_client_; }
 
  private:
-  // The path points into paths_, which holds one reference per record and
-  // per pending change using it.
+  // A held path text and its references: one per record and one per
+  // pending change using it. Node-based, so the pointer a Key keeps stays
+  // valid, and a reference is let go without looking the text up again.
+  using PathEntry = std::pair<const std::string, uint32_t>;
   struct Key {
     libshare::IpAddress client;
-    const std::string* path;
+    PathEntry* path;
     friend bool operator<(const Key& a, const Key& b) {
       if (a.client.bytes != b.client.bytes) {
         return a.client.bytes < b.client.bytes;
       }
-      return std::less<const std::string*>()(a.path, b.path);
+      return std::less<>()(a.path, b.path);
+    }
+    friend bool operator==(const Key& a, const Key& b) {
+      return a.client == b.client && a.path == b.path;
     }
   };
-  const std::string* RefPath(absl::string_view path)
+  // One change not yet written: the record `key` now present or not.
+  struct Change {
+    Key key;
+    bool present;
+  };
+  PathEntry* RefPath(absl::string_view path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnrefPath(PathEntry* path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The held entry of `path`, or nullptr if no record uses it.
+  PathEntry* FindPath(absl::string_view path)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void UnrefPath(const std::string* path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The held text of `path`, or nullptr if no record uses it.
-  const std::string* FindPath(absl::string_view path) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void SetPending(const Key& k, bool present)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Appends a change, whose path reference the caller has taken, to log_.
+  void Log(const Key& k, bool present) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sorts by key, a key's changes kept in the order they were logged.
+  static void SortByKey(std::vector<Change>* log);
+  // In a log sorted by key: whether change i is replaced by a later one.
+  static bool Replaced(const std::vector<Change>& sorted, std::size_t i);
+  // Keeps only the last change of each key, letting go of the others'
+  // references; sorts by key.
+  void FoldLocked(std::vector<Change>* log) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::size_t max_total_;
   const std::size_t max_per_client_;
   mutable absl::Mutex mu_;
   absl::node_hash_map<std::string, uint32_t> paths_ ABSL_GUARDED_BY(mu_);
   absl::btree_map<Key, int64_t> records_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<libshare::IpAddress, uint32_t, IpAddressHash>
-      per_client_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<libshare::IpAddress, uint32_t, IpAddressHash> per_client_
+      ABSL_GUARDED_BY(mu_);
   uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
   LogRateLimiter dropped_log_{"mount-record-limit", 1};
-  // Pending: key -> present (true: to add, false: to remove).
-  absl::btree_map<Key, bool> pending_ ABSL_GUARDED_BY(mu_);
+  // The changes since the last TakeChanges, in call order (a later change
+  // of a key wins): an MNT appends one, where a map of pending keys cost a
+  // B-tree insert under the lock. Folded by the flusher, off the lock; and
+  // under it when it reaches fold_at_ (a store that keeps failing, a
+  // client mounting and unmounting in a loop), so that it holds at most
+  // 65,536 changes or twice the distinct keys changed (a map held each
+  // once).
+  std::vector<Change> log_ ABSL_GUARDED_BY(mu_);
+  std::size_t fold_at_ ABSL_GUARDED_BY(mu_) = kMinFoldAt;
+  static constexpr std::size_t kMinFoldAt = 1u << 16;
+  // The buffer the last TakeChanges emptied, given back to log_ at the
+  // next: in a steady stream of changes, logging one allocates nothing.
+  std::vector<Change> spare_ ABSL_GUARDED_BY(mu_);
 };
 
 class MountService final : public RpcProgram {

@@ -1,11 +1,16 @@
 // The authorization cache. Invariants (per shard, under Shard::mu):
 //  - every Entry in `decisions` or `names` is on the shard's LRU list
 //    exactly once, and `count` is the number of such entries;
-//  - `inflight` is set while a lookup (first fill or refresh) for the entry
-//    runs; callers join it instead of starting another, and wait on the
-//    Flight's Notification without holding the shard lock;
-//  - an entry whose `has_value` is false has `inflight` set (it was created
-//    by a miss that is still being answered), unless a timeout abandoned it.
+//  - a name entry's `inflight` is set while a lookup (first fill or
+//    refresh) for it runs; callers join it instead of starting another, and
+//    wait on the Flight's Notification without holding the shard lock;
+//  - a decision entry's `evaluating` is set while a caller evaluates it
+//    (its first value, or again after a failure); a caller that comes
+//    meanwhile sets `inflight` (once: one Flight for all of them) and waits
+//    on it, and the evaluating caller answers it. An evaluation nobody
+//    waits for allocates no Flight;
+//  - an entry whose `has_value` is false has `inflight` (a name entry) or
+//    `evaluating` (a decision entry) set, unless a timeout abandoned it.
 // Decisions carry the earliest expiry of the name answers they were built
 // from, so a decision goes stale when its names do.
 #include "authcache/auth_cache.h"
@@ -151,6 +156,7 @@ struct Entry {
   absl::Time expires;        // fresh until then (cache clock)
   absl::Time hard_deadline;  // served stale until then at most
   std::shared_ptr<Flight> inflight;
+  bool evaluating = false;  // decisions: a caller is evaluating it
   bool refreshing = false;  // decisions: a background refresh is queued
 };
 
@@ -645,7 +651,6 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
   Shard& shard = ShardFor(key);
   std::shared_ptr<Entry> e;
   std::shared_ptr<Flight> flight;
-  bool owner = false;
   {
     absl::MutexLock lock(&shard.mu);
     const absl::Time now = Now();
@@ -674,11 +679,10 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
         return;
       }
       ++shard.misses;
-      if (c->inflight != nullptr) {
+      if (c->evaluating) {
         ++shard.coalesced;
+        if (c->inflight == nullptr) c->inflight = std::make_shared<Flight>();
         flight = c->inflight;
-      } else {
-        owner = true;
       }
     } else {
       ++shard.misses;
@@ -687,67 +691,67 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
       e->dkey = key;
       shard.decisions.emplace(key, e);
       InsertLocked(shard, e);
-      owner = true;
     }
-    if (owner) {
-      flight = std::make_shared<Flight>();
-      e->inflight = flight;
-    }
+    if (flight == nullptr) e->evaluating = true;
   }
-  if (!owner) {
-    // The owner's evaluation is bounded: it stops at the first failed or
-    // timed-out lookup.
+  if (flight != nullptr) {
+    // The evaluating caller's work is bounded: it stops at the first failed
+    // or timed-out lookup.
     flight->done.WaitForNotification();
     *out = flight->decision;
     return;
   }
-  // Waiters on this flight block with no deadline, so it must end on every
-  // path: if evaluating throws (std::bad_alloc), they get a refusal marked
-  // lookup_failed, and the entry, still without a value, is evaluated
-  // again by the next check of its key.
-  struct EndFlightOnThrow {
+  // Callers that came meanwhile wait with no deadline, so the evaluation
+  // must end on every path: if evaluating throws (std::bad_alloc), they get
+  // a refusal marked lookup_failed, and the entry, still without a value,
+  // is evaluated again by the next check of its key.
+  struct EndEvaluationOnThrow {
     Shard& shard;
     Entry& e;
-    Flight& flight;
     bool ended = false;
-    ~EndFlightOnThrow() {
+    ~EndEvaluationOnThrow() {
       if (ended) return;
       absl::MutexLock lock(&shard.mu);
-      if (e.inflight.get() == &flight) e.inflight = nullptr;
-      flight.decision.access = Access::kNone;
-      flight.decision.root = false;
-      flight.decision.lookup_failed = true;
+      e.evaluating = false;
+      std::shared_ptr<Flight> flight = std::move(e.inflight);
+      if (flight == nullptr) return;
+      flight->decision.access = Access::kNone;
+      flight->decision.root = false;
+      flight->decision.lookup_failed = true;
       try {
-        flight.decision.reason = "out of memory while deciding";
+        flight->decision.reason = "out of memory while deciding";
       } catch (...) {
         // A refusal without its reason is still a refusal.
       }
-      flight.done.Notify();
+      flight->done.Notify();
     }
-  } end_flight{shard, *e, *flight};
+  } end_evaluation{shard, *e};
   CachedIdentity identity(*this, key.address(), /*want_fresh=*/false);
   Decision d = Evaluate(opts, identity, key.flavor, uid);
-  {
-    absl::MutexLock lock(&shard.mu);
-    const absl::Time now = Now();
-    if (e->inflight == flight) e->inflight = nullptr;
-    shard.SetDecision(e.get(), d);
-    e->has_value = true;
-    if (d.lookup_failed) {
-      e->expires = now + config.failure_ttl;
-      e->hard_deadline = e->expires;
-    } else if (identity.consulted()) {
-      e->expires = identity.expires();
-      e->hard_deadline = identity.hard();
-    } else {
-      e->expires = now + config.positive_ttl;
-      e->hard_deadline = e->expires + config.hard_limit;
-    }
-    flight->decision = std::move(d);
-    end_flight.ended = true;
-    flight->done.Notify();
+  const bool failed = d.lookup_failed;
+  absl::MutexLock lock(&shard.mu);
+  const absl::Time now = Now();
+  e->evaluating = false;
+  // Interned first: if that throws, the entry is still without a value.
+  shard.SetDecision(e.get(), std::move(d));
+  e->has_value = true;
+  if (failed) {
+    e->expires = now + config.failure_ttl;
+    e->hard_deadline = e->expires;
+  } else if (identity.consulted()) {
+    e->expires = identity.expires();
+    e->hard_deadline = identity.hard();
+  } else {
+    e->expires = now + config.positive_ttl;
+    e->hard_deadline = e->expires + config.hard_limit;
   }
-  *out = flight->decision;
+  if (e->inflight != nullptr) {
+    e->inflight->decision = *e->decision;
+    e->inflight->done.Notify();
+    e->inflight = nullptr;
+  }
+  end_evaluation.ended = true;
+  *out = *e->decision;
 }
 
 void AuthCache::Impl::RefreshDecision(std::shared_ptr<Entry> e,

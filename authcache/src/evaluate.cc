@@ -183,9 +183,16 @@ Decision Failed(absl::string_view option, const absl::Status& s) {
   return d;
 }
 
-std::string Matched(const Evaluation::ListResult& r, absl::string_view option) {
-  return absl::StrCat("client matched ", r.as_netgroup ? "netgroup " : "",
-                      r.entry->Canonical(), " in ", option);
+// The entry of list `option` that decided: its text is spelled once, for
+// the decision and its reason (a cache miss pays for it).
+Decision MatchedBy(Access access, absl::string_view option,
+                   const Evaluation::ListResult& r,
+                   absl::string_view tail = "") {
+  std::string entry = r.entry->Canonical();
+  std::string reason =
+      absl::StrCat("client matched ", r.as_netgroup ? "netgroup " : "", entry,
+                   " in ", option, tail);
+  return Make(access, std::string(option), std::move(entry), std::move(reason));
 }
 
 Decision DecideAccess(const SecScope& scope, Evaluation& ev) {
@@ -193,8 +200,7 @@ Decision DecideAccess(const SecScope& scope, Evaluation& ev) {
     Evaluation::ListResult r = ev.Match(*scope.none);
     if (!r.error.ok()) return Failed("none=", r.error);
     if (r.in_list) {
-      return Make(Access::kNone, "none=", r.entry->Canonical(),
-                  Matched(r, "none=") + ": no access");
+      return MatchedBy(Access::kNone, "none=", r, ": no access");
     }
   }
   if (scope.HasNoAccessOption()) {
@@ -220,7 +226,7 @@ Decision DecideAccess(const SecScope& scope, Evaluation& ev) {
     if (!r.error.ok()) return Failed("rw=", r.error);
     if (r.in_list) {
       // rw beats ro, including bare ro ("ro,rw=LIST").
-      return Make(Access::kRw, "rw=", r.entry->Canonical(), Matched(r, "rw="));
+      return MatchedBy(Access::kRw, "rw=", r);
     }
     note_deny(r, "rw=", *scope.rw);
   }
@@ -230,8 +236,7 @@ Decision DecideAccess(const SecScope& scope, Evaluation& ev) {
       Evaluation::ListResult r = ev.Match(*scope.ro);
       if (!r.error.ok()) return Failed("ro=", r.error);
       if (r.in_list) {
-        return Make(Access::kRo, "ro=", r.entry->Canonical(),
-                    Matched(r, "ro=") + " (ro= narrows bare rw)");
+        return MatchedBy(Access::kRo, "ro=", r, " (ro= narrows bare rw)");
       }
     }
     return Make(Access::kRw, "rw", "", "bare rw: every client gets rw");
@@ -240,7 +245,7 @@ Decision DecideAccess(const SecScope& scope, Evaluation& ev) {
     Evaluation::ListResult r = ev.Match(*scope.ro);
     if (!r.error.ok()) return Failed("ro=", r.error);
     if (r.in_list) {
-      return Make(Access::kRo, "ro=", r.entry->Canonical(), Matched(r, "ro="));
+      return MatchedBy(Access::kRo, "ro=", r);
     }
     note_deny(r, "ro=", *scope.ro);
   }

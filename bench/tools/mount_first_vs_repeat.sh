@@ -5,28 +5,44 @@
 #
 #   bench/tools/mount_first_vs_repeat.sh [--shares N] [--rounds R]
 #                                        [--calls C] [--bin DIR]
+#                                        [--peer-bin DIR]
 #
 # Each round runs `mount_load` twice, in alternating order: "repeat" (8
 # clients that mounted their paths before, cycling over C paths each) and
 # "first" (`--first-mounts`: 8 clients from addresses new to the daemon,
 # each timed call a path that client never mounted). Both send C calls per
-# client. Then a memory run leaves 64 x C first mounts in place and reads
-# the daemon's RSS before and after, with the record and decision counts
-# from `sharectl stats`.
-# Prints a Markdown table and the per-round ratios. Needs root (reserved
-# source ports). Sends traffic to 127.0.0.0/8 only.
+# client. With --peer-bin (another build, e.g. main's), a second daemon of
+# that build serves the same shares beside the first, and each round runs
+# both pairs, the two daemons in alternating order, so that both builds
+# meet the same load.
+#
+# Besides latency, each run reports the daemon's CPU per call, which the
+# load of other processes changes less (read the first/repeat ratio of the
+# same round): the run time of its threads (/proc/PID/task/*/schedstat, in
+# ns) from before the run until 150 ms after it (so the write-behind of the
+# run's records, every 50 ms, is counted), split into the record flusher
+# (thread sm-mountflush) and the rest. The first mounts' clients UMNTALL
+# after that window.
+#
+# Then a memory run leaves 64 x C first mounts in place and reads the
+# daemon's RSS before and after, with the record and decision counts from
+# `sharectl stats`. Prints Markdown tables and the per-round ratios. Needs
+# root (reserved source ports). Sends traffic to 127.0.0.0/8 only.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 shares=15000
 rounds=5
 calls=900
+peer_bin=
 while (($#)); do
   case $1 in
     --shares) shares=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --calls) calls=$2; shift 2 ;;
     --bin) export SM_BIN_DIR=$2; shift 2 ;;
-    *) echo "usage: $0 [--shares N] [--rounds R] [--calls C] [--bin DIR]" >&2
+    --peer-bin) peer_bin=$(cd "$2" && pwd); shift 2 ;;
+    *) echo "usage: $0 [--shares N] [--rounds R] [--calls C] [--bin DIR]" \
+            "[--peer-bin DIR]" >&2
        exit 2 ;;
   esac
 done
@@ -34,89 +50,185 @@ source "$here/../../tests/sharemgrd/lib.sh"
 [[ -x $MOUNT_LOAD ]] || fail "program not built: $MOUNT_LOAD"
 ((calls < 1000)) || fail "--calls must stay below the per-client record limit (1000)"
 sm_setup
-start_daemon
 home=$SM_DIR/export/home
 mkdir -p "$home"
 seq -f "$home/u%05g" 1 "$shares" | xargs mkdir -p
+seq -f "$home/u%05g" 1 "$shares" >"$SM_DIR/paths"
 {
   echo "create -o rw=@127.0.0.0/8 g"
   seq -f "add-share -s $home/u%05g g" 1 "$shares"
 } >"$SM_DIR/batch"
-sc batch "$SM_DIR/batch" >/dev/null
-seq -f "$home/u%05g" 1 "$shares" >"$SM_DIR/paths"
+
+# One daemon per build: "own" (--bin) and, with --peer-bin, "peer". Each has
+# its own store, socket and log under SM_DIR/<name>; lib.sh's globals point
+# at the daemon in use (use_daemon).
+declare -A d_pid d_port d_sharemgrd d_sharectl
+names=(own)
+d_sharemgrd[own]=$SHAREMGRD
+d_sharectl[own]=$SHARECTL
+if [[ -n $peer_bin ]]; then
+  names+=(peer)
+  d_sharemgrd[peer]=$peer_bin/sharemgrd
+  d_sharectl[peer]=$peer_bin/sharectl
+fi
+use_daemon() {  # NAME
+  SM_SOCKET=$SM_DIR/$1/sharemgrd.sock
+  SM_DB=$SM_DIR/$1/shares.db
+  SM_SHARETAB=$SM_DIR/$1/sharetab
+  SM_LOG=$SM_DIR/$1/sharemgrd.log
+  SHAREMGRD=${d_sharemgrd[$1]}
+  SHARECTL=${d_sharectl[$1]}
+  DAEMON_PID=${d_pid[$1]:-}
+  MOUNT_PORT=${d_port[$1]:-}
+}
+for n in "${names[@]}"; do
+  mkdir -p "$SM_DIR/$n"
+  use_daemon "$n"
+  start_daemon
+  d_pid[$n]=$DAEMON_PID
+  d_port[$n]=$MOUNT_PORT
+  # lib.sh's exit trap kills only DAEMON_PID: the others here.
+  on_exit "kill -KILL $DAEMON_PID 2>/dev/null; wait $DAEMON_PID 2>/dev/null"
+  sc batch "$SM_DIR/batch" >/dev/null
+done
+
+# Run time (ns) of the daemon's threads: "FLUSHER OTHERS".
+daemon_cpu_ns() {  # PID
+  local t comm run flush=0 rest=0
+  for t in /proc/"$1"/task/*; do
+    read -r comm <"$t/comm" 2>/dev/null || continue
+    read -r run _ <"$t/schedstat" 2>/dev/null || continue
+    if [[ $comm == sm-mountflush ]]; then
+      flush=$((flush + run))
+    else
+      rest=$((rest + run))
+    fi
+  done
+  echo "$flush $rest"
+}
 
 results=$SM_DIR/results.jsonl
-load() {  # LABEL ARGS...
-  local label=$1 out
-  shift
-  out=$("$MOUNT_LOAD" --server 127.0.0.1 --port "$MOUNT_PORT" \
+load() {  # DAEMON LABEL ARGS...
+  local name=$1 label=$2 out f0 r0 f1 r1
+  shift 2
+  read -r f0 r0 < <(daemon_cpu_ns "${d_pid[$name]}")
+  out=$("$MOUNT_LOAD" --server 127.0.0.1 --port "${d_port[$name]}" \
         --paths-file "$SM_DIR/paths" --clients 8 --calls "$calls" "$@") ||
-    fail "mount_load $label: $out"
-  jq -e '.errors == 0' <<<"$out" >/dev/null || fail "mount_load $label: $out"
-  echo "$out" | jq -c --arg l "$label" '. + {label: $l}' >>"$results"
+    fail "mount_load $name $label: $out"
+  sleep 0.15  # the run's records written behind (every 50 ms)
+  read -r f1 r1 < <(daemon_cpu_ns "${d_pid[$name]}")
+  jq -e '.errors == 0' <<<"$out" >/dev/null ||
+    fail "mount_load $name $label: $out"
+  echo "$out" | jq -c --arg d "$name" --arg l "$label" \
+    --argjson f "$((f1 - f0))" --argjson r "$((r1 - r0))" \
+    '. + {daemon: $d, label: $l,
+          flush_cpu_us: ($f / 1000 / .calls), other_cpu_us: ($r / 1000 / .calls)}' \
+    >>"$results"
 }
-rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status"; }
+# The first mounts' clients unmount everything after their run, outside its
+# measured window (their records' deletes are UMNTALL's work, not MNT's),
+# and the deletes are written before the next run starts.
+first() {  # DAEMON ROUND
+  local net=127.$((10 + $2)).0  # each round a new /16: addresses never seen
+  load "$1" "first $2" --first-mounts --source-base "$net.1" --no-cleanup
+  for ((c = 1; c <= 8; c++)); do
+    "$MOUNTPROBE" --server 127.0.0.1 --port "${d_port[$1]}" --source "$net.$c" \
+      umntall >/dev/null || fail "umntall from $net.$c"
+  done
+  sleep 0.15
+}
+pair() {  # DAEMON ROUND
+  if (($2 % 2)); then
+    load "$1" "repeat $2" --warmup 0 --source-base 127.0.2.1 --no-cleanup
+    first "$1" "$2"
+  else
+    first "$1" "$2"
+    load "$1" "repeat $2" --warmup 0 --source-base 127.0.2.1 --no-cleanup
+  fi
+}
 
 # Untimed: the repeat clients mount their paths once (kept, --no-cleanup).
-"$MOUNT_LOAD" --server 127.0.0.1 --port "$MOUNT_PORT" --paths-file \
-  "$SM_DIR/paths" --clients 8 --calls 1 --warmup "$calls" \
-  --source-base 127.0.2.1 --no-cleanup >/dev/null
+for n in "${names[@]}"; do
+  "$MOUNT_LOAD" --server 127.0.0.1 --port "${d_port[$n]}" --paths-file \
+    "$SM_DIR/paths" --clients 8 --calls 1 --warmup "$calls" \
+    --source-base 127.0.2.1 --no-cleanup >/dev/null
+done
 for ((r = 1; r <= rounds; r++)); do
-  # Each round a new /16 for the first mounts: addresses never seen.
-  first_base=127.$((10 + r)).0.1
-  if ((r % 2)); then
-    load "repeat $r" --warmup 0 --source-base 127.0.2.1 --no-cleanup
-    load "first $r" --first-mounts --source-base "$first_base"
+  if ((${#names[@]} == 1 || r % 2)); then
+    for n in "${names[@]}"; do pair "$n" "$r"; done
   else
-    load "first $r" --first-mounts --source-base "$first_base"
-    load "repeat $r" --warmup 0 --source-base 127.0.2.1 --no-cleanup
+    for ((i = ${#names[@]} - 1; i >= 0; i--)); do pair "${names[i]}" "$r"; done
   fi
 done
 
 # Memory: 64 clients x C first mounts, kept.
-stats0=$(sc --json stats)
-rss0=$(rss_kib)
-"$MOUNT_LOAD" --server 127.0.0.1 --port "$MOUNT_PORT" --paths-file \
-  "$SM_DIR/paths" --clients 64 --calls "$calls" --first-mounts \
-  --source-base 127.100.0.1 --no-cleanup >"$SM_DIR/mem.json"
-sleep 0.2  # the record flush
-stats1=$(sc --json stats)
-rss1=$(rss_kib)
-d_mounts=$(( $(jq .mounts <<<"$stats1") - $(jq .mounts <<<"$stats0") ))
-d_entries=$(( $(jq .cache.entries <<<"$stats1") - $(jq .cache.entries <<<"$stats0") ))
-d_bytes=$(( (rss1 - rss0) * 1024 ))
+declare -A mem
+for n in "${names[@]}"; do
+  use_daemon "$n"
+  stats0=$(sc --json stats)
+  rss0=$(awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status")
+  "$MOUNT_LOAD" --server 127.0.0.1 --port "$MOUNT_PORT" --paths-file \
+    "$SM_DIR/paths" --clients 64 --calls "$calls" --first-mounts \
+    --source-base 127.100.0.1 --no-cleanup >"$SM_DIR/mem.json"
+  sleep 0.2  # the record flush
+  stats1=$(sc --json stats)
+  rss1=$(awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status")
+  d_mounts=$(($(jq .mounts <<<"$stats1") - $(jq .mounts <<<"$stats0")))
+  d_entries=$(($(jq .cache.entries <<<"$stats1") - $(jq .cache.entries <<<"$stats0")))
+  mem[$n]="$d_mounts new mount records and $d_entries new cache entries took $((rss1 - rss0)) KiB of RSS: $((d_mounts > 0 ? (rss1 - rss0) * 1024 / d_mounts : 0)) bytes per record (decision included)"
+done
+use_daemon own
 
-ratio() {  # FIELD ROUND: first/repeat
-  jq -rs --arg r "$2" --arg f "$1" '
-    (map(select(.label == "first " + $r))[0][$f]) as $a |
-    (map(select(.label == "repeat " + $r))[0][$f]) as $b |
-    ($a / $b * 100 | floor) / 100' "$results"
-}
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# One value per round for DAEMON: jq EXPR over $f (first) and $w (repeat).
+per_round() {  # DAEMON EXPR
+  local r
+  for ((r = 1; r <= rounds; r++)); do
+    jq -rs --arg d "$1" --arg r "$r" "
+      (map(select(.daemon == \$d and .label == \"first \" + \$r))[0]) as \$f |
+      (map(select(.daemon == \$d and .label == \"repeat \" + \$r))[0]) as \$w |
+      $2" "$results"
+  done
+}
+two() { awk '{ printf "%.2f\n", $1 }'; }
 cat <<T
 
 sharemgrd MNT, a client's first mount of a path against a repeated one
 $shares shares in one group (rw=@127.0.0.0/8), 8 clients over TCP, $calls calls
 each per run, $rounds rounds alternated; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)
-
-| round | repeat calls/s | first calls/s | repeat p50/p99 us | first p50/p99 us | first/repeat p50 | first/repeat p99 |
-|---|---|---|---|---|---|---|
+own: ${d_sharemgrd[own]}${peer_bin:+
+peer: ${d_sharemgrd[peer]}}
+daemon CPU per call in us: the record flusher + the other threads
 T
-for ((r = 1; r <= rounds; r++)); do
-  jq -rs --arg r "$r" '
-    (map(select(.label == "repeat " + $r))[0]) as $w |
-    (map(select(.label == "first " + $r))[0]) as $c |
-    "| \($r) | \($w.calls_per_s|floor) | \($c.calls_per_s|floor) | \($w.p50_us|floor)/\($w.p99_us|floor) | \($c.p50_us|floor)/\($c.p99_us|floor) | " +
-    "\(($c.p50_us / $w.p50_us * 100|floor) / 100) | \(($c.p99_us / $w.p99_us * 100|floor) / 100) |"' "$results"
+for n in "${names[@]}"; do
+  cat <<T
+
+$n
+
+| round | repeat calls/s | first calls/s | repeat p50/p99 us | first p50/p99 us | first/repeat p50 | first/repeat p99 | repeat CPU us/call | first CPU us/call |
+|---|---|---|---|---|---|---|---|---|
+T
+  for ((r = 1; r <= rounds; r++)); do
+    jq -rs --arg d "$n" --arg r "$r" '
+      def f2: . * 100 | floor / 100;
+      (map(select(.daemon == $d and .label == "repeat " + $r))[0]) as $w |
+      (map(select(.daemon == $d and .label == "first " + $r))[0]) as $c |
+      "| \($r) | \($w.calls_per_s|floor) | \($c.calls_per_s|floor) | \($w.p50_us|floor)/\($w.p99_us|floor) | \($c.p50_us|floor)/\($c.p99_us|floor) | " +
+      "\(($c.p50_us / $w.p50_us)|f2) | \(($c.p99_us / $w.p99_us)|f2) | " +
+      "\($w.flush_cpu_us|f2) + \($w.other_cpu_us|f2) | \($c.flush_cpu_us|f2) + \($c.other_cpu_us|f2) |"' "$results"
+  done
+  p50=$(per_round "$n" '$f.p50_us / $w.p50_us' | median | two)
+  p99=$(per_round "$n" '$f.p99_us / $w.p99_us' | median | two)
+  tput=$(per_round "$n" '$w.calls_per_s / $f.calls_per_s' | median | two)
+  cpu_w=$(per_round "$n" '$w.flush_cpu_us + $w.other_cpu_us' | median | two)
+  cpu_f=$(per_round "$n" '$f.flush_cpu_us + $f.other_cpu_us' | median | two)
+  flush_f=$(per_round "$n" '$f.flush_cpu_us' | median | two)
+  cpu_ratio=$(per_round "$n" '($f.flush_cpu_us + $f.other_cpu_us) /
+    ($w.flush_cpu_us + $w.other_cpu_us)' | median | two)
+  cat <<T
+
+$n, median over rounds: first/repeat p50 $p50, p99 $p99; repeat/first calls/s $tput
+$n, daemon CPU per call (median): repeat $cpu_w us, first $cpu_f us (of which the flusher $flush_f us); first/repeat of the same round $cpu_ratio
+$n, memory: ${mem[$n]}
+T
 done
-tput_ratios=$(for ((r = 1; r <= rounds; r++)); do
-  jq -rs --arg r "$r" '(map(select(.label == "repeat " + $r))[0].calls_per_s) /
-    (map(select(.label == "first " + $r))[0].calls_per_s) * 100 | floor / 100' "$results"
-done | median)
-p50_ratios=$(for ((r = 1; r <= rounds; r++)); do ratio p50_us "$r"; done | median)
-p99_ratios=$(for ((r = 1; r <= rounds; r++)); do ratio p99_us "$r"; done | median)
-cat <<T
-
-median over rounds: first/repeat p50 $p50_ratios, p99 $p99_ratios; repeat/first calls/s $tput_ratios
-memory: $d_mounts new mount records and $d_entries new cache entries took $((rss1 - rss0)) KiB of RSS: $((d_mounts > 0 ? d_bytes / d_mounts : 0)) bytes per record (decision included)
-T

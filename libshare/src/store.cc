@@ -50,10 +50,43 @@ ALTER TABLE shares ADD COLUMN fs_source TEXT;
 ALTER TABLE shares ADD COLUMN replaces_group INTEGER NOT NULL DEFAULT 0;
 UPDATE shares SET replaces_group = 1 WHERE options <> '';
 )sql",
+    // v4: mount records in one B-tree keyed (client, path), not a rowid
+    // table plus the index of its primary key: the record flusher writes
+    // each new record into one tree instead of two (SQLite's share of a
+    // record insert 12.6k -> 9.6k instructions, of a delete 10.6k -> 8.3k).
+    R"sql(
+CREATE TABLE mounts_v4(
+  client TEXT NOT NULL,
+  path TEXT NOT NULL,
+  PRIMARY KEY(client, path)) WITHOUT ROWID;
+INSERT INTO mounts_v4(client, path) SELECT client, path FROM mounts;
+DROP TABLE mounts;
+ALTER TABLE mounts_v4 RENAME TO mounts;
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == Store::kSchemaVersion,
               "one migration per schema version");
+
+// Mount records inserted by one statement of kMountRowsPerInsert rows: a
+// statement's fixed cost (its start, its end, the reset) is then paid once
+// per 16 records (SQLite's share of a record insert 9.6k -> 7.5k
+// instructions). Deletes stay one row per statement: for "(client, path)
+// IN (VALUES ...)" SQLite scans the table, and a chain of 16 ORs cost more
+// per row than single deletes (9.8k against 8.3k instructions).
+constexpr std::size_t kMountRowsPerInsert = 16;
+constexpr char kInsertMountRows[] =
+    "INSERT OR IGNORE INTO mounts(client, path) VALUES"
+    "(?,?),(?,?),(?,?),(?,?),(?,?),(?,?),(?,?),(?,?),"
+    "(?,?),(?,?),(?,?),(?,?),(?,?),(?,?),(?,?),(?,?)";
+
+constexpr std::size_t CountParameters(const char* sql) {
+  std::size_t n = 0;
+  for (; *sql != '\0'; ++sql) n += *sql == '?';
+  return n;
+}
+static_assert(CountParameters(kInsertMountRows) == 2 * kMountRowsPerInsert,
+              "one (client, path) pair per row");
 
 constexpr const char* kSql[] = {
     "BEGIN IMMEDIATE",
@@ -79,6 +112,7 @@ constexpr const char* kSql[] = {
     "UPDATE shares SET options = ?2, replaces_group = 0 WHERE path = ?1",
     "UPDATE shares SET description = ?2, resource = ?3 WHERE path = ?1",
     "INSERT OR IGNORE INTO mounts(client, path) VALUES(?1, ?2)",
+    kInsertMountRows,
     "DELETE FROM mounts WHERE client = ?1 AND path = ?2",
     "SELECT client, path FROM mounts ORDER BY client, path",
     "INSERT OR REPLACE INTO managed_groups(name, file) VALUES(?1, ?2)",
@@ -512,31 +546,52 @@ absl::Status Store::RecordMounts(const std::vector<MountRecord>& added,
                                  const std::vector<MountRecord>& removed) {
   if (added.empty() && removed.empty()) return absl::OkStatus();
   if (absl::Status s = Begin(); !s.ok()) return s;
-  absl::Status status;
-  for (const MountRecord& m : removed) {
-    absl::StatusOr<sqlite3_stmt*> st = Prepared(kDeleteMount);
-    if (!st.ok()) {
-      status = st.status();
-      break;
-    }
-    BindText(*st, 1, m.client);
-    BindText(*st, 2, m.path);
-    status = Run(*st, "deleting mount record");
-    if (!status.ok()) break;
-  }
-  for (std::size_t i = 0; status.ok() && i < added.size(); ++i) {
-    absl::StatusOr<sqlite3_stmt*> st = Prepared(kInsertMount);
-    if (!st.ok()) {
-      status = st.status();
-      break;
-    }
-    BindText(*st, 1, added[i].client);
-    BindText(*st, 2, added[i].path);
-    status = Run(*st, "inserting mount record");
-  }
+  absl::Status status = RecordMountsInTransaction(added, removed);
   if (status.ok()) status = Commit();
   if (!status.ok()) Rollback();
   return status;
+}
+
+absl::Status Store::RecordMountsInTransaction(
+    const std::vector<MountRecord>& added,
+    const std::vector<MountRecord>& removed) {
+  if (!removed.empty()) {
+    absl::StatusOr<sqlite3_stmt*> st = Prepared(kDeleteMount);
+    if (!st.ok()) return st.status();
+    for (const MountRecord& m : removed) {
+      BindText(*st, 1, m.client);
+      BindText(*st, 2, m.path);
+      if (absl::Status s = Run(*st, "deleting mount record"); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  std::size_t i = 0;
+  if (added.size() >= kMountRowsPerInsert) {
+    absl::StatusOr<sqlite3_stmt*> st = Prepared(kInsertMounts);
+    if (!st.ok()) return st.status();
+    for (; i + kMountRowsPerInsert <= added.size(); i += kMountRowsPerInsert) {
+      for (std::size_t k = 0; k < kMountRowsPerInsert; ++k) {
+        BindText(*st, static_cast<int>(2 * k + 1), added[i + k].client);
+        BindText(*st, static_cast<int>(2 * k + 2), added[i + k].path);
+      }
+      if (absl::Status s = Run(*st, "inserting mount records"); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  if (i < added.size()) {
+    absl::StatusOr<sqlite3_stmt*> st = Prepared(kInsertMount);
+    if (!st.ok()) return st.status();
+    for (; i < added.size(); ++i) {
+      BindText(*st, 1, added[i].client);
+      BindText(*st, 2, added[i].path);
+      if (absl::Status s = Run(*st, "inserting mount record"); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<MountRecord>> Store::LoadMounts() {

@@ -52,5 +52,32 @@ TEST(HitAllocation, ReusedDecisionHitAllocatesNothing) {
   EXPECT_TRUE(d.root);
 }
 
+// A miss whose decision the shard already holds (a new client of a share
+// granted by the same entry, as in a mount storm) allocates its entry and
+// map node, and the reason text evaluation spells: not a Flight that no
+// other caller waits for, nor a copy of the decision to intern it.
+TEST(HitAllocation, MissOfAHeldDecisionAllocatesTheEntryAndTheReason) {
+  AuthCacheConfig config;
+  config.shards = 1;  // both clients' decisions in one shard
+  AuthCache cache(std::make_shared<testing::FakeResolver>(), config);
+  libshare::ShareOptions opts = testing::Opts("rw=@10.0.0.0/8");
+  Decision d;
+  cache.Check(testing::Ip("10.0.0.1"), 1, 1, opts, libshare::SecFlavor::kSys,
+              1000, &d);
+  ASSERT_EQ(d.access, Access::kRw);
+
+  g_allocations = 0;
+  g_counting = true;
+  cache.Check(testing::Ip("10.0.0.2"), 1, 1, opts, libshare::SecFlavor::kSys,
+              1000, &d);
+  g_counting = false;
+  EXPECT_EQ(d.access, Access::kRw);
+  EXPECT_EQ(cache.counters().misses, 2u);
+  // The entry (one block with its shared_ptr count), its map node, and the
+  // reason ("client matched @10.0.0.0/8 in rw=", past the short-string
+  // buffer).
+  EXPECT_LE(g_allocations, 3);
+}
+
 }  // namespace
 }  // namespace authcache

@@ -303,6 +303,62 @@ TEST_F(StoreTest, MountRecordsAddAndRemove) {
               ElementsAre(MountRecord{"c2", "/a"}, MountRecord{"c3", "/b"}));
 }
 
+// Schema 4: the mount records are one B-tree keyed (client, path), so the
+// record flusher writes each record once: no rowid table beside the index
+// of its primary key.
+TEST_F(StoreTest, MountRecordsAreOneTreeKeyedByClientAndPath) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(RawText("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' "
+                    "AND tbl_name = 'mounts'"),
+            "0");
+  EXPECT_THAT(RawText("SELECT sql FROM sqlite_master WHERE name = 'mounts'"),
+              HasSubstr("WITHOUT ROWID"));
+}
+
+TEST_F(StoreTest, SchemaThreeMountRecordsMigrateIntoOneTree) {
+  Open().reset();
+  // The mounts table as schemas 1 to 3 had it, with records in it.
+  RawExec(R"sql(
+DROP TABLE mounts;
+CREATE TABLE mounts(client TEXT NOT NULL, path TEXT NOT NULL,
+  PRIMARY KEY(client, path));
+INSERT INTO mounts VALUES('10.0.0.2', '/a');
+INSERT INTO mounts VALUES('10.0.0.1', '/b');
+INSERT INTO mounts VALUES('10.0.0.1', '/a');
+PRAGMA user_version = 3;
+)sql");
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), Store::kSchemaVersion);
+  EXPECT_THAT(RawText("SELECT sql FROM sqlite_master WHERE name = 'mounts'"),
+              HasSubstr("WITHOUT ROWID"));
+  auto m = store->LoadMounts();
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_THAT(*m, ElementsAre(MountRecord{"10.0.0.1", "/a"},
+                              MountRecord{"10.0.0.1", "/b"},
+                              MountRecord{"10.0.0.2", "/a"}));
+  // More records than one insert statement takes, one of them already
+  // stored and one twice, and removals, in one call.
+  std::vector<MountRecord> added, want = {{"10.0.0.1", "/b"}};
+  for (int i = 0; i < 40; ++i) {
+    added.push_back({"10.0.1.1", "/p" + std::to_string(100 + i)});
+    want.push_back(added.back());
+  }
+  added.push_back({"10.0.0.1", "/b"});
+  added.push_back({"10.0.1.1", "/p100"});
+  ASSERT_TRUE(store
+                  ->RecordMounts(added, {{"10.0.0.1", "/a"},
+                                         {"10.0.0.2", "/a"},
+                                         {"10.0.0.9", "/never"}})
+                  .ok());
+  store.reset();
+  store = Open();
+  m = store->LoadMounts();
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(*m, want);
+}
+
 }  // namespace
 }  // namespace libshare
 

@@ -97,7 +97,7 @@ struct FsPlaceRow {
 class Store {
  public:
   // The schema version this program writes.
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   static constexpr int kDefaultBusyTimeoutMs = 5000;
 
   // Opens the store for reading and writing, creating its folder (0755)
@@ -226,6 +226,7 @@ class Store {
     kSetShareOptions,
     kSetShareText,
     kInsertMount,
+    kInsertMounts,  // kMountRowsPerInsert rows (store.cc)
     kDeleteMount,
     kSelectMounts,
     kSetManager,
@@ -247,6 +248,9 @@ class Store {
       sqlite3_stmt* st, std::string_view what);
   // Steps a statement that returns no rows.
   [[nodiscard]] absl::Status Run(sqlite3_stmt* st, std::string_view what);
+  [[nodiscard]] absl::Status RecordMountsInTransaction(
+      const std::vector<MountRecord>& added,
+      const std::vector<MountRecord>& removed);
   absl::Status Error(std::string_view what) const;
 
   sqlite3* db_;

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# One `sharectl batch` of N adds (16 creates, then N add-shares in 16
+# groups) on a fresh daemon and store, for each build given, alternated
+# round by round, so two builds are compared in the same hour (issue 12,
+# item 1). Prints one line per run: wall time of the sharectl process, the
+# daemon's "applied in", the CPU the daemon spent on the batch (from
+# /proc/PID/stat, 10 ms ticks), the client's CPU, and the load average.
+#
+#   bench/tools/batch_alternate.sh [--pool DIR] N ROUNDS BIN_DIR...
+#
+# Each BIN_DIR holds sharemgrd and sharectl. The N directories are made
+# under --pool (default /dev/shm/sharemgr-batch-pool, tmpfs: the share
+# table is measured, not the disk) and kept for the next run, with the
+# batch file beside them. No rpcbind: the daemon runs --no-rpcbind
+# --kernel=off.
+set -euo pipefail
+pool=/dev/shm/sharemgr-batch-pool
+if [[ ${1:-} == --pool ]]; then pool=$2; shift 2; fi
+if (($# < 3)); then
+  echo "usage: $0 [--pool DIR] N ROUNDS BIN_DIR..." >&2
+  exit 2
+fi
+n=$1 rounds=$2
+shift 2
+mkdir -p "$pool"
+batch=$pool/add-$n.txt
+if [[ ! -f $batch ]]; then
+  python3 - "$n" "$pool" >"$batch.tmp" <<'PY'
+import os, sys
+n, pool = int(sys.argv[1]), sys.argv[2]
+groups = 16
+per = -(-n // groups)
+for g in range(groups):
+    print(f"create g{g:02d}")
+for i in range(n):
+    p = f"{pool}/u{i:07d}"
+    os.makedirs(p, exist_ok=True)
+    print(f"add-share -s {p} g{i // per:02d}")
+PY
+  mv "$batch.tmp" "$batch"
+fi
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+for ((r = 1; r <= rounds; r++)); do
+  for bin in "$@"; do
+    d=$(mktemp -d /tmp/batch_alternate.XXXXXX)
+    "$bin/sharemgrd" --foreground --no-rpcbind --insecure --kernel=off \
+      --db "$d/db" --socket "$d/sock" --sharetab "$d/sharetab" \
+      --mount-port 0 2>"$d/log" &
+    pid=$!
+    for _ in $(seq 400); do
+      grep -q serving "$d/log" 2>/dev/null && break
+      sleep 0.05
+    done
+    grep -q serving "$d/log" || { cat "$d/log" >&2; kill "$pid"; exit 1; }
+    c0=$(cpu_ticks "$pid")
+    t0=$(date +%s%N)
+    /usr/bin/time -f "%U %S" -o "$d/client_time" \
+      "$bin/sharectl" --socket "$d/sock" batch "$batch" >/dev/null 2>"$d/out"
+    t1=$(date +%s%N)
+    c1=$(cpu_ticks "$pid")
+    applied=$(grep -o 'applied in [0-9]* ms' "$d/out" || echo "applied in ? ms")
+    client=$(awk '{printf "%d", ($1 + $2) * 1000}' "$d/client_time")
+    echo "$bin n=$n batch $(((t1 - t0) / 1000)) us, $applied," \
+      "daemon CPU $(((c1 - c0) * 10)) ms, client CPU $client ms," \
+      "load $(cut -d' ' -f1 /proc/loadavg)"
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+    rm -rf "$d"
+  done
+done

@@ -1,34 +1,26 @@
 // A cache hit through Check(..., Decision* out) allocates nothing: the hit
 // path is meant to stay well under a microsecond (DESIGN.md), and an
 // allocation per call would also contend on the allocator across threads.
-#include <cstdlib>
 #include <memory>
-#include <new>
 
+#include "allocation_count.h"
 #include "authcache/auth_cache.h"
 #include "fakes.h"
 #include "gtest/gtest.h"
 
-namespace {
-thread_local bool g_counting = false;
-thread_local int g_allocations = 0;
-}  // namespace
-
-// Replaced for the whole test binary; counts only while a test asks. GCC
-// sees the malloc/free pairing through inlining and warns; it is intended.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void* operator new(std::size_t n) {
-  if (g_counting) ++g_allocations;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-
 namespace authcache {
 namespace {
+
+using ::sharemgr_testing::StartCountingAllocations;
+using ::sharemgr_testing::StopCountingAllocations;
+
+// The counter the tests below rely on sees an allocation at all.
+TEST(HitAllocation, CounterSeesAnAllocation) {
+  StartCountingAllocations();
+  auto p = std::make_unique<int>(1);
+  EXPECT_EQ(StopCountingAllocations(), 1);
+  EXPECT_EQ(*p, 1);
+}
 
 TEST(HitAllocation, ReusedDecisionHitAllocatesNothing) {
   auto resolver = std::make_shared<testing::FakeResolver>();
@@ -42,13 +34,11 @@ TEST(HitAllocation, ReusedDecisionHitAllocatesNothing) {
   ASSERT_EQ(d.access, Access::kRw);
   cache.Check(client, 1, 1, opts, libshare::SecFlavor::kSys, 0, &d);
 
-  g_allocations = 0;
-  g_counting = true;
+  StartCountingAllocations();
   for (int i = 0; i < 100; ++i) {
     cache.Check(client, 1, 1, opts, libshare::SecFlavor::kSys, 0, &d);
   }
-  g_counting = false;
-  EXPECT_EQ(g_allocations, 0);
+  EXPECT_EQ(StopCountingAllocations(), 0);
   EXPECT_TRUE(d.root);
 }
 
@@ -66,17 +56,16 @@ TEST(HitAllocation, MissOfAHeldDecisionAllocatesTheEntryAndTheReason) {
               1000, &d);
   ASSERT_EQ(d.access, Access::kRw);
 
-  g_allocations = 0;
-  g_counting = true;
+  StartCountingAllocations();
   cache.Check(testing::Ip("10.0.0.2"), 1, 1, opts, libshare::SecFlavor::kSys,
               1000, &d);
-  g_counting = false;
+  const int allocations = StopCountingAllocations();
   EXPECT_EQ(d.access, Access::kRw);
   EXPECT_EQ(cache.counters().misses, 2u);
   // The entry (one block with its shared_ptr count), its map node, and the
   // reason ("client matched @10.0.0.0/8 in rw=", past the short-string
   // buffer).
-  EXPECT_LE(g_allocations, 3);
+  EXPECT_LE(allocations, 3);
 }
 
 }  // namespace

@@ -13,46 +13,16 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "allocation_count.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libshare/options.h"
 
-namespace {
-thread_local bool g_counting = false;
-thread_local int g_allocations = 0;
-}  // namespace
-
-// Replaced for the whole test binary; counts only while a test asks. Every
-// unaligned form is replaced, so that whatever frees a block (the sized
-// delete of std::stable_sort's nothrow buffer, say) matches what allocated
-// it, also under ASan. GCC sees the malloc/free pairing through inlining
-// and warns; it is intended.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  if (g_counting) ++g_allocations;
-  return std::malloc(n == 0 ? 1 : n);
-}
-void* operator new(std::size_t n) {
-  if (void* p = operator new(n, std::nothrow)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  return operator new(n, std::nothrow);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-
 namespace sharemgrd {
 namespace {
+
+using ::sharemgr_testing::StartCountingAllocations;
+using ::sharemgr_testing::StopCountingAllocations;
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -266,12 +236,10 @@ TEST(MountTableTest, RemovalsBetweenSteadyFlushesAllocateNothing) {
   for (const std::string& p : paths) ASSERT_TRUE(t.Add(client, p, 1));
   (void)t.TakeChanges();
 
-  g_allocations = 0;
-  g_counting = true;
+  StartCountingAllocations();
   for (int p = 0; p < 150; ++p) t.Remove(client, paths[p]);
   const std::size_t removed_by_client = t.RemoveClient(client);
-  g_counting = false;
-  EXPECT_EQ(g_allocations, 0);
+  EXPECT_EQ(StopCountingAllocations(), 0);
   EXPECT_EQ(removed_by_client, 150u);
   auto [added, removed] = t.TakeChanges();
   EXPECT_TRUE(added.empty());

@@ -1,11 +1,12 @@
 // scale_probe: the floors and small timings of scripts/bench --scale
 // (issue 12), each printed as one JSON line on stdout.
 //
-//   scale_probe sqlite-floor DB N PREFIX
+//   scale_probe sqlite-floor DB N PREFIX [ROWS]
 //       One SQLite transaction inserting N rows into a table shaped like
 //       the store's shares table (same columns, UNIQUE path, index on
-//       group; WAL, synchronous=FULL) through one prepared statement, then
-//       COMMIT: what any store of N shares must pay at least.
+//       group; WAL, synchronous=FULL) through one prepared statement of
+//       ROWS rows (default 1; the store writes 16), then COMMIT: what any
+//       store of N shares must pay at least.
 //   scale_probe stat-floor PATHS_FILE ROUNDS
 //       Per path of the file: one statx (the least "the path exists and is a
 //       directory" can cost) and the daemon's check (openat2 refusing
@@ -77,7 +78,8 @@ bool Exec(sqlite3* db, const char* sql) {
   return true;
 }
 
-int SqliteFloor(const std::string& path, long n, const std::string& prefix) {
+int SqliteFloor(const std::string& path, long n, const std::string& prefix,
+                long rows) {
   ::unlink(path.c_str());
   ::unlink((path + "-wal").c_str());
   ::unlink((path + "-shm").c_str());
@@ -104,31 +106,43 @@ int SqliteFloor(const std::string& path, long n, const std::string& prefix) {
     std::snprintf(b, sizeof b, "g%02ld", i * 16 / n);
     groups[i] = b;
   }
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v3(db,
-                         "INSERT INTO shares(id, path, \"group\", resource, "
-                         "description, options, dev) VALUES(?,?,?,?,?,?,?)",
-                         -1, SQLITE_PREPARE_PERSISTENT, &st,
-                         nullptr) != SQLITE_OK) {
-    return Fail("prepare");
-  }
+  // One statement of `rows` rows, and one of a single row for the rest.
+  auto prepare = [&](long k, sqlite3_stmt** out) {
+    std::string sql =
+        "INSERT INTO shares(id, path, \"group\", resource, description, "
+        "options, dev) VALUES";
+    for (long r = 0; r < k; ++r) sql += r == 0 ? "(?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?)";
+    return sqlite3_prepare_v3(db, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT,
+                              out, nullptr) == SQLITE_OK;
+  };
+  sqlite3_stmt* many = nullptr;
+  sqlite3_stmt* one = nullptr;
+  if (!prepare(rows, &many) || !prepare(1, &one)) return Fail("prepare");
   const double t0 = NowUs();
   if (!Exec(db, "BEGIN IMMEDIATE")) return 1;
-  for (long i = 0; i < n; ++i) {
-    sqlite3_bind_int64(st, 1, i + 1);
-    sqlite3_bind_text(st, 2, paths[i].data(), paths[i].size(), SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, groups[i].data(), groups[i].size(), SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, "", 0, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, "", 0, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, "", 0, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 7, 42);
+  for (long i = 0; i < n;) {
+    sqlite3_stmt* st = n - i >= rows ? many : one;
+    const long k = st == many ? rows : 1;
+    for (long r = 0; r < k; ++r, ++i) {
+      const int b = static_cast<int>(r) * 7;
+      sqlite3_bind_int64(st, b + 1, i + 1);
+      sqlite3_bind_text(st, b + 2, paths[i].data(), paths[i].size(),
+                        SQLITE_STATIC);
+      sqlite3_bind_text(st, b + 3, groups[i].data(), groups[i].size(),
+                        SQLITE_STATIC);
+      sqlite3_bind_text(st, b + 4, "", 0, SQLITE_STATIC);
+      sqlite3_bind_text(st, b + 5, "", 0, SQLITE_STATIC);
+      sqlite3_bind_text(st, b + 6, "", 0, SQLITE_STATIC);
+      sqlite3_bind_int64(st, b + 7, 42);
+    }
     if (sqlite3_step(st) != SQLITE_DONE) return Fail("insert");
     sqlite3_reset(st);
   }
   const double t1 = NowUs();
   if (!Exec(db, "COMMIT")) return 1;
   const double t2 = NowUs();
-  sqlite3_finalize(st);
+  sqlite3_finalize(many);
+  sqlite3_finalize(one);
   sqlite3_close(db);
   std::printf(
       "{\"rows\": %ld, \"ms\": %.2f, \"insert_ms\": %.2f, \"commit_ms\": "
@@ -264,7 +278,7 @@ int ClientAdd(const std::string& socket, const std::string& path,
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: scale_probe sqlite-floor DB N PREFIX\n"
+               "usage: scale_probe sqlite-floor DB N PREFIX [ROWS]\n"
                "       scale_probe stat-floor PATHS_FILE ROUNDS\n"
                "       scale_probe spawn ROUNDS CMD_A... -- CMD_B...\n"
                "       scale_probe client-add SOCKET PATH GROUP ROUNDS\n");
@@ -276,8 +290,10 @@ int Usage() {
 int main(int argc, char** argv) {
   if (argc < 2) return Usage();
   const std::string cmd = argv[1];
-  if (cmd == "sqlite-floor" && argc == 5) {
-    return SqliteFloor(argv[2], std::atol(argv[3]), argv[4]);
+  if (cmd == "sqlite-floor" && (argc == 5 || argc == 6)) {
+    const long rows = argc == 6 ? std::atol(argv[5]) : 1;
+    if (rows < 1 || rows > 256) return Usage();
+    return SqliteFloor(argv[2], std::atol(argv[3]), argv[4], rows);
   }
   if (cmd == "stat-floor" && argc == 4) {
     return StatFloor(argv[2], std::atoi(argv[3]));

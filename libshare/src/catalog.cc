@@ -699,6 +699,87 @@ std::vector<const Share*> SortedByPath(std::vector<const Share*> v) {
 // validated (see ApplyRun).
 constexpr std::size_t kWriteAheadOps = 256;
 
+// One step's rows (an add's too; a batch's adds go through StepWriter).
+absl::Status WriteStep(Store& store, const Step& step) {
+  absl::Status status;
+  {
+    if (step.noop) return status;
+    const Operation& op = *step.op;
+    switch (op.type) {
+      case Op::kCreateGroup:
+        status = store.InsertGroup({op.group, true, op.options});
+        break;
+      case Op::kDeleteGroup:
+        status = store.DeleteGroup(op.group);
+        break;
+      case Op::kEnableGroup:
+      case Op::kDisableGroup:
+        status = store.SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
+        break;
+      case Op::kAddShare: {
+        const Share& s = *step.share;
+        status = store.InsertShare(Store::ShareFields{s.id, s.path, op.group,
+                                                      s.resource, s.description,
+                                                      s.options, s.dev});
+        break;
+      }
+      case Op::kRemoveShare:
+        status = store.DeleteShare(op.path);
+        break;
+      case Op::kMoveShare:
+        status = store.MoveShare(op.path, op.group);
+        break;
+      case Op::kSetOptions:
+      case Op::kUnsetOption:
+        status = op.path.empty() ? store.SetGroupOptions(op.group, step.text)
+                                 : store.SetShareOptions(op.path, step.text);
+        break;
+      case Op::kModifyShare:
+        if (op.set_options) status = store.SetShareOptions(op.path, step.text);
+        if (status.ok()) {
+          status = store.SetShareText(op.path, step.description, step.resource);
+        }
+        break;
+      case Op::kManageGroup:
+        status = store.SetGroupManager(op.group, op.path);
+        break;
+    }
+  }
+  return status;
+}
+
+// Writes a batch's steps to the store in order. Adds in a row go in
+// statements of many rows (Store::InsertShares), so an add may wait here
+// until a step that is not an add, a full run, or Finish writes it.
+class StepWriter {
+ public:
+  explicit StepWriter(Store& store) : store_(store) { rows_.reserve(kRun); }
+  absl::Status Write(const Step& step) {
+    if (step.noop) return absl::OkStatus();
+    if (step.op->type == Op::kAddShare) {
+      const Share& s = *step.share;
+      rows_.push_back(Store::ShareFields{s.id, s.path, step.op->group,
+                                         s.resource, s.description, s.options,
+                                         s.dev});
+      return rows_.size() < kRun ? absl::OkStatus() : Finish();
+    }
+    if (absl::Status s = Finish(); !s.ok()) return s;
+    return WriteStep(store_, step);
+  }
+  // Writes the adds still waiting.
+  absl::Status Finish() {
+    if (rows_.empty()) return absl::OkStatus();
+    absl::Status s = store_.InsertShares(rows_);
+    rows_.clear();
+    return s;
+  }
+
+ private:
+  static constexpr std::size_t kRun = 256;  // a multiple of InsertShares'
+  Store& store_;
+  std::vector<Store::ShareFields> rows_;  // views of the steps' shares
+};
+
 class CatalogImpl : public Catalog {
  public:
   CatalogImpl(std::unique_ptr<Store> store, std::unique_ptr<Store> mounts)
@@ -904,9 +985,6 @@ class CatalogImpl : public Catalog {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   absl::Status WriteSteps(const std::vector<Step>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
-  // One step's rows. `store` is store_, used by the thread that owns
-  // apply_mu_ or by a StepWriter it waits for.
-  static absl::Status WriteStep(Store& store, const Step& step);
   // Links the committed steps [begin, end) into the table; returns whether
   // anything changed. Removed objects go to the garbage vectors.
   // `touched` receives every share added or changed (with repeats); its
@@ -1485,58 +1563,11 @@ absl::Status CatalogImpl::Commit(const std::vector<Step>& steps,
 }
 
 absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
+  StepWriter w(*store_);
   for (const Step& step : steps) {
-    if (absl::Status s = WriteStep(*store_, step); !s.ok()) return s;
+    if (absl::Status s = w.Write(step); !s.ok()) return s;
   }
-  return absl::OkStatus();
-}
-
-absl::Status CatalogImpl::WriteStep(Store& store, const Step& step) {
-  absl::Status status;
-  {
-    if (step.noop) return status;
-    const Operation& op = *step.op;
-    switch (op.type) {
-      case Op::kCreateGroup:
-        status = store.InsertGroup({op.group, true, op.options});
-        break;
-      case Op::kDeleteGroup:
-        status = store.DeleteGroup(op.group);
-        break;
-      case Op::kEnableGroup:
-      case Op::kDisableGroup:
-        status = store.SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
-        break;
-      case Op::kAddShare: {
-        const Share& s = *step.share;
-        status = store.InsertShare(Store::ShareFields{s.id, s.path, op.group,
-                                                      s.resource, s.description,
-                                                      s.options, s.dev});
-        break;
-      }
-      case Op::kRemoveShare:
-        status = store.DeleteShare(op.path);
-        break;
-      case Op::kMoveShare:
-        status = store.MoveShare(op.path, op.group);
-        break;
-      case Op::kSetOptions:
-      case Op::kUnsetOption:
-        status = op.path.empty() ? store.SetGroupOptions(op.group, step.text)
-                                 : store.SetShareOptions(op.path, step.text);
-        break;
-      case Op::kModifyShare:
-        if (op.set_options) status = store.SetShareOptions(op.path, step.text);
-        if (status.ok()) {
-          status = store.SetShareText(op.path, step.description, step.resource);
-        }
-        break;
-      case Op::kManageGroup:
-        status = store.SetGroupManager(op.group, op.path);
-        break;
-    }
-  }
-  return status;
+  return w.Finish();
 }
 
 bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
@@ -1792,11 +1823,15 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
             absl::Status st;
             try {
               st = store->Begin();
+              StepWriter w(*store);
               std::size_t i = 0;
               while (st.ok()) {
                 const std::size_t n = progress.Wait(i);
-                if (n <= i) break;  // Validate finished
-                for (; i < n && st.ok(); ++i) st = WriteStep(*store, steps[i]);
+                if (n <= i) {  // Validate finished
+                  st = w.Finish();
+                  break;
+                }
+                for (; i < n && st.ok(); ++i) st = w.Write(steps[i]);
               }
             } catch (const std::bad_alloc&) {
               st = absl::ResourceExhaustedError(

@@ -88,6 +88,41 @@ constexpr std::size_t CountParameters(const char* sql) {
 static_assert(CountParameters(kInsertMountRows) == 2 * kMountRowsPerInsert,
               "one (client, path) pair per row");
 
+// A batch's shares inserted by one statement of kShareRowsPerInsert rows:
+// the statement's fixed cost is then paid once per 32 shares, and SQLite
+// inserts 15,000 store-shaped rows in about half the time it takes one
+// row per statement (`scale_probe sqlite-floor DB N PREFIX ROWS`: 30.3 ms
+// against 15.5 ms at 16 rows, 14.5 at 64; 32 is past the bend).
+constexpr std::size_t kShareRowsPerInsert = 32;
+constexpr char kInsertShareHead[] =
+    "INSERT INTO shares(id, path, \"group\", resource, description, options, "
+    "dev) VALUES";
+constexpr char kShareRowParameters[] = "(?,?,?,?,?,?,?)";
+constexpr int kShareColumns = 7;
+struct InsertShareRowsSql {
+  char text[sizeof kInsertShareHead - 1 +
+            kShareRowsPerInsert * sizeof kShareRowParameters];
+};
+constexpr InsertShareRowsSql MakeInsertShareRows() {
+  InsertShareRowsSql sql{};
+  std::size_t n = 0;
+  for (std::size_t i = 0; i + 1 < sizeof kInsertShareHead; ++i) {
+    sql.text[n++] = kInsertShareHead[i];
+  }
+  for (std::size_t r = 0; r < kShareRowsPerInsert; ++r) {
+    if (r > 0) sql.text[n++] = ',';
+    for (std::size_t i = 0; i + 1 < sizeof kShareRowParameters; ++i) {
+      sql.text[n++] = kShareRowParameters[i];
+    }
+  }
+  sql.text[n] = '\0';
+  return sql;
+}
+constexpr InsertShareRowsSql kInsertShareRows = MakeInsertShareRows();
+static_assert(CountParameters(kInsertShareRows.text) ==
+                  kShareColumns * kShareRowsPerInsert,
+              "one share's columns per row");
+
 constexpr const char* kSql[] = {
     "BEGIN IMMEDIATE",
     "COMMIT",
@@ -107,6 +142,7 @@ constexpr const char* kSql[] = {
     "UPDATE groups SET options = ?2 WHERE name = ?1",
     "INSERT INTO shares(id, path, \"group\", resource, description, options, "
     "dev) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    kInsertShareRows.text,
     "DELETE FROM shares WHERE path = ?1",
     "UPDATE shares SET \"group\" = ?2 WHERE path = ?1",
     "UPDATE shares SET options = ?2, replaces_group = 0 WHERE path = ?1",
@@ -141,6 +177,17 @@ constexpr char kMetaTable[] =
 
 void BindText(sqlite3_stmt* st, int i, std::string_view v) {
   sqlite3_bind_text(st, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+}
+
+// A share's columns as parameters first + 1 .. first + kShareColumns.
+void BindShare(sqlite3_stmt* st, int first, const Store::ShareFields& s) {
+  sqlite3_bind_int64(st, first + 1, static_cast<sqlite3_int64>(s.id));
+  BindText(st, first + 2, s.path);
+  BindText(st, first + 3, s.group);
+  BindText(st, first + 4, s.resource);
+  BindText(st, first + 5, s.description);
+  BindText(st, first + 6, s.options);
+  sqlite3_bind_int64(st, first + 7, static_cast<sqlite3_int64>(s.dev));
 }
 
 std::string ColumnText(sqlite3_stmt* st, int i) {
@@ -489,13 +536,7 @@ absl::Status Store::InsertShare(const ShareRow& s) {
 absl::Status Store::InsertShare(const ShareFields& s) {
   absl::StatusOr<sqlite3_stmt*> st = Prepared(kInsertShare);
   if (!st.ok()) return st.status();
-  sqlite3_bind_int64(*st, 1, static_cast<sqlite3_int64>(s.id));
-  BindText(*st, 2, s.path);
-  BindText(*st, 3, s.group);
-  BindText(*st, 4, s.resource);
-  BindText(*st, 5, s.description);
-  BindText(*st, 6, s.options);
-  sqlite3_bind_int64(*st, 7, static_cast<sqlite3_int64>(s.dev));
+  BindShare(*st, 0, s);
   // The message is made only on failure: one allocation per row less in
   // a batch's inserts.
   const int rc = sqlite3_step(*st);
@@ -505,6 +546,37 @@ absl::Status Store::InsertShare(const ShareFields& s) {
           : Error(absl::StrCat("inserting share ", ToAbsl(s.path)));
   sqlite3_reset(*st);
   return status;
+}
+
+absl::Status Store::InsertShares(absl::Span<const ShareFields> rows) {
+  std::size_t i = 0;
+  if (rows.size() >= kShareRowsPerInsert) {
+    absl::StatusOr<sqlite3_stmt*> st = Prepared(kInsertShares);
+    if (!st.ok()) return st.status();
+    for (; i + kShareRowsPerInsert <= rows.size(); i += kShareRowsPerInsert) {
+      for (std::size_t k = 0; k < kShareRowsPerInsert; ++k) {
+        BindShare(*st, static_cast<int>(k) * kShareColumns, rows[i + k]);
+      }
+      const int rc = sqlite3_step(*st);
+      sqlite3_reset(*st);
+      if (rc == SQLITE_DONE) continue;
+      // The statement was undone as a whole. While the transaction stands
+      // (a constraint, not a lost transaction), its rows one at a time
+      // name the share that failed.
+      if (sqlite3_get_autocommit(db_) != 0) {
+        return Error(absl::StrCat(
+            "inserting shares ", ToAbsl(rows[i].path), " to ",
+            ToAbsl(rows[i + kShareRowsPerInsert - 1].path)));
+      }
+      for (std::size_t k = 0; k < kShareRowsPerInsert; ++k) {
+        if (absl::Status s = InsertShare(rows[i + k]); !s.ok()) return s;
+      }
+    }
+  }
+  for (; i < rows.size(); ++i) {
+    if (absl::Status s = InsertShare(rows[i]); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Store::DeleteShare(std::string_view path) {

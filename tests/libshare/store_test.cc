@@ -228,6 +228,68 @@ TEST_F(StoreTest, DuplicatePathFailsInsideTransaction) {
   store->Rollback();
 }
 
+// InsertShares writes 32 rows per statement and the rest one by one:
+// every count around that size lands whole, every field in its column.
+TEST_F(StoreTest, InsertSharesWritesEveryRowWhateverTheCount) {
+  for (const std::size_t n : {0u, 1u, 31u, 32u, 33u, 64u, 100u}) {
+    SCOPED_TRACE(n);
+    std::vector<ShareRow> rows;
+    for (std::size_t i = 0; i < n; ++i) {
+      ShareRow r = Row(i + 1, "/s" + std::to_string(n) + "/" +
+                                  std::to_string(i), "g");
+      r.resource = "r" + std::to_string(i);
+      r.description = "d" + std::to_string(i);
+      r.options = i % 2 ? "ro" : "";
+      rows.push_back(std::move(r));
+    }
+    std::vector<Store::ShareFields> fields;
+    for (const ShareRow& r : rows) {
+      fields.push_back({r.id, r.path, r.group, r.resource, r.description,
+                        r.options, r.dev});
+    }
+    {
+      auto store = Open();
+      ASSERT_TRUE(store->Begin().ok());
+      ASSERT_TRUE(store->InsertShares(fields).ok());
+      ASSERT_TRUE(store->Commit().ok());
+    }
+    auto store = Open();
+    auto loaded = store->LoadAllShares();
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(*loaded, rows);
+    ASSERT_TRUE(store->Begin().ok());
+    ASSERT_TRUE(store->DeleteGroup("g").ok());
+    ASSERT_TRUE(store->Commit().ok());
+  }
+}
+
+// A duplicate inside a statement of 32 rows names its own path, and the
+// transaction goes on: the rows before it are in, the statement's others
+// are not.
+TEST_F(StoreTest, InsertSharesNamesTheDuplicateInsideAFullStatement) {
+  auto store = Open();
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertShare(Row(1000, "/p/17", "g")).ok());
+  std::vector<ShareRow> rows;
+  for (int i = 0; i < 64; ++i) {
+    rows.push_back(Row(i + 1, "/p/" + std::to_string(i), "g"));
+  }
+  std::vector<Store::ShareFields> fields;
+  for (const ShareRow& r : rows) {
+    fields.push_back({r.id, r.path, r.group, r.resource, r.description,
+                      r.options, r.dev});
+  }
+  absl::Status s = store->InsertShares(fields);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("inserting share /p/17:"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("UNIQUE"));
+  // /p/0../p/16 (retried one by one) and the earlier row; not /p/18 on.
+  EXPECT_EQ(*store->CountShares(), 18u);
+  ASSERT_TRUE(store->InsertShare(Row(2000, "/after", "g")).ok());
+  ASSERT_TRUE(store->Commit().ok());
+  EXPECT_EQ(*store->CountShares(), 19u);
+}
+
 TEST_F(StoreTest, DeleteGroupDeletesItsShares) {
   auto store = Open();
   ASSERT_TRUE(store->Begin().ok());

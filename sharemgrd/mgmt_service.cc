@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
@@ -796,7 +797,14 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
             ? absl::StrCat(" (one commit with ", committed - 1,
                            committed == 2 ? " other call)" : " other calls)")
             : "",
-        listed ? "" : ": ", listed ? "" : counts));
+        listed ? "" : ": ", listed ? "" : counts,
+        // Where a big batch's time went (validation, the commit, linking,
+        // the change list; the rest is decoding and this report).
+        listed ? ""
+               : absl::StrFormat(" (validation %.0f ms, commit %.0f ms, "
+                                 "linking %.0f ms, change list %.0f ms)",
+                                 r.times.validate_ms, r.times.commit_ms,
+                                 r.times.link_ms, r.times.changes_ms)));
     std::vector<std::string> described;
     if (listed) {
       for (const Operation& op : batch.ops) {

@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <memory>
@@ -1778,6 +1779,12 @@ void CatalogImpl::ApplyGroup(absl::Span<const Batch* const> batches,
 void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
                            absl::Span<BatchResult> results) {
   absl::MutexLock a(&apply_mu_);
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t_start = Clock::now();
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  BatchResult::Times times;
   // The batches still in the group, their operations one after another
   // (copied only for a group of two or more) and where each ends.
   std::vector<std::size_t> live(run.size());
@@ -1884,6 +1891,7 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       results.front().generation = table_.generation();
       return;
     }
+    times.validate_ms = since(t_start);
     // The table's generation once every segment that changes something
     // has its own.
     next_generation = table_.generation();
@@ -1980,6 +1988,11 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
     return;
   }
   commits_.fetch_add(1);
+  const Clock::time_point t_committed = Clock::now();
+  times.commit_ms =
+      std::chrono::duration<double, std::milli>(t_committed - t_start)
+          .count() -
+      times.validate_ms;
   for (const Step& s : steps) {
     if (s.share != nullptr) next_id_ = std::max(next_id_, s.share->id + 1);
   }
@@ -2010,6 +2023,8 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       std::abort();
     }
   }
+  times.link_ms = since(t_committed);
+  const Clock::time_point t_linked = Clock::now();
   // apply_mu_ is still held: no other writer can change the shares read
   // here, and removed ones live in dead_shares until the function ends.
   // Out of memory now costs the report, not the committed change.
@@ -2031,6 +2046,8 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
     }
     UpdateRuleIndexes(result);
   }
+  times.changes_ms = since(t_linked);
+  for (std::size_t k : live) results[k].times = times;
 }
 
 }  // namespace

@@ -129,6 +129,18 @@ struct BatchResult {
   // (out of memory): readers of `changes` must then assume every share
   // may have changed.
   bool changes_complete = true;
+  // Where the time of a committed batch went in the catalog, in ms (the
+  // daemon logs it for big batches): validation (with the directory
+  // checks and, for a big batch alone, the store writes that overlap it),
+  // the commit (the remaining writes and the sync), linking into the
+  // table, and the change list. A group commit's batches share them.
+  struct Times {
+    double validate_ms = 0;
+    double commit_ms = 0;
+    double link_ms = 0;
+    double changes_ms = 0;
+  };
+  Times times;
 
   bool ok() const { return errors.empty() && commit_error.empty(); }
 };

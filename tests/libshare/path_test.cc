@@ -1,5 +1,6 @@
 #include "libshare/path.h"
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -89,24 +90,28 @@ TEST(ValidatePath, TerminalEscapeIsRefused) {
 
 // Every string of up to 6 bytes over the characters the rules look at:
 // ValidatePath accepts exactly what the rules, applied one by one, accept.
+// The rules of a share path, one at a time, for the tests below to hold
+// ValidatePath (which checks them eight bytes at a time) against.
+bool ValidByRules(const std::string& p) {
+  if (p.empty() || p[0] != '/' || p.size() > kMaxPathLength) return false;
+  for (char c : p) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  }
+  if (p == "/") return true;
+  std::size_t start = 1;
+  for (;;) {
+    std::size_t end = p.find('/', start);
+    const std::string comp =
+        p.substr(start, end == std::string::npos ? end : end - start);
+    if (comp.empty() || comp == "." || comp == "..") return false;
+    if (end == std::string::npos) return true;
+    start = end + 1;
+  }
+}
+
 TEST(ValidatePath, AcceptsExactlyWhatEachRuleAllows) {
   const std::string alphabet("/.a\t\0\x7f", 6);
-  auto by_rules = [](const std::string& p) {
-    if (p.empty() || p[0] != '/') return false;
-    for (char c : p) {
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
-    }
-    if (p == "/") return true;
-    std::size_t start = 1;
-    for (;;) {
-      std::size_t end = p.find('/', start);
-      const std::string comp =
-          p.substr(start, end == std::string::npos ? end : end - start);
-      if (comp.empty() || comp == "." || comp == "..") return false;
-      if (end == std::string::npos) return true;
-      start = end + 1;
-    }
-  };
+  auto by_rules = ValidByRules;
   std::vector<std::string> layer = {""};
   int checked = 0;
   for (int len = 0; len <= 6; ++len) {
@@ -119,6 +124,40 @@ TEST(ValidatePath, AcceptsExactlyWhatEachRuleAllows) {
     layer = std::move(next);
   }
   EXPECT_EQ(checked, 1 + 6 + 36 + 216 + 1296 + 7776 + 46656);
+}
+
+// Longer paths, where ValidatePath's words are full and a rule breaks at
+// any byte of one, or across two: random strings over bytes each rule
+// looks at (every byte below 0x20 and from 0x7f up counted by a few),
+// and each valid one with one byte changed.
+TEST(ValidatePath, LongPathsAgreeWithTheRulesAtEveryByte) {
+  const std::string alphabet("/./.a\t\0\x1f \x7f\x80\xff~", 14);
+  std::mt19937 rng(12);
+  int valid = 0;
+  for (int k = 0; k < 200000; ++k) {
+    std::string p = "/";
+    const std::size_t len = rng() % 40;
+    for (std::size_t i = 0; i < len; ++i) {
+      // Mostly plain bytes, so that valid paths are common too.
+      p += rng() % 3 ? "abc/"[rng() % 4] : alphabet[rng() % alphabet.size()];
+    }
+    const bool want = ValidByRules(p);
+    valid += want;
+    ASSERT_EQ(ValidatePath(p).ok(), want) << absl::CEscape(p);
+    if (want && p.size() > 1) {
+      std::string q = p;
+      q[1 + rng() % (q.size() - 1)] = alphabet[rng() % alphabet.size()];
+      ASSERT_EQ(ValidatePath(q).ok(), ValidByRules(q)) << absl::CEscape(q);
+    }
+  }
+  EXPECT_GT(valid, 1000);  // both answers well represented
+  EXPECT_LT(valid, 199000);
+  // At the length limit and one past it.
+  std::string at_limit = "/" + std::string(kMaxPathLength - 1, 'a');
+  EXPECT_TRUE(ValidatePath(at_limit).ok());
+  EXPECT_FALSE(ValidatePath(at_limit + "a").ok());
+  at_limit[kMaxPathLength - 1] = '\x7f';
+  EXPECT_FALSE(ValidatePath(at_limit).ok());
 }
 
 TEST(NormalizePath, CollapsesSlashesAndDropsTrailingSlash) {

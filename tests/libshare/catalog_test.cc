@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -1135,6 +1136,54 @@ TEST_F(CatalogTest, ChangesOfDeletedGroupAreRemovals) {
   ASSERT_TRUE(r.ok());
   EXPECT_THAT(r.changes, ElementsAre(IsChange(Kind::kRemoved, a, false),
                                      IsChange(Kind::kRemoved, b, false)));
+}
+
+// A change list of 70,000 entries: every path once, in order, for adds in
+// path order (in order already) and for removals, re-adds and a group
+// disabled in one batch (sorted first, each removal before the re-add of
+// its path).
+TEST_F(CatalogTest, BigChangeListsAreWholeAndInPathOrder) {
+  constexpr int kShares = 70000;
+  const std::string root = dir_.Mkdir("big");
+  std::vector<std::string> paths;
+  std::vector<Operation> adds = {CreateGroup("g")};
+  for (int i = 0; i < kShares; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "/u%05d", i);
+    paths.push_back(root + name);
+    ASSERT_EQ(::mkdir(paths.back().c_str(), 0755), 0) << paths.back();
+    adds.push_back(AddShare(paths.back(), "g"));
+  }
+  BatchResult r = Apply(adds);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.changes.size(), static_cast<std::size_t>(kShares));
+  for (int i = 0; i < kShares; ++i) {
+    ASSERT_EQ(r.changes[i].path, paths[i]);
+    ASSERT_EQ(r.changes[i].kind, Kind::kAdded) << paths[i];
+    ASSERT_TRUE(r.changes[i].active) << paths[i];
+  }
+  // Every 7th removed and added again, every 11th (not 7th) removed, and
+  // the group disabled: each path once; the removed ones as removals.
+  std::vector<Operation> mixed;
+  for (int i = 0; i < kShares; ++i) {
+    if (i % 7 == 0) {
+      mixed.push_back(RemoveShare(paths[i]));
+      mixed.push_back(AddShare(paths[i], "g"));
+    } else if (i % 11 == 0) {
+      mixed.push_back(RemoveShare(paths[i]));
+    }
+  }
+  mixed.push_back(GroupOp(Type::kDisableGroup, "g"));
+  r = Apply(mixed);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.changes.size(), static_cast<std::size_t>(kShares));
+  for (int i = 0; i < kShares; ++i) {
+    const bool removed = i % 7 != 0 && i % 11 == 0;
+    ASSERT_EQ(r.changes[i].path, paths[i]);
+    ASSERT_EQ(r.changes[i].kind, removed ? Kind::kRemoved : Kind::kChanged)
+        << paths[i];
+    ASSERT_FALSE(r.changes[i].active) << paths[i];
+  }
 }
 
 TEST_F(CatalogTest, ChangesReportEachPathOnce) {

@@ -24,6 +24,9 @@
 # (thread sm-mountflush) and the rest. The first mounts' clients UMNTALL
 # after that window.
 #
+# Besides each round's ratios, the calls of all rounds are pooled (first
+# against repeat) for p50 and p99: a p99 of one round rests on 72 calls.
+#
 # Then a memory run leaves 64 x C first mounts in place and reads the
 # daemon's RSS before and after, with the record and decision counts from
 # `sharectl stats`. Prints Markdown tables and the per-round ratios. Needs
@@ -117,8 +120,8 @@ load() {  # DAEMON LABEL ARGS...
     fail "mount_load $name $label: $out"
   sleep 0.15  # the run's records written behind (every 50 ms)
   read -r f1 r1 < <(daemon_cpu_ns "${d_pid[$name]}")
-  jq -e '.errors == 0' <<<"$out" >/dev/null ||
-    fail "mount_load $name $label: $out"
+  jq -e '.errors == 0 and ([.lat_hist[][1]] | add) == .calls' <<<"$out" \
+    >/dev/null || fail "mount_load $name $label: $(head -c 2000 <<<"$out")"
   echo "$out" | jq -c --arg d "$name" --arg l "$label" \
     --argjson f "$((f1 - f0))" --argjson r "$((r1 - r0))" \
     '. + {daemon: $d, label: $l,
@@ -191,6 +194,20 @@ per_round() {  # DAEMON EXPR
   done
 }
 two() { awk '{ printf "%.2f\n", $1 }'; }
+# A percentile of every call of DAEMON's runs of KIND (first or repeat),
+# all rounds pooled (mount_load's lat_hist), in us: the pooled p99 rests on
+# R x 72 calls, one round's on 72.
+pooled() {  # DAEMON KIND Q
+  jq -rs --arg d "$1" --arg k "$2 " --argjson q "$3" '
+    [.[] | select(.daemon == $d and (.label | startswith($k))) | .lat_hist[]]
+    | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) as $h
+    | ($h | map(.[1]) | add) as $n
+    | (($q * ($n - 1)) + 0.5 | floor) as $i
+    | reduce $h[] as $b ({c: 0, v: null};
+        if .v != null then . elif .c + $b[1] > $i then .v = $b[0]
+        else .c += $b[1] end)
+    | .v' "$results"
+}
 cat <<T
 
 sharemgrd MNT, a client's first mount of a path against a repeated one
@@ -223,11 +240,16 @@ T
   cpu_w=$(per_round "$n" '$w.flush_cpu_us + $w.other_cpu_us' | median | two)
   cpu_f=$(per_round "$n" '$f.flush_cpu_us + $f.other_cpu_us' | median | two)
   flush_f=$(per_round "$n" '$f.flush_cpu_us' | median | two)
+  fp50=$(pooled "$n" first 0.5)
+  fp99=$(pooled "$n" first 0.99)
+  wp50=$(pooled "$n" repeat 0.5)
+  wp99=$(pooled "$n" repeat 0.99)
   cpu_ratio=$(per_round "$n" '($f.flush_cpu_us + $f.other_cpu_us) /
     ($w.flush_cpu_us + $w.other_cpu_us)' | median | two)
   cat <<T
 
 $n, median over rounds: first/repeat p50 $p50, p99 $p99; repeat/first calls/s $tput
+$n, all rounds pooled ($rounds x $((8 * calls)) calls of each kind): first p50/p99 $fp50/$fp99 us, repeat $wp50/$wp99 us; first/repeat p50 $(awk -v a="$fp50" -v b="$wp50" 'BEGIN { printf "%.2f", a / b }'), p99 $(awk -v a="$fp99" -v b="$wp99" 'BEGIN { printf "%.2f", a / b }')
 $n, daemon CPU per call (median): repeat $cpu_w us, first $cpu_f us (of which the flusher $flush_f us); first/repeat of the same round $cpu_ratio
 $n, memory: ${mem[$n]}
 T

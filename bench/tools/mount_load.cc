@@ -29,6 +29,10 @@
 //    told to stall on with --debug-resolver-delay), keeps one MNT in flight
 //    during the whole run; its calls are reported apart under "stalled".
 //
+// The JSON line also holds "lat_hist", every timed call's latency as
+// [microseconds, count] pairs (1 µs wide below 1 ms, 10 µs below 10 ms,
+// 100 µs above), so that runs can be pooled into one distribution.
+//
 // Clients' addresses are source-base, source-base+1, ... (as a 32-bit
 // number, skipping x.y.z.0 and x.y.z.255), so a hosts file can name them.
 // The clients UMNTALL their mounts after the run unless --no-cleanup.
@@ -120,6 +124,31 @@ int64_t Percentile(const std::vector<int64_t>& sorted, double q) {
   if (sorted.empty()) return 0;
   size_t i = static_cast<size_t>(q * (sorted.size() - 1) + 0.5);
   return sorted[std::min(i, sorted.size() - 1)];
+}
+
+// The latencies (sorted, ns) as [µs, count] pairs, in buckets 1 µs wide
+// below 1 ms, 10 µs below 10 ms and 100 µs from there.
+std::string LatencyHistogram(const std::vector<int64_t>& sorted) {
+  std::string out = "[";
+  int64_t bucket = -1;
+  long count = 0;
+  auto flush = [&] {
+    if (count == 0) return;
+    absl::StrAppend(&out, out.size() > 1 ? "," : "", "[", bucket, ",", count,
+                    "]");
+  };
+  for (int64_t ns : sorted) {
+    const int64_t us = ns / 1000;
+    const int64_t b = us < 1000 ? us : us < 10000 ? us / 10 * 10 : us / 100 * 100;
+    if (b != bucket) {
+      flush();
+      bucket = b;
+      count = 0;
+    }
+    ++count;
+  }
+  flush();
+  return out + "]";
 }
 
 void Record(ThreadResult* r, const absl::StatusOr<mountclient::MntReply>& m,
@@ -322,7 +351,8 @@ class LoadRun {
         ",\"p90_us\":", us(Percentile(all.latencies_ns, 0.90)),
         ",\"p99_us\":", us(Percentile(all.latencies_ns, 0.99)), ",\"max_us\":",
         us(all.latencies_ns.empty() ? 0 : all.latencies_ns.back()),
-        ",\"statuses\":{", absl::StrJoin(st, ","), "}");
+        ",\"statuses\":{", absl::StrJoin(st, ","), "}",
+        ",\"lat_hist\":", LatencyHistogram(all.latencies_ns));
     if (cfg_.proc == "export") {
       absl::StrAppend(&json, ",\"export_entries\":", export_entries_.load());
     }

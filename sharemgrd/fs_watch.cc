@@ -152,6 +152,13 @@ bool IsMountRoot(const std::string& path, const struct stat& st) {
 
 }  // namespace
 
+// Why a share added since start is not served when the file system it was
+// on went away before a round recorded it (ProbeShare, NotServed).
+constexpr char kUnmountedBeforeRecorded[] =
+    "the folder is on another file system than when the share was added, "
+    "and none is mounted at it (unmounted before its file system was "
+    "recorded)";
+
 PathStat StatPath(const std::string& path, bool mount_point) {
   PathStat r;
   struct stat st;
@@ -188,7 +195,7 @@ bool HasMountpointOption(std::string_view effective_options) {
 
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,
                       const FsPlace* recorded, const MountInfo& mounts,
-                      bool mountpoint) {
+                      bool mountpoint, std::optional<uint64_t> added_dev) {
   ShareProbe r;
   switch (st.kind) {
     case PathStat::Kind::kDirectory:
@@ -224,6 +231,14 @@ ShareProbe ProbeShare(std::string_view path, const PathStat& st,
   if (mountpoint && recorded != nullptr && recorded->mount_point != path) {
     recorded = nullptr;  // recorded before a file system was mounted there
   }
+  if (recorded == nullptr && !mountpoint && added_dev.has_value() &&
+      st.dev != *added_dev && now->mount_point != path) {
+    // Unmounted between the add and the round that would have recorded
+    // it: the folder is now its parent's (a dataset's empty mountpoint),
+    // not what was shared. A file system mounted at the path is recorded.
+    r.reason = kUnmountedBeforeRecorded;
+    return r;
+  }
   if (recorded == nullptr) {
     r.served = true;
     r.record = *now;
@@ -257,6 +272,10 @@ absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
   if (!store.ok()) return store.status();
   std::unique_ptr<FsWatch> w(
       new FsWatch(std::move(config), catalog, *std::move(store)));
+  // Ids only grow: every share from this id on is added in this run, its
+  // device (ShareInfo::dev) read in this boot. Unknown: none is.
+  absl::StatusOr<uint64_t> max_id = w->store_->MaxShareId();
+  w->first_added_id_ = max_id.ok() ? *max_id + 1 : UINT64_MAX;
   MountInfo mounts = w->ReadMounts();
   // Rows come in id order; consecutive ones mostly repeat the place and
   // the parent folder, so the last of each is remembered.
@@ -377,8 +396,10 @@ void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
 }
 
 std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
-                                              bool live,
-                                              bool mountpoint) const {
+                                              bool live, bool mountpoint,
+                                              uint64_t id,
+                                              uint64_t added_dev) const {
+  const bool added = id != 0 && id >= first_added_id_.load();
   std::optional<FsPlace> recorded;
   std::shared_ptr<const MountInfo> mounts;
   bool served = true;
@@ -392,7 +413,17 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
       // Added since the last round: served (its batch woke the thread,
       // which records it), unless it needs a mount at its path. Before the
       // first round: decided live.
-      if (probed_ && !mountpoint) return std::nullopt;
+      if (probed_ && !mountpoint) {
+        if (!live || !added) return std::nullopt;
+        // Added since the last round: the decision that hands out a
+        // handle checks that its path is still where it was when added.
+        const PathStat st = StatPath(share_path, /*mount_point=*/true);
+        if (st.kind != PathStat::Kind::kDirectory || st.dev == added_dev ||
+            st.mount_point) {
+          return std::nullopt;
+        }
+        return std::string(kUnmountedBeforeRecorded);
+      }
       served = false;
       if (auto r = initial_.find(share_path); r != initial_.end()) {
         recorded = r->second;
@@ -435,9 +466,10 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
   }
   // Decided again with the last mount table (a mount change wakes the
   // watch thread at once); a state that changed is probed for everyone.
-  ShareProbe p =
-      ProbeShare(share_path, st, recorded ? &*recorded : nullptr,
-                 mounts != nullptr ? *mounts : MountInfo(), mountpoint);
+  ShareProbe p = ProbeShare(
+      share_path, st, recorded ? &*recorded : nullptr,
+      mounts != nullptr ? *mounts : MountInfo(), mountpoint,
+      added && !recorded ? std::optional<uint64_t>(added_dev) : std::nullopt);
   // Before the first round `served` says nothing (the round, due now,
   // probes every share): a decision then wakes nobody. Woken, the thread
   // would probe all again right after its first round (at start the view
@@ -487,9 +519,12 @@ void FsWatch::ProbeAll() {
     const bool mountpoint = HasMountpointOption(s.effective_options);
     PathStat st = StatPath(s.path, mountpoint);
     auto rec = recorded_.find(s.id);
+    const bool added = s.id >= first_added_id_.load();
     ShareProbe p = ProbeShare(
         s.path, st, rec == recorded_.end() ? nullptr : &OwnPlace(rec->second),
-        mounts, mountpoint);
+        mounts, mountpoint,
+        added && rec == recorded_.end() ? std::optional<uint64_t>(s.dev)
+                                        : std::nullopt);
     if (p.record.has_value()) {
       to_record.push_back({s.id, s.path, p.record->mount_point,
                            p.record->fstype, p.record->source});

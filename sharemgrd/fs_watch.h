@@ -103,9 +103,15 @@ struct ShareProbe {
   std::string reason;             // why not served: "recorded on ..., now ..."
   std::optional<FsPlace> record;  // place to record now, if any
 };
+// `added_dev`: for a share added since the daemon started and not
+// recorded yet, the device its path was on when added; if the path is on
+// another device now and nothing is mounted at it (its file system was
+// unmounted before a round recorded it: the folder is its parent's), it is
+// not served, rather than the parent's file system recorded as its own.
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,
                       const FsPlace* recorded, const MountInfo& mounts,
-                      bool mountpoint = false);
+                      bool mountpoint = false,
+                      std::optional<uint64_t> added_dev = std::nullopt);
 // Whether an effective option text holds the flag mountpoint (a word of
 // its own; list entries are never a bare word).
 bool HasMountpointOption(std::string_view effective_options);
@@ -144,8 +150,12 @@ class FsWatch {
   // `live`: also lstat the path now (decisions that hand out a handle).
   // `mountpoint`: the share has that option (known to the caller from its
   // compiled options; rounds read it from the effective text).
+  // `id` and `dev` (the share's, from the catalog; 0 when unknown): a
+  // share added since the last round is then checked live too, against the
+  // device its path was on when added (see ProbeShare).
   std::optional<std::string> NotServed(const std::string& share_path, bool live,
-                                       bool mountpoint = false) const;
+                                       bool mountpoint = false, uint64_t id = 0,
+                                       uint64_t dev = 0) const;
   // Changes whenever some share's served state changes.
   uint64_t version() const { return version_.load(); }
   // Asks for a round after a batch: kBatchRoundSettle (50 ms) after it at
@@ -215,6 +225,8 @@ class FsWatch {
   // shares takes seconds; its unfinished work is redone next start).
   std::atomic<bool> stop_asked_{false};
   std::atomic<uint64_t> version_{1};
+  // The first share id added since the daemon started (set at Open).
+  std::atomic<uint64_t> first_added_id_{UINT64_MAX};
   absl::Mutex probe_mu_;  // one probe at a time
   const int wake_fd_;     // eventfd: Wake() and Stop() interrupt the poll
   std::thread thread_;

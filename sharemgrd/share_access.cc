@@ -59,7 +59,8 @@ AccessResult ShareAccess::Decide(const AccessRequest& req) const {
   // folder may be the empty mountpoint of a dataset not mounted.
   if (served_ != nullptr) {
     if (std::optional<std::string> why = served_->NotServed(
-            r.share->path, req.resolve, r.share->options->mountpoint)) {
+            r.share->path, req.resolve, r.share->options->mountpoint,
+            r.share->id, r.share->dev)) {
       r.outcome = AccessOutcome::kNotShared;
       r.not_served = true;
       r.reason = absl::StrCat(r.share->path, ": not served: ", *why);

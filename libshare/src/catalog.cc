@@ -687,6 +687,7 @@ ShareInfo MakeInfo(const Share& s) {
   i.options = s.options;
   i.effective_options = s.effective_options_text();
   i.active = s.active();
+  i.dev = s.dev;
   return i;
 }
 
@@ -828,6 +829,7 @@ class CatalogImpl : public Catalog {
     m.path = s->path;
     m.options = s->effective_options();
     m.exact = s->path == path;
+    m.dev = s->dev;
     return m;
   }
 

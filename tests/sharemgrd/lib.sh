@@ -239,6 +239,28 @@ probe() {
   "$MOUNTPROBE" --server 127.0.0.1 --port "$MOUNT_PORT" "$@"
 }
 
+# The mount point the daemon recorded for the share at PATH (its store's
+# shares.fs_mount), or nothing while none is recorded.
+recorded_mount() {  # PATH
+  python3 - "$SM_DB" "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+row = db.execute("SELECT fs_mount FROM shares WHERE path = ?",
+                 (sys.argv[2],)).fetchone()
+print(row[0] if row and row[0] is not None else "")
+PY
+}
+
+# Waits (up to 5 s) until a round recorded the file system of PATH's share.
+wait_recorded() {  # PATH
+  local i
+  for ((i = 0; i < 100; i++)); do
+    [[ -n $(recorded_mount "$1") ]] && return 0
+    sleep 0.05
+  done
+  fail "no file system recorded for $1 within 5 s"
+}
+
 # Makes directories under SM_DIR/export and prints their paths on one line:
 #   read -r a b <<<"$(make_dirs a b)"
 make_dirs() {  # NAME...

@@ -58,6 +58,10 @@ assert_contains "$(probe mnt "$alice")" "MNT3_OK" "MNT while mounted"
 assert_eq "$all" "$(exported)" "showmount -e while mounted"
 wait_tab "$all"
 sc check 127.0.0.1 "$alice" >/dev/null || fail "check exit while mounted"
+# Unmounted once its place is recorded (unmounted before that:
+# unmounted_before_recorded_not_served).
+wait_recorded "$alice"
+assert_eq "$alice" "$(recorded_mount "$alice")" "recorded place"
 
 umount "$alice" || fail "umount"
 wait_check "$alice" 1

@@ -42,6 +42,10 @@ struct ShareInfo {
   std::string options;            // the share's own text ("" = inherit)
   std::string effective_options;  // own text, or the group's if own is ""
   bool active = false;            // its group is enabled
+  // The device its path was on when it was added (or, for a share loaded
+  // at start, when it was added then: device numbers may change across
+  // boots and pool imports).
+  uint64_t dev = 0;
   // Filled by the daemon's LIST_SHARES: why it does not serve the share
   // ("" if it does; see sharemgrd's fs_watch.h). Never set by the Catalog.
   std::string not_served;
@@ -67,6 +71,7 @@ struct ShareMatch {
   std::string path;  // the share's path (the request's path or an ancestor)
   std::shared_ptr<const ShareOptions> options;  // effective, compiled
   bool exact = false;  // the request named the share's own path
+  uint64_t dev = 0;    // as ShareInfo::dev
 };
 
 struct MountRecord {

@@ -56,6 +56,47 @@ TEST(ProbeShare, NothingRecordedIsServedAndRecordsTheCurrentMount) {
   EXPECT_EQ(p.record->source, "tank/home/alice");
 }
 
+// A share added since start and not recorded yet: its device at the add
+// (added_dev) against the path's now.
+TEST(ProbeShare, AddedThenUnmountedBeforeRecordedIsNotServedNorRecorded) {
+  MountInfo m = MountInfo::Parse(
+      "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+      "40 22 0:45 / /tank/home rw - zfs tank/home rw\n");
+  PathStat st = Dir();
+  st.dev = 45;  // the parent's device: /tank/home/alice is unmounted
+  ShareProbe p = ProbeShare("/tank/home/alice", st, nullptr, m, false, 46);
+  EXPECT_FALSE(p.served);
+  EXPECT_FALSE(p.record.has_value());
+  EXPECT_EQ(p.reason,
+            "the folder is on another file system than when the share was "
+            "added, and none is mounted at it (unmounted before its file "
+            "system was recorded)");
+  // The same device as at the add: served and recorded.
+  st.dev = 46;
+  MountInfo mounted = MountInfo::Parse(kMountinfo);
+  p = ProbeShare("/tank/home/alice", st, nullptr, mounted, false, 46);
+  EXPECT_TRUE(p.served);
+  ASSERT_TRUE(p.record.has_value());
+  EXPECT_EQ(p.record->source, "tank/home/alice");
+  // Another device, but a file system mounted at the path (mounted again
+  // under a new device number): served and that one recorded.
+  st.dev = 47;
+  p = ProbeShare("/tank/home/alice", st, nullptr, mounted, false, 46);
+  EXPECT_TRUE(p.served);
+  ASSERT_TRUE(p.record.has_value());
+  EXPECT_EQ(p.record->mount_point, "/tank/home/alice");
+  // Something recorded already: the recorded place decides, not the add.
+  FsPlace rec{"/tank/home/alice", "zfs", "tank/home/alice"};
+  st.dev = 45;
+  p = ProbeShare("/tank/home/alice", st, &rec, mounted, false, 46);
+  EXPECT_TRUE(p.served);
+  // Without added_dev (a share loaded at start): recorded as it is.
+  p = ProbeShare("/tank/home/alice", st, nullptr, m);
+  EXPECT_TRUE(p.served);
+  ASSERT_TRUE(p.record.has_value());
+  EXPECT_EQ(p.record->mount_point, "/tank/home");
+}
+
 TEST(ProbeShare, UnmountedDatasetSaysWhereItWasAndIsNow) {
   MountInfo m = MountInfo::Parse(
       "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"

@@ -399,7 +399,7 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
                                               bool live, bool mountpoint,
                                               uint64_t id,
                                               uint64_t added_dev) const {
-  const bool added = id != 0 && id >= first_added_id_.load();
+  const bool added = id != 0 && id >= first_added_id_;
   std::optional<FsPlace> recorded;
   std::shared_ptr<const MountInfo> mounts;
   bool served = true;
@@ -519,7 +519,7 @@ void FsWatch::ProbeAll() {
     const bool mountpoint = HasMountpointOption(s.effective_options);
     PathStat st = StatPath(s.path, mountpoint);
     auto rec = recorded_.find(s.id);
-    const bool added = s.id >= first_added_id_.load();
+    const bool added = s.id >= first_added_id_;
     ShareProbe p = ProbeShare(
         s.path, st, rec == recorded_.end() ? nullptr : &OwnPlace(rec->second),
         mounts, mountpoint,

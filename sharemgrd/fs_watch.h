@@ -225,8 +225,9 @@ class FsWatch {
   // shares takes seconds; its unfinished work is redone next start).
   std::atomic<bool> stop_asked_{false};
   std::atomic<uint64_t> version_{1};
-  // The first share id added since the daemon started (set at Open).
-  std::atomic<uint64_t> first_added_id_{UINT64_MAX};
+  // The first share id added since the daemon started: set in Open,
+  // before any other thread sees the object; read only after.
+  uint64_t first_added_id_ = UINT64_MAX;
   absl::Mutex probe_mu_;  // one probe at a time
   const int wake_fd_;     // eventfd: Wake() and Stop() interrupt the poll
   std::thread thread_;

@@ -701,72 +701,53 @@ std::vector<const Share*> SortedByPath(std::vector<const Share*> v) {
 // validated (see ApplyRun).
 constexpr std::size_t kWriteAheadOps = 256;
 
-// One step's rows (an add's too; a batch's adds go through StepWriter).
-absl::Status WriteStep(Store& store, const Step& step) {
-  absl::Status status;
-  {
-    if (step.noop) return status;
-    const Operation& op = *step.op;
-    switch (op.type) {
-      case Op::kCreateGroup:
-        status = store.InsertGroup({op.group, true, op.options});
-        break;
-      case Op::kDeleteGroup:
-        status = store.DeleteGroup(op.group);
-        break;
-      case Op::kEnableGroup:
-      case Op::kDisableGroup:
-        status = store.SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
-        break;
-      case Op::kAddShare: {
-        const Share& s = *step.share;
-        status = store.InsertShare(Store::ShareFields{s.id, s.path, op.group,
-                                                      s.resource, s.description,
-                                                      s.options, s.dev});
-        break;
-      }
-      case Op::kRemoveShare:
-        status = store.DeleteShare(op.path);
-        break;
-      case Op::kMoveShare:
-        status = store.MoveShare(op.path, op.group);
-        break;
-      case Op::kSetOptions:
-      case Op::kUnsetOption:
-        status = op.path.empty() ? store.SetGroupOptions(op.group, step.text)
-                                 : store.SetShareOptions(op.path, step.text);
-        break;
-      case Op::kModifyShare:
-        if (op.set_options) status = store.SetShareOptions(op.path, step.text);
-        if (status.ok()) {
-          status = store.SetShareText(op.path, step.description, step.resource);
-        }
-        break;
-      case Op::kManageGroup:
-        status = store.SetGroupManager(op.group, op.path);
-        break;
-    }
-  }
-  return status;
-}
-
 // Writes a batch's steps to the store in order. Adds in a row go in
 // statements of many rows (Store::InsertShares), so an add may wait here
 // until a step that is not an add, a full run, or Finish writes it.
 class StepWriter {
  public:
-  explicit StepWriter(Store& store) : store_(store) { rows_.reserve(kRun); }
+  explicit StepWriter(Store& store) : store_(store) {}
   absl::Status Write(const Step& step) {
     if (step.noop) return absl::OkStatus();
-    if (step.op->type == Op::kAddShare) {
+    const Operation& op = *step.op;
+    if (op.type == Op::kAddShare) {
+      if (rows_.empty()) rows_.reserve(kRun);  // no-op after the first run
       const Share& s = *step.share;
-      rows_.push_back(Store::ShareFields{s.id, s.path, step.op->group,
-                                         s.resource, s.description, s.options,
-                                         s.dev});
+      rows_.push_back(Store::ShareFields{s.id, s.path, op.group, s.resource,
+                                         s.description, s.options, s.dev});
       return rows_.size() < kRun ? absl::OkStatus() : Finish();
     }
     if (absl::Status s = Finish(); !s.ok()) return s;
-    return WriteStep(store_, step);
+    switch (op.type) {
+      case Op::kAddShare:  // gathered above
+        return absl::OkStatus();
+      case Op::kCreateGroup:
+        return store_.InsertGroup({op.group, true, op.options});
+      case Op::kDeleteGroup:
+        return store_.DeleteGroup(op.group);
+      case Op::kEnableGroup:
+      case Op::kDisableGroup:
+        return store_.SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
+      case Op::kRemoveShare:
+        return store_.DeleteShare(op.path);
+      case Op::kMoveShare:
+        return store_.MoveShare(op.path, op.group);
+      case Op::kSetOptions:
+      case Op::kUnsetOption:
+        return op.path.empty() ? store_.SetGroupOptions(op.group, step.text)
+                               : store_.SetShareOptions(op.path, step.text);
+      case Op::kModifyShare:
+        if (op.set_options) {
+          if (absl::Status s = store_.SetShareOptions(op.path, step.text);
+              !s.ok()) {
+            return s;
+          }
+        }
+        return store_.SetShareText(op.path, step.description, step.resource);
+      case Op::kManageGroup:
+        return store_.SetGroupManager(op.group, op.path);
+    }
+    return absl::OkStatus();
   }
   // Writes the adds still waiting.
   absl::Status Finish() {
@@ -1782,11 +1763,11 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
                            absl::Span<BatchResult> results) {
   absl::MutexLock a(&apply_mu_);
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point t_start = Clock::now();
-  auto since = [](Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  auto ms = [](Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
   };
-  BatchResult::Times times;
+  const Clock::time_point t_start = Clock::now();
+  Clock::time_point t_validated;
   // The batches still in the group, their operations one after another
   // (copied only for a group of two or more) and where each ends.
   std::vector<std::size_t> live(run.size());
@@ -1893,7 +1874,7 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       results.front().generation = table_.generation();
       return;
     }
-    times.validate_ms = since(t_start);
+    t_validated = Clock::now();
     // The table's generation once every segment that changes something
     // has its own.
     next_generation = table_.generation();
@@ -1991,10 +1972,6 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
   }
   commits_.fetch_add(1);
   const Clock::time_point t_committed = Clock::now();
-  times.commit_ms =
-      std::chrono::duration<double, std::milli>(t_committed - t_start)
-          .count() -
-      times.validate_ms;
   for (const Step& s : steps) {
     if (s.share != nullptr) next_id_ = std::max(next_id_, s.share->id + 1);
   }
@@ -2025,7 +2002,6 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       std::abort();
     }
   }
-  times.link_ms = since(t_committed);
   const Clock::time_point t_linked = Clock::now();
   // apply_mu_ is still held: no other writer can change the shares read
   // here, and removed ones live in dead_shares until the function ends.
@@ -2048,7 +2024,11 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
     }
     UpdateRuleIndexes(result);
   }
-  times.changes_ms = since(t_linked);
+  BatchResult::Times times;
+  times.validate_ms = ms(t_start, t_validated);
+  times.commit_ms = ms(t_validated, t_committed);
+  times.link_ms = ms(t_committed, t_linked);
+  times.changes_ms = ms(t_linked, Clock::now());
   for (std::size_t k : live) results[k].times = times;
 }
 

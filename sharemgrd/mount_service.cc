@@ -119,116 +119,146 @@ std::string FileHandleFor(uint64_t dev, uint64_t ino) {
   return h;
 }
 
-MountTable::PathEntry* MountTable::RefPath(absl::string_view path) {
-  auto it = paths_.find(path);  // no string built for a path already held
-  if (it == paths_.end()) it = paths_.emplace(std::string(path), 0).first;
-  ++it->second;
+MountTable::PathShard& MountTable::PathShardOf(absl::string_view path) const {
+  // The hash's top bits, as for clients (ShardIndex).
+  return path_shards_[(absl::HashOf(path) >> 56) % kShards];
+}
+
+MountTable::PathEntry* MountTable::RefPath(absl::string_view path,
+                                           uint32_t refs) {
+  PathShard& ps = PathShardOf(path);
+  absl::MutexLock l(&ps.mu);
+  auto it = ps.paths.find(path);  // no string built for a path already held
+  if (it == ps.paths.end()) it = ps.paths.emplace(std::string(path), 0).first;
+  it->second += refs;
   return &*it;
 }
 
 void MountTable::UnrefPath(PathEntry* path) {
-  if (--path->second == 0) paths_.erase(paths_.find(path->first));
+  PathShard& ps = PathShardOf(path->first);
+  absl::MutexLock l(&ps.mu);
+  if (--path->second == 0) ps.paths.erase(ps.paths.find(path->first));
 }
 
-MountTable::PathEntry* MountTable::FindPath(absl::string_view path) {
-  auto it = paths_.find(path);
-  return it == paths_.end() ? nullptr : &*it;
-}
-
-void MountTable::Log(const Key& k, bool present) {
-  log_.push_back({k, present});
-  if (log_.size() >= fold_at_) {
-    FoldLocked(&log_);
-    fold_at_ = std::max(kMinFoldAt, 2 * log_.size());
+void MountTable::Shard::Log(MountTable* table, const Key& k, bool present) {
+  log.push_back({k, present});
+  if (log.size() >= fold_at) {
+    FoldLocked(table, &log);
+    fold_at = std::max(kMinFoldAt, 2 * log.size());
   }
 }
 
 // Stable: of a key's changes, the last logged stays last.
 void MountTable::SortByKey(std::vector<Change>* log) {
-  std::stable_sort(
-      log->begin(), log->end(),
-      [](const Change& a, const Change& b) { return a.key < b.key; });
+  std::stable_sort(log->begin(), log->end(),
+                   [](const Change& a, const Change& b) {
+                     return KeyLess()(a.key, b.key);
+                   });
 }
 
 bool MountTable::Replaced(const std::vector<Change>& sorted, std::size_t i) {
   return i + 1 < sorted.size() && sorted[i + 1].key == sorted[i].key;
 }
 
-void MountTable::FoldLocked(std::vector<Change>* log) {
-  SortByKey(log);
+void MountTable::Shard::FoldLocked(MountTable* table,
+                                   std::vector<Change>* changes) {
+  SortByKey(changes);
   std::size_t kept = 0;
-  for (std::size_t i = 0; i < log->size(); ++i) {
-    if (Replaced(*log, i)) {
-      UnrefPath((*log)[i].key.path);
+  for (std::size_t i = 0; i < changes->size(); ++i) {
+    if (Replaced(*changes, i)) {
+      table->UnrefPath((*changes)[i].key.path);
     } else {
-      (*log)[kept++] = (*log)[i];
+      (*changes)[kept++] = (*changes)[i];
     }
   }
-  log->resize(kept);
+  changes->resize(kept);
+}
+
+std::size_t MountTable::ShardIndex(const IpAddress& client) {
+  // The hash's top bits: its low ones pick the control bytes of the
+  // shard's per-client map, which would then vary less within a shard.
+  return (IpAddressHash()(client) >> 56) % kShards;
+}
+
+MountTable::Shard& MountTable::ShardOf(const IpAddress& client) const {
+  return shards_[ShardIndex(client)];
+}
+
+void MountTable::Dropped(const IpAddress& client, absl::string_view path,
+                         bool table_full) {
+  dropped_.fetch_add(1, std::memory_order_relaxed);
+  dropped_log_.Log(absl::StrCat(
+      "mount record of ", EscapeForLog(path), " for ", client.ToString(),
+      " not kept: ", table_full ? "the table" : "the client",
+      " has reached its limit of ", table_full ? max_total_ : max_per_client_,
+      " records"));
 }
 
 bool MountTable::Add(const IpAddress& client, absl::string_view path,
                      int64_t since) {
-  absl::MutexLock l(&mu_);
-  PathEntry* held = FindPath(path);
-  // Where the record would go: found once, for the check and the insert.
-  auto at = held == nullptr ? records_.end()
-                            : records_.lower_bound(Key{client, held});
-  if (at != records_.end() && at->first == Key{client, held}) return false;
-  auto pc = per_client_.find(client);
-  const std::size_t mine = pc == per_client_.end() ? 0 : pc->second;
-  if (records_.size() >= max_total_ || mine >= max_per_client_) {
-    ++dropped_;
-    dropped_log_.Log(absl::StrCat(
-        "mount record of ", EscapeForLog(path), " for ", client.ToString(),
-        " not kept: ",
-        records_.size() >= max_total_ ? "the table" : "the client",
-        " has reached its limit of ",
-        records_.size() >= max_total_ ? max_total_ : max_per_client_,
-        " records"));
-    return false;
+  Shard& sh = ShardOf(client);
+  bool table_full = false;
+  {
+    absl::MutexLock l(&sh.mu);
+    const Probe probe{client, path};
+    // Where the record would go: found once, for the check and the insert.
+    auto at = sh.records.lower_bound(probe);
+    if (at != sh.records.end() && !KeyLess()(probe, at->first)) return false;
+    auto pc = sh.per_client.find(client);
+    const std::size_t mine = pc == sh.per_client.end() ? 0 : pc->second;
+    if (mine < max_per_client_) {
+      // The table's place is taken before the insert, so that MNTs in
+      // other shards cannot together go past the limit.
+      if (total_.fetch_add(1, std::memory_order_relaxed) < max_total_) {
+        // The record and its pending change.
+        const Key k{client, RefPath(path, 2)};
+        sh.records.emplace_hint(at, k, since);
+        if (pc == sh.per_client.end()) {
+          sh.per_client.emplace(client, 1);
+        } else {
+          ++pc->second;
+        }
+        sh.Log(this, k, true);
+        return true;
+      }
+      total_.fetch_sub(1, std::memory_order_relaxed);
+      table_full = true;
+    }
   }
-  if (held == nullptr) {
-    held = &*paths_.emplace(std::string(path), 0).first;
-    at = records_.lower_bound(Key{client, held});
-  }
-  held->second += 2;  // the record and its pending change
-  const Key k{client, held};
-  records_.emplace_hint(at, k, since);
-  if (pc == per_client_.end()) {
-    per_client_.emplace(client, 1);
-  } else {
-    ++pc->second;
-  }
-  Log(k, true);
-  return true;
+  // Logged without the shard's lock held.
+  Dropped(client, path, table_full);
+  return false;
 }
 
 bool MountTable::Remove(const IpAddress& client, absl::string_view path) {
-  absl::MutexLock l(&mu_);
-  PathEntry* held = FindPath(path);
-  if (held == nullptr) return false;
-  const Key k{client, held};
-  if (records_.erase(k) == 0) return false;
-  if (auto it = per_client_.find(client);
-      it != per_client_.end() && --it->second == 0) {
-    per_client_.erase(it);
+  Shard& sh = ShardOf(client);
+  absl::MutexLock l(&sh.mu);
+  auto it = sh.records.find(Probe{client, path});
+  if (it == sh.records.end()) return false;
+  const Key k = it->first;
+  sh.records.erase(it);
+  total_.fetch_sub(1, std::memory_order_relaxed);
+  if (auto pc = sh.per_client.find(client);
+      pc != sh.per_client.end() && --pc->second == 0) {
+    sh.per_client.erase(pc);
   }
-  Log(k, false);  // takes over the record's path reference
+  sh.Log(this, k, false);  // takes over the record's path reference
   return true;
 }
 
 std::size_t MountTable::RemoveClient(const IpAddress& client) {
-  absl::MutexLock l(&mu_);
+  Shard& sh = ShardOf(client);
+  absl::MutexLock l(&sh.mu);
   std::size_t n = 0;
-  auto it = records_.lower_bound(Key{client, nullptr});
-  while (it != records_.end() && it->first.client == client) {
+  auto it = sh.records.lower_bound(Probe{client, absl::string_view()});
+  while (it != sh.records.end() && it->first.client == client) {
     const Key k = it->first;
-    it = records_.erase(it);
-    Log(k, false);  // takes over the record's path reference
+    it = sh.records.erase(it);
+    sh.Log(this, k, false);  // takes over the record's path reference
     ++n;
   }
-  per_client_.erase(client);
+  total_.fetch_sub(n, std::memory_order_relaxed);
+  sh.per_client.erase(client);
   return n;
 }
 
@@ -247,13 +277,7 @@ std::size_t MountTable::RemoveClient(const std::string& client) {
   return a.has_value() ? RemoveClient(*a) : 0;
 }
 
-uint64_t MountTable::dropped() const {
-  absl::MutexLock l(&mu_);
-  return dropped_;
-}
-
 void MountTable::Load(const std::vector<MountRecord>& records) {
-  absl::MutexLock l(&mu_);
   // Records kept before are loaded whatever the limits (they were within
   // those in force then); new ones wait until the counts are below.
   for (const MountRecord& r : records) {
@@ -264,31 +288,29 @@ void MountTable::Load(const std::vector<MountRecord>& records) {
                            "\" is not an address"));
       continue;
     }
-    PathEntry* held = FindPath(r.path);
-    if (held != nullptr && records_.contains(Key{*a, held})) continue;
-    records_.emplace(Key{*a, RefPath(r.path)}, 0);
-    ++per_client_[*a];
+    Shard& sh = ShardOf(*a);
+    absl::MutexLock l(&sh.mu);
+    if (sh.records.contains(Probe{*a, r.path})) continue;
+    sh.records.emplace(Key{*a, RefPath(r.path, 1)}, 0);
+    ++sh.per_client[*a];
+    total_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
 std::vector<MountListing> MountTable::List() const {
   std::vector<MountListing> out;
-  {
-    absl::MutexLock l(&mu_);
-    out.reserve(records_.size());
-    for (const auto& [k, since] : records_) {
+  out.reserve(size());
+  for (Shard& sh : shards_) {
+    absl::MutexLock l(&sh.mu);
+    for (const auto& [k, since] : sh.records) {
       out.push_back({k.client, k.path->first, since});
     }
   }
-  // Records are ordered by address, then by where their path is held:
-  // sort each client's paths by text.
-  std::stable_sort(out.begin(), out.end(),
-                   [](const MountListing& a, const MountListing& b) {
-                     if (a.client.bytes != b.client.bytes) {
-                       return a.client.bytes < b.client.bytes;
-                     }
-                     return a.path < b.path;
-                   });
+  // Each shard's records are in order: merge the shards'.
+  std::sort(out.begin(), out.end(),
+            [](const MountListing& a, const MountListing& b) {
+              return KeyLess::Less(a.client, a.path, b.client, b.path);
+            });
   return out;
 }
 
@@ -302,72 +324,87 @@ std::vector<MountRecord> MountTable::All() const {
   return out;
 }
 
-std::size_t MountTable::size() const {
-  absl::MutexLock l(&mu_);
-  return records_.size();
-}
-
 std::size_t MountTable::path_count() const {
-  absl::MutexLock l(&mu_);
-  return paths_.size();
+  std::size_t n = 0;
+  for (PathShard& ps : path_shards_) {
+    absl::MutexLock l(&ps.mu);
+    n += ps.paths.size();
+  }
+  return n;
 }
 
 bool MountTable::has_changes() const {
-  absl::MutexLock l(&mu_);
-  return !log_.empty();
+  for (Shard& sh : shards_) {
+    absl::MutexLock l(&sh.mu);
+    if (!sh.log.empty()) return true;
+  }
+  return false;
 }
 
 std::pair<std::vector<MountRecord>, std::vector<MountRecord>>
 MountTable::TakeChanges() {
-  std::vector<Change> log;
-  {
-    absl::MutexLock l(&mu_);
-    log.swap(log_);
-    log_.swap(spare_);
+  std::array<std::vector<Change>, kShards> logs;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < kShards; ++i) {
+    Shard& sh = shards_[i];
+    absl::MutexLock l(&sh.mu);
+    logs[i].swap(sh.log);
+    sh.log.swap(sh.spare);
+    total += logs[i].size();
   }
-  // Folded and turned into text without the lock, so MNT never waits for
-  // this; the log's path references keep the texts alive until let go
-  // below. Sorted by key, a client's changes are together: its address is
-  // written as text once, not once per change.
-  SortByKey(&log);
   std::vector<MountRecord> added, removed;
-  added.reserve(log.size());
-  const IpAddress* text_of = nullptr;  // the client client_text spells
-  std::string client_text;
-  for (std::size_t i = 0; i < log.size(); ++i) {
-    const Change& c = log[i];
-    if (Replaced(log, i)) continue;
-    if (text_of == nullptr || *text_of != c.key.client) {
-      text_of = &c.key.client;
-      client_text = c.key.client.ToString();
+  added.reserve(total);
+  // Folded and turned into text without the shards' locks, so MNT never
+  // waits for this; the logs' path references keep the texts alive until
+  // let go below. Sorted by key, a client's changes are together: its
+  // address is written as text once, not once per change.
+  for (std::vector<Change>& log : logs) {
+    SortByKey(&log);
+    const IpAddress* text_of = nullptr;  // the client client_text spells
+    std::string client_text;
+    for (std::size_t i = 0; i < log.size(); ++i) {
+      const Change& c = log[i];
+      if (Replaced(log, i)) continue;
+      if (text_of == nullptr || *text_of != c.key.client) {
+        text_of = &c.key.client;
+        client_text = c.key.client.ToString();
+      }
+      (c.present ? added : removed).push_back({client_text, c.key.path->first});
     }
-    (c.present ? added : removed).push_back({client_text, c.key.path->first});
+    for (const Change& c : log) UnrefPath(c.key.path);
   }
-  absl::MutexLock l(&mu_);
-  for (const Change& c : log) UnrefPath(c.key.path);
-  log.clear();
-  if (log.capacity() > spare_.capacity()) spare_.swap(log);
+  for (std::size_t i = 0; i < kShards; ++i) {
+    if (logs[i].capacity() == 0) continue;
+    logs[i].clear();
+    Shard& sh = shards_[i];
+    absl::MutexLock l(&sh.mu);
+    if (logs[i].capacity() > sh.spare.capacity()) sh.spare.swap(logs[i]);
+  }
   return {std::move(added), std::move(removed)};
 }
 
 void MountTable::Restore(std::vector<MountRecord> added,
                          std::vector<MountRecord> removed) {
-  absl::MutexLock l(&mu_);
   // Put before the changes logged since, so that a newer change to the
   // same key wins over the failed one.
-  std::vector<Change> restored;
-  restored.reserve(added.size() + removed.size());
+  std::array<std::vector<Change>, kShards> by_shard;
   for (const auto* list : {&added, &removed}) {
     for (const MountRecord& r : *list) {
       std::optional<IpAddress> a = IpAddress::Parse(r.client);
       if (!a.has_value()) continue;
-      restored.push_back({Key{*a, RefPath(r.path)}, list == &added});
+      by_shard[ShardIndex(*a)].push_back(
+          {Key{*a, RefPath(r.path, 1)}, list == &added});
     }
   }
-  log_.insert(log_.begin(), restored.begin(), restored.end());
-  if (log_.size() >= fold_at_) {
-    FoldLocked(&log_);
-    fold_at_ = std::max(kMinFoldAt, 2 * log_.size());
+  for (std::size_t i = 0; i < kShards; ++i) {
+    if (by_shard[i].empty()) continue;
+    Shard& sh = shards_[i];
+    absl::MutexLock l(&sh.mu);
+    sh.log.insert(sh.log.begin(), by_shard[i].begin(), by_shard[i].end());
+    if (sh.log.size() >= sh.fold_at) {
+      sh.FoldLocked(this, &sh.log);
+      sh.fold_at = std::max(kMinFoldAt, 2 * sh.log.size());
+    }
   }
 }
 

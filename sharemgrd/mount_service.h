@@ -7,6 +7,8 @@
 #ifndef SHAREMGRD_MOUNT_SERVICE_H_
 #define SHAREMGRD_MOUNT_SERVICE_H_
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -80,6 +82,15 @@ struct MountListing {
 // max_per_client records, or a table with max_total, keeps no new record
 // (the MNT itself is still answered; only DUMP does not list it).
 //
+// Sharded by client address (kShards shards, each with its own lock), so
+// that MNTs of different clients do not wait for one another: a thread
+// that holds a shard's lock and is preempted, or waits for the allocator,
+// holds up only the clients of that shard. Every record of a client is in
+// one shard. Path texts are held once for the whole table, in a table of
+// their own sharded by path; a repeated MNT does not touch it (records are
+// found by client and path text), a new record takes its path's lock
+// (after its client shard's: always in that order) to take a reference.
+//
 // Memory: a record is a 16-byte address, a pointer to its path (each path
 // text kept once, however many clients mount it) and a time, in a B-tree
 // ordered by address: about 50 bytes, not two strings.
@@ -87,6 +98,7 @@ class MountTable {
  public:
   static constexpr std::size_t kDefaultMaxTotal = 100000;
   static constexpr std::size_t kDefaultMaxPerClient = 1000;
+  static constexpr std::size_t kShards = 16;
   explicit MountTable(std::size_t max_total = kDefaultMaxTotal,
                       std::size_t max_per_client = kDefaultMaxPerClient)
       : max_total_(max_total), max_per_client_(max_per_client) {}
@@ -109,8 +121,8 @@ class MountTable {
   std::vector<libshare::MountRecord> All() const;
   // Every record with its time, ordered by client address, then path.
   std::vector<MountListing> List() const;
-  std::size_t size() const;
-  // Distinct paths held (each kept once).
+  std::size_t size() const { return total_.load(std::memory_order_relaxed); }
+  // Distinct path texts held (each once).
   std::size_t path_count() const;
   // Takes the changes since the last call: (added, removed).
   std::pair<std::vector<libshare::MountRecord>,
@@ -121,7 +133,9 @@ class MountTable {
                std::vector<libshare::MountRecord> removed);
   bool has_changes() const;
   // Records not kept because a limit was reached, since start.
-  uint64_t dropped() const;
+  uint64_t dropped() const {
+    return dropped_.load(std::memory_order_relaxed);
+  }
   std::size_t max_total() const { return max_total_; }
   std::size_t max_per_client() const { return max_per_client_; }
 
@@ -130,17 +144,37 @@ class MountTable {
   // pending change using it. Node-based, so the pointer a Key keeps stays
   // valid, and a reference is let go without looking the text up again.
   using PathEntry = std::pair<const std::string, uint32_t>;
+  // A record's key. Two keys of one path share its held entry, so equal
+  // keys have equal pointers.
   struct Key {
     libshare::IpAddress client;
     PathEntry* path;
-    friend bool operator<(const Key& a, const Key& b) {
-      if (a.client.bytes != b.client.bytes) {
-        return a.client.bytes < b.client.bytes;
-      }
-      return std::less<>()(a.path, b.path);
-    }
     friend bool operator==(const Key& a, const Key& b) {
       return a.client == b.client && a.path == b.path;
+    }
+  };
+  // A key to look for, with the path as text (not held).
+  struct Probe {
+    const libshare::IpAddress& client;
+    absl::string_view path;
+  };
+  // By client address, then path text; Probes compare with Keys, so a
+  // record is found without looking its path up.
+  struct KeyLess {
+    using is_transparent = void;
+    static bool Less(const libshare::IpAddress& a, absl::string_view pa,
+                     const libshare::IpAddress& b, absl::string_view pb) {
+      if (a.bytes != b.bytes) return a.bytes < b.bytes;
+      return pa < pb;
+    }
+    bool operator()(const Key& a, const Key& b) const {
+      return Less(a.client, a.path->first, b.client, b.path->first);
+    }
+    bool operator()(const Key& a, const Probe& b) const {
+      return Less(a.client, a.path->first, b.client, b.path);
+    }
+    bool operator()(const Probe& a, const Key& b) const {
+      return Less(a.client, a.path, b.client, b.path->first);
     }
   };
   // One change not yet written: the record `key` now present or not.
@@ -148,43 +182,68 @@ class MountTable {
     Key key;
     bool present;
   };
-  PathEntry* RefPath(absl::string_view path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void UnrefPath(PathEntry* path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The held entry of `path`, or nullptr if no record uses it.
-  PathEntry* FindPath(absl::string_view path)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Appends a change, whose path reference the caller has taken, to log_.
-  void Log(const Key& k, bool present) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sorts by key, a key's changes kept in the order they were logged.
   static void SortByKey(std::vector<Change>* log);
   // In a log sorted by key: whether change i is replaced by a later one.
   static bool Replaced(const std::vector<Change>& sorted, std::size_t i);
-  // Keeps only the last change of each key, letting go of the others'
-  // references; sorts by key.
-  void FoldLocked(std::vector<Change>* log) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // The held path texts whose hash picks it.
+  struct alignas(64) PathShard {
+    absl::Mutex mu;
+    absl::node_hash_map<std::string, uint32_t> paths ABSL_GUARDED_BY(mu);
+  };
+  PathShard& PathShardOf(absl::string_view path) const;
+  // The held entry of `path` (held from now on), with `refs` more
+  // references.
+  PathEntry* RefPath(absl::string_view path, uint32_t refs);
+  void UnrefPath(PathEntry* path);
+
+  // The records of the clients whose address hashes to it, and their
+  // changes not yet taken.
+  struct alignas(64) Shard {
+    // Appends a change, whose path reference the caller has taken, to log.
+    void Log(MountTable* table, const Key& k, bool present)
+        ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+    // Keeps only the last change of each key, letting go of the others'
+    // references; sorts by key.
+    void FoldLocked(MountTable* table, std::vector<Change>* changes)
+        ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+
+    mutable absl::Mutex mu;
+    absl::btree_map<Key, int64_t, KeyLess> records ABSL_GUARDED_BY(mu);
+    absl::flat_hash_map<libshare::IpAddress, uint32_t, IpAddressHash>
+        per_client ABSL_GUARDED_BY(mu);
+    // The changes since the last TakeChanges, in call order (a later
+    // change of a key wins): an MNT appends one, where a map of pending
+    // keys cost a B-tree insert under the lock. Folded by the flusher, off
+    // the lock; and under it when it reaches fold_at (a store that keeps
+    // failing, a client mounting and unmounting in a loop), so that it
+    // holds at most kMinFoldAt changes or twice the distinct keys changed
+    // (a map held each once).
+    std::vector<Change> log ABSL_GUARDED_BY(mu);
+    std::size_t fold_at ABSL_GUARDED_BY(mu) = kMinFoldAt;
+    // The buffer the last TakeChanges emptied, given back to log at the
+    // next: in a steady stream of changes, logging one allocates nothing.
+    std::vector<Change> spare ABSL_GUARDED_BY(mu);
+  };
+  // 65,536 changes over the table, as before it was sharded.
+  static constexpr std::size_t kMinFoldAt = (1u << 16) / kShards;
+
+  static std::size_t ShardIndex(const libshare::IpAddress& client);
+  Shard& ShardOf(const libshare::IpAddress& client) const;
+  // Counts a record not kept and logs why.
+  void Dropped(const libshare::IpAddress& client, absl::string_view path,
+               bool table_full);
 
   const std::size_t max_total_;
   const std::size_t max_per_client_;
-  mutable absl::Mutex mu_;
-  absl::node_hash_map<std::string, uint32_t> paths_ ABSL_GUARDED_BY(mu_);
-  absl::btree_map<Key, int64_t> records_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<libshare::IpAddress, uint32_t, IpAddressHash> per_client_
-      ABSL_GUARDED_BY(mu_);
-  uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
+  // Records in all shards: Add reserves its place here before it inserts,
+  // so the table never holds more than max_total_.
+  std::atomic<std::size_t> total_{0};
+  std::atomic<uint64_t> dropped_{0};
   LogRateLimiter dropped_log_{"mount-record-limit", 1};
-  // The changes since the last TakeChanges, in call order (a later change
-  // of a key wins): an MNT appends one, where a map of pending keys cost a
-  // B-tree insert under the lock. Folded by the flusher, off the lock; and
-  // under it when it reaches fold_at_ (a store that keeps failing, a
-  // client mounting and unmounting in a loop), so that it holds at most
-  // 65,536 changes or twice the distinct keys changed (a map held each
-  // once).
-  std::vector<Change> log_ ABSL_GUARDED_BY(mu_);
-  std::size_t fold_at_ ABSL_GUARDED_BY(mu_) = kMinFoldAt;
-  static constexpr std::size_t kMinFoldAt = 1u << 16;
-  // The buffer the last TakeChanges emptied, given back to log_ at the
-  // next: in a steady stream of changes, logging one allocates nothing.
-  std::vector<Change> spare_ ABSL_GUARDED_BY(mu_);
+  mutable std::array<Shard, kShards> shards_;
+  mutable std::array<PathShard, kShards> path_shards_;
 };
 
 class MountService final : public RpcProgram {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -124,6 +125,29 @@ TEST(MountTableTest, TableAtItsLimitKeepsNoNewRecord) {
   EXPECT_EQ(t.dropped(), 1u);
 }
 
+// The table's limit is one count over the shards: MNTs of clients in
+// different shards, at the same time, never keep more than max_total.
+TEST(MountTableTest, TableLimitHoldsForConcurrentClientsOfAllShards) {
+  MountTable t(/*max_total=*/1000, /*max_per_client=*/10);
+  std::vector<std::thread> threads;
+  for (int th = 0; th < 8; ++th) {
+    threads.emplace_back([&t, th] {
+      for (int c = 0; c < 250; ++c) {
+        const std::string client = absl::StrCat("10.", th, ".", c / 256, ".",
+                                                c % 256);
+        t.Add({client, "/a"});
+        t.Add({client, "/b"});
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(t.size(), 1000u);
+  EXPECT_EQ(t.dropped(), 3000u);
+  EXPECT_EQ(t.List().size(), 1000u);
+  auto [added, removed] = t.TakeChanges();
+  EXPECT_EQ(added.size(), 1000u);
+}
+
 TEST(MountTableTest, RemovalMakesRoomForTheClientAgain) {
   MountTable t(/*max_total=*/100, /*max_per_client=*/1);
   EXPECT_TRUE(t.Add({"10.0.0.1", "/a"}));
@@ -179,6 +203,7 @@ TEST(MountTableTest, RestoredChangesDoNotOverrideNewerOnes) {
   EXPECT_EQ(removed2.size(), 1u);
 }
 
+// 50 clients, over all the client shards, hold the text once.
 TEST(MountTableTest, PathTextIsHeldOnceAndFreedWithItsLastRecord) {
   MountTable t;
   for (int i = 1; i <= 50; ++i) {

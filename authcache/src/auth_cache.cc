@@ -160,17 +160,66 @@ struct Entry {
   bool refreshing = false;  // decisions: a background refresh is queued
 };
 
+// std::unordered_map, not absl::flat_hash_map: Abseil 20220623's resize
+// is not exception-safe (it sets the new capacity before allocating), and
+// an insert that meets std::bad_alloc must leave the map intact
+// (tests/reliability alloc_failure found the names map corrupted).
+using DecisionMap = std::unordered_map<DecisionKey, std::shared_ptr<Entry>,
+                                       absl::Hash<DecisionKey>>;
+using NameMap =
+    std::unordered_map<NameKey, std::shared_ptr<Entry>, absl::Hash<NameKey>>;
+
+// Distinct decisions held by a shard's entries, each once.
+struct DecisionValueHash {
+  std::size_t operator()(const std::shared_ptr<const Decision>& d) const {
+    return absl::HashOf(static_cast<int>(d->access), d->root, d->option,
+                        d->entry, d->reason, d->lookup_failed);
+  }
+};
+struct DecisionValueEq {
+  bool operator()(const std::shared_ptr<const Decision>& a,
+                  const std::shared_ptr<const Decision>& b) const {
+    return *a == *b && a->reason == b->reason &&
+           a->lookup_failed == b->lookup_failed;
+  }
+};
+// std::unordered_set for the same reason as the maps.
+using DecisionSet = std::unordered_set<std::shared_ptr<const Decision>,
+                                       DecisionValueHash, DecisionValueEq>;
+
+// What dropping one entry lets go of, kept by the caller until after it
+// releases the shard's lock and freed then: a miss that evicts the oldest
+// entry does not call free() (and wait for the allocator's lock) while
+// other clients of the shard wait for it.
+struct Evicted {
+  DecisionMap::node_type decision_node;
+  NameMap::node_type name_node;
+  DecisionSet::node_type value_node;
+  std::shared_ptr<const Decision> value;
+};
+
+// A decision map node with a new entry in it, made before a miss takes the
+// shard's lock (one per thread; a miss uses it and the thread's next check
+// makes another). Empty if making it failed: the miss then allocates under
+// the lock, as it would without one.
+DecisionMap::node_type& SpareDecisionNode() {
+  thread_local DecisionMap staging;
+  thread_local DecisionMap::node_type spare;
+  if (spare.empty()) {
+    try {
+      staging.emplace(DecisionKey(), std::make_shared<Entry>());
+      spare = staging.extract(staging.begin());
+    } catch (const std::bad_alloc&) {
+      staging.clear();
+    }
+  }
+  return spare;
+}
+
 struct alignas(64) Shard {
   absl::Mutex mu;
-  // std::unordered_map, not absl::flat_hash_map: Abseil 20220623's resize
-  // is not exception-safe (it sets the new capacity before allocating), and
-  // an insert that meets std::bad_alloc must leave the map intact
-  // (tests/reliability alloc_failure found the names map corrupted).
-  std::unordered_map<DecisionKey, std::shared_ptr<Entry>,
-                     absl::Hash<DecisionKey>>
-      decisions ABSL_GUARDED_BY(mu);
-  std::unordered_map<NameKey, std::shared_ptr<Entry>, absl::Hash<NameKey>>
-      names ABSL_GUARDED_BY(mu);
+  DecisionMap decisions ABSL_GUARDED_BY(mu);
+  NameMap names ABSL_GUARDED_BY(mu);
   Entry lru ABSL_GUARDED_BY(mu);  // sentinel: lru.next is the most recent
   std::size_t count ABSL_GUARDED_BY(mu) = 0;
   uint64_t hits ABSL_GUARDED_BY(mu) = 0;
@@ -179,23 +228,7 @@ struct alignas(64) Shard {
   uint64_t refreshes ABSL_GUARDED_BY(mu) = 0;
   uint64_t reclaims ABSL_GUARDED_BY(mu) = 0;
   // Distinct decisions held by this shard's entries, each once.
-  struct DecisionHash {
-    std::size_t operator()(const std::shared_ptr<const Decision>& d) const {
-      return absl::HashOf(static_cast<int>(d->access), d->root, d->option,
-                          d->entry, d->reason, d->lookup_failed);
-    }
-  };
-  struct DecisionEq {
-    bool operator()(const std::shared_ptr<const Decision>& a,
-                    const std::shared_ptr<const Decision>& b) const {
-      return *a == *b && a->reason == b->reason &&
-             a->lookup_failed == b->lookup_failed;
-    }
-  };
-  // std::unordered_set for the same reason as the maps above.
-  std::unordered_set<std::shared_ptr<const Decision>, DecisionHash,
-                     DecisionEq>
-      decision_values ABSL_GUARDED_BY(mu);
+  DecisionSet decision_values ABSL_GUARDED_BY(mu);
 
   Shard() {
     absl::MutexLock lock(&mu);
@@ -229,17 +262,26 @@ struct alignas(64) Shard {
                 .first;
   }
   // Lets go of `d` (an entry's decision being replaced or dropped): the
-  // held copy goes once no other entry uses it.
-  void Release(std::shared_ptr<const Decision>& d)
+  // held copy goes once no other entry uses it. With `out`, what would be
+  // freed is moved there instead (if its places are free).
+  void Release(std::shared_ptr<const Decision>& d, Evicted* out = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (d == nullptr) return;
     if (d.use_count() == 2) {
       auto it = decision_values.find(d);
       if (it != decision_values.end() && it->get() == d.get()) {
-        decision_values.erase(it);
+        if (out != nullptr && out->value_node.empty()) {
+          out->value_node = decision_values.extract(it);
+        } else {
+          decision_values.erase(it);
+        }
       }
     }
-    d.reset();
+    if (out != nullptr && out->value == nullptr) {
+      out->value = std::move(d);
+    } else {
+      d.reset();
+    }
   }
   // Replaces the decision of entry `e` (a decision entry).
   void SetDecision(Entry* e, Decision d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
@@ -252,25 +294,38 @@ struct alignas(64) Shard {
     e->decision = std::move(held);
   }
 
-  // Removes `e` from the map and the list. O(1).
-  void Drop(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+  // Removes `e` from the map and the list. O(1). With `out`, its map node
+  // (and decision) go there, to be freed by the caller after unlocking, if
+  // those places are free; otherwise they are freed here.
+  void Drop(Entry* e, Evicted* out = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     Unlink(e);
     e->cached = false;
     --count;
-    if (e->is_decision) Release(e->decision);
-    // Erasing may destroy *e: the key is copied out first.
+    if (e->is_decision) Release(e->decision, out);
+    // Erasing may destroy *e: the key is copied out first. Extracting
+    // destroys nothing.
     if (e->is_decision) {
+      if (out != nullptr && out->decision_node.empty()) {
+        out->decision_node = decisions.extract(e->dkey);
+        return;
+      }
       DecisionKey k = e->dkey;
       decisions.erase(k);
     } else {
+      if (out != nullptr && out->name_node.empty()) {
+        out->name_node = names.extract(e->name->key);
+        return;
+      }
       NameKey k = e->name->key;
       names.erase(k);
     }
   }
-  std::size_t DropOldest(std::size_t keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+  std::size_t DropOldest(std::size_t keep, Evicted* out = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     std::size_t dropped = 0;
     while (count > keep && lru.prev != &lru) {
-      Drop(lru.prev);
+      Drop(lru.prev, out);
       ++dropped;
     }
     reclaims += dropped;
@@ -338,8 +393,10 @@ struct AuthCache::Impl {
   // Re-evaluates a stale decision on the refresh pool.
   void RefreshDecision(std::shared_ptr<Entry> e,
                        std::shared_ptr<const ShareOptions> opts, uint32_t uid);
-  void InsertLocked(Shard& shard, const std::shared_ptr<Entry>& e)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mu);
+  // Puts `e` (in the shard's map already) on the LRU list and drops the
+  // oldest entries past the shard's bound into `evicted`.
+  void InsertLocked(Shard& shard, const std::shared_ptr<Entry>& e,
+                    Evicted* evicted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mu);
 
   const std::shared_ptr<Resolver> resolver;
   const AuthCacheConfig config;
@@ -517,11 +574,12 @@ NameAnswer AuthCache::Impl::Resolve(const NameKey& key) {
 }
 
 void AuthCache::Impl::InsertLocked(Shard& shard,
-                                   const std::shared_ptr<Entry>& e) {
+                                   const std::shared_ptr<Entry>& e,
+                                   Evicted* evicted) {
   e->cached = true;
   shard.PushFront(e.get());
   ++shard.count;
-  shard.DropOldest(per_shard_max);
+  shard.DropOldest(per_shard_max, evicted);
 }
 
 std::shared_ptr<Flight> AuthCache::Impl::StartFlight(Shard& shard,
@@ -566,6 +624,7 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
   std::shared_ptr<Entry> e;
   std::shared_ptr<Flight> flight;
   {
+    Evicted evicted;  // freed after the lock is released
     absl::MutexLock lock(&shard.mu);
     const absl::Time now = Now();
     auto it = shard.names.find(key);
@@ -600,7 +659,7 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
       e->name = std::make_unique<Entry::NameData>();
       e->name->key = key;
       shard.names.emplace(key, e);
-      InsertLocked(shard, e);
+      InsertLocked(shard, e, &evicted);
       flight = StartFlight(shard, e);
     }
   }
@@ -651,7 +710,9 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
   Shard& shard = ShardFor(key);
   std::shared_ptr<Entry> e;
   std::shared_ptr<Flight> flight;
+  DecisionMap::node_type& spare = SpareDecisionNode();
   {
+    Evicted evicted;  // freed after the lock is released
     absl::MutexLock lock(&shard.mu);
     const absl::Time now = Now();
     auto it = shard.decisions.find(key);
@@ -686,11 +747,20 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
       }
     } else {
       ++shard.misses;
-      e = std::make_shared<Entry>();
-      e->is_decision = true;
-      e->dkey = key;
-      shard.decisions.emplace(key, e);
-      InsertLocked(shard, e);
+      if (!spare.empty()) {
+        // Allocated before the lock: the map takes the node as it is.
+        e = spare.mapped();
+        e->is_decision = true;
+        e->dkey = key;
+        spare.key() = key;
+        shard.decisions.insert(std::move(spare));
+      } else {
+        e = std::make_shared<Entry>();
+        e->is_decision = true;
+        e->dkey = key;
+        shard.decisions.emplace(key, e);
+      }
+      InsertLocked(shard, e, &evicted);
     }
     if (flight == nullptr) e->evaluating = true;
   }

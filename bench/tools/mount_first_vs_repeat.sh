@@ -27,6 +27,15 @@
 # Besides each round's ratios, the calls of all rounds are pooled (first
 # against repeat) for p50 and p99: a p99 of one round rests on 72 calls.
 #
+# Each round also runs `mount_load --mixed` once per daemon: 8 new clients
+# whose timed calls alternate between a repeat and a first mount (C calls
+# each, after C/2 untimed warm-up mounts: C records per client, within its
+# limit of 1000), so that both kinds meet
+# the same load: the record flusher's bursts, the cache's growth, the
+# other clients. Its pooled first/repeat ratios are the cost of the first
+# MNT itself; the separate runs' ratios add what a storm of only first
+# mounts costs the machine besides (their CPU per call says how much).
+#
 # Then a memory run leaves 64 x C first mounts in place and reads the
 # daemon's RSS before and after, with the record and decision counts from
 # `sharectl stats`. Prints Markdown tables and the per-round ratios. Needs
@@ -140,6 +149,24 @@ first() {  # DAEMON ROUND
   done
   sleep 0.15
 }
+# Both kinds in one run (mount_load --mixed), from 8 clients new to the
+# daemon, which then UMNTALL outside the run.
+mixed() {  # DAEMON ROUND
+  local net=127.$((10 + $2)).1 out
+  out=$("$MOUNT_LOAD" --server 127.0.0.1 --port "${d_port[$1]}" \
+        --paths-file "$SM_DIR/paths" --clients 8 --calls "$calls" \
+        --warmup $((calls / 2)) --mixed --source-base "$net.1" --no-cleanup) ||
+    fail "mount_load $1 mixed $2: $out"
+  jq -e '.errors == 0 and .first.calls + .repeat.calls == .calls' <<<"$out" \
+    >/dev/null || fail "mount_load $1 mixed $2: $(head -c 2000 <<<"$out")"
+  echo "$out" | jq -c --arg d "$1" --arg l "mixed $2" \
+    '{daemon: $d, label: $l, first, repeat}' >>"$results"
+  for ((c = 1; c <= 8; c++)); do
+    "$MOUNTPROBE" --server 127.0.0.1 --port "${d_port[$1]}" --source "$net.$c" \
+      umntall >/dev/null || fail "umntall from $net.$c"
+  done
+  sleep 0.15
+}
 pair() {  # DAEMON ROUND
   if (($2 % 2)); then
     load "$1" "repeat $2" --warmup 0 --source-base 127.0.2.1 --no-cleanup
@@ -158,9 +185,12 @@ for n in "${names[@]}"; do
 done
 for ((r = 1; r <= rounds; r++)); do
   if ((${#names[@]} == 1 || r % 2)); then
-    for n in "${names[@]}"; do pair "$n" "$r"; done
+    for n in "${names[@]}"; do pair "$n" "$r"; mixed "$n" "$r"; done
   else
-    for ((i = ${#names[@]} - 1; i >= 0; i--)); do pair "${names[i]}" "$r"; done
+    for ((i = ${#names[@]} - 1; i >= 0; i--)); do
+      pair "${names[i]}" "$r"
+      mixed "${names[i]}" "$r"
+    done
   fi
 done
 
@@ -208,6 +238,20 @@ pooled() {  # DAEMON KIND Q
         else .c += $b[1] end)
     | .v' "$results"
 }
+# The same for the mixed runs' calls of KIND (first or repeat).
+pooled_mixed() {  # DAEMON KIND Q
+  jq -rs --arg d "$1" --arg k "$2" --argjson q "$3" '
+    [.[] | select(.daemon == $d and (.label | startswith("mixed "))) |
+     .[$k].lat_hist[]]
+    | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) as $h
+    | ($h | map(.[1]) | add) as $n
+    | (($q * ($n - 1)) + 0.5 | floor) as $i
+    | reduce $h[] as $b ({c: 0, v: null};
+        if .v != null then . elif .c + $b[1] > $i then .v = $b[0]
+        else .c += $b[1] end)
+    | .v' "$results"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 cat <<T
 
 sharemgrd MNT, a client's first mount of a path against a repeated one
@@ -246,11 +290,16 @@ T
   wp99=$(pooled "$n" repeat 0.99)
   cpu_ratio=$(per_round "$n" '($f.flush_cpu_us + $f.other_cpu_us) /
     ($w.flush_cpu_us + $w.other_cpu_us)' | median | two)
+  mf50=$(pooled_mixed "$n" first 0.5)
+  mf99=$(pooled_mixed "$n" first 0.99)
+  mw50=$(pooled_mixed "$n" repeat 0.5)
+  mw99=$(pooled_mixed "$n" repeat 0.99)
   cat <<T
 
 $n, median over rounds: first/repeat p50 $p50, p99 $p99; repeat/first calls/s $tput
-$n, all rounds pooled ($rounds x $((8 * calls)) calls of each kind): first p50/p99 $fp50/$fp99 us, repeat $wp50/$wp99 us; first/repeat p50 $(awk -v a="$fp50" -v b="$wp50" 'BEGIN { printf "%.2f", a / b }'), p99 $(awk -v a="$fp99" -v b="$wp99" 'BEGIN { printf "%.2f", a / b }')
+$n, all rounds pooled ($rounds x $((8 * calls)) calls of each kind): first p50/p99 $fp50/$fp99 us, repeat $wp50/$wp99 us; first/repeat p50 $(ratio "$fp50" "$wp50"), p99 $(ratio "$fp99" "$wp99")
 $n, daemon CPU per call (median): repeat $cpu_w us, first $cpu_f us (of which the flusher $flush_f us); first/repeat of the same round $cpu_ratio
+$n, mixed runs pooled ($rounds x $((8 * (calls / 2))) calls of each kind, alternating in each client): first p50/p99 $mf50/$mf99 us, repeat $mw50/$mw99 us; first/repeat p50 $(ratio "$mf50" "$mw50"), p99 $(ratio "$mf99" "$mw99")
 $n, memory: ${mem[$n]}
 T
 done

@@ -7,7 +7,7 @@
 //              (--path PATH ... | --paths-file FILE)
 //              [--duration S | --calls C] [--udp] [--vers 1|3]
 //              [--source-base 127.0.2.1] [--unreserved] [--warmup K]
-//              [--cold | --first-mounts]
+//              [--cold | --first-mounts | --mixed]
 //              [--stall-source ADDR [--stall-path PATH]] [--timeout MS] [--no-cleanup] [--proc mnt|null|export]
 //
 // --proc null or export times that procedure instead of MNT (paths are then
@@ -25,6 +25,14 @@
 //    and a new cached decision, the cost a mount storm pays. Use a
 //    --source-base not used before against this daemon, and --calls of at
 //    most the number of paths minus one.
+//  --mixed: the two kinds in one run, so that both meet the same load
+//    (the record flusher's bursts, the other clients): each client first
+//    sends K untimed MNTs (--warmup, as in warm mode), then its timed calls
+//    alternate between a repeat (a path of its warm-up) and a first mount
+//    (a path it never mounted). "first" and "repeat" report each kind's
+//    p50, p99 and lat_hist. Use a --source-base not used before against
+//    this daemon; K plus half of --calls must stay below the number of
+//    paths.
 //  --stall-source ADDR: one more client, from ADDR (the host the daemon was
 //    told to stall on with --debug-resolver-delay), keeps one MNT in flight
 //    during the whole run; its calls are reported apart under "stalled".
@@ -67,7 +75,7 @@ constexpr char kUsage[] =
     "                  (--path PATH ... | --paths-file FILE)\n"
     "                  [--duration SECONDS | --calls C] [--udp] [--vers 1|3]\n"
     "                  [--source-base ADDR] [--unreserved] [--warmup K]\n"
-    "                  [--cold | --first-mounts]\n"
+    "                  [--cold | --first-mounts | --mixed]\n"
     "                  [--stall-source ADDR [--stall-path PATH]]\n"
     "                  [--timeout MS] [--no-cleanup] [--proc "
     "mnt|null|export]\n";
@@ -82,6 +90,7 @@ struct Config {
   int warmup = -1;  // -1: one per path, at most 1000
   bool cold = false;
   bool first_mounts = false;
+  bool mixed = false;
   std::string stall_source;
   std::string stall_path;
   bool cleanup = true;
@@ -91,6 +100,8 @@ struct Config {
 // Per-thread results; merged after the run.
 struct ThreadResult {
   std::vector<int64_t> latencies_ns;
+  // --mixed: the same calls by kind.
+  std::vector<int64_t> first_ns, repeat_ns;
   long ok = 0;
   long rpc_errors = 0;
   long connect_failures = 0;
@@ -222,12 +233,28 @@ class LoadRun {
     }
     Ready();
     WaitForStart();
+    // --mixed: first mounts are of the paths after the warm-up's.
+    size_t fresh = (next + static_cast<size_t>(warm)) % np;
+    const size_t warm_start = next;
     for (long n = 0; !Done(n); ++n) {
-      const std::string& p = cfg_.paths[next];
-      next = (next + 1) % np;
+      const bool first = cfg_.mixed && n % 2 == 1;
+      const std::string* p;
+      if (first) {
+        p = &cfg_.paths[fresh];
+        fresh = (fresh + 1) % np;
+      } else {
+        p = &cfg_.paths[next];
+        next = (next + 1) % np;
+        if (cfg_.mixed &&
+            (next + np - warm_start) % np >= static_cast<size_t>(warm)) {
+          next = warm_start;  // repeats stay within the warm-up's paths
+        }
+      }
       auto t0 = Clock::now();
-      auto m = Call(**c, p);
-      Record(r, m, (Clock::now() - t0).count());
+      auto m = Call(**c, *p);
+      const int64_t ns = (Clock::now() - t0).count();
+      Record(r, m, ns);
+      if (cfg_.mixed && m.ok()) (first ? r->first_ns : r->repeat_ns).push_back(ns);
     }
     if (cfg_.cleanup) (void)(*c)->Umntall();
   }
@@ -320,6 +347,10 @@ class LoadRun {
     for (auto& r : results) {
       all.latencies_ns.insert(all.latencies_ns.end(), r.latencies_ns.begin(),
                               r.latencies_ns.end());
+      all.first_ns.insert(all.first_ns.end(), r.first_ns.begin(),
+                          r.first_ns.end());
+      all.repeat_ns.insert(all.repeat_ns.end(), r.repeat_ns.begin(),
+                           r.repeat_ns.end());
       all.ok += r.ok;
       all.rpc_errors += r.rpc_errors;
       all.connect_failures += r.connect_failures;
@@ -338,7 +369,11 @@ class LoadRun {
     auto us = [](int64_t ns) { return ns / 1000.0; };
     std::string json = absl::StrCat(
         "{\"mode\":\"",
-        cfg_.cold ? "cold" : cfg_.first_mounts ? "first-mounts" : "warm", "\",\"transport\":\"",
+        cfg_.cold           ? "cold"
+        : cfg_.first_mounts ? "first-mounts"
+        : cfg_.mixed        ? "mixed"
+                            : "warm",
+        "\",\"transport\":\"",
         cfg_.base.transport == mountclient::Transport::kTcp ? "tcp" : "udp",
         "\",\"proc\":\"", cfg_.proc, "\",\"version\":", cfg_.base.version,
         ",\"clients\":", cfg_.clients, ",\"paths\":", cfg_.paths.size(),
@@ -355,6 +390,16 @@ class LoadRun {
         ",\"lat_hist\":", LatencyHistogram(all.latencies_ns));
     if (cfg_.proc == "export") {
       absl::StrAppend(&json, ",\"export_entries\":", export_entries_.load());
+    }
+    if (cfg_.mixed) {
+      for (auto* kind : {&all.first_ns, &all.repeat_ns}) {
+        std::sort(kind->begin(), kind->end());
+        absl::StrAppend(&json, ",\"", kind == &all.first_ns ? "first" : "repeat",
+                        "\":{\"calls\":", kind->size(),
+                        ",\"p50_us\":", us(Percentile(*kind, 0.50)),
+                        ",\"p99_us\":", us(Percentile(*kind, 0.99)),
+                        ",\"lat_hist\":", LatencyHistogram(*kind), "}");
+      }
     }
     if (stall) {
       std::sort(stalled.latencies_ns.begin(), stalled.latencies_ns.end());
@@ -469,6 +514,8 @@ int main(int argc, char** argv) {
       cfg.cold = true;
     } else if (a == "--first-mounts") {
       cfg.first_mounts = true;
+    } else if (a == "--mixed") {
+      cfg.mixed = true;
     } else if (a == "--stall-source" && need()) {
       cfg.stall_source = v;
     } else if (a == "--stall-path" && need()) {
@@ -497,8 +544,19 @@ int main(int argc, char** argv) {
   if ((cfg.duration_s > 0) == (cfg.calls > 0)) {
     return Usage("give exactly one of --duration and --calls");
   }
-  if (cfg.cold && cfg.first_mounts) {
-    return Usage("--cold and --first-mounts exclude each other");
+  if (cfg.cold + cfg.first_mounts + cfg.mixed > 1) {
+    return Usage("--cold, --first-mounts and --mixed exclude each other");
+  }
+  if (cfg.mixed) {
+    const size_t warm = cfg.warmup >= 0
+                            ? static_cast<size_t>(cfg.warmup)
+                            : std::min<size_t>(cfg.paths.size(), 1000);
+    if (warm == 0 || cfg.calls <= 0 ||
+        warm + static_cast<size_t>(cfg.calls) / 2 + 1 >= cfg.paths.size()) {
+      return Usage(
+          "--mixed needs --calls, a --warmup of at least 1, and the warm-up "
+          "plus half the calls below the number of paths");
+    }
   }
   if (cfg.first_mounts &&
       (cfg.calls <= 0 || static_cast<size_t>(cfg.calls) >= cfg.paths.size())) {

@@ -1,5 +1,7 @@
 #include "libshare/options.h"
 
+#include <arpa/inet.h>
+
 #include <random>
 #include <string>
 #include <vector>
@@ -71,6 +73,30 @@ TEST(IpAddress, RefusesNonLiterals) {
         "fe80::1::2", "[fe80::1]", "fe80::1%eth0", "1.2.3.-4", "::g"}) {
     EXPECT_FALSE(IpAddress::Parse(s).has_value()) << s;
   }
+}
+
+// IPv4 addresses are spelled digit by digit: the same text as inet_ntop
+// for every value of each byte, and of every prefix length in an entry.
+TEST(IpAddress, V4TextIsInetNtopsForEveryByteValue) {
+  for (uint32_t v = 0; v < 256; ++v) {
+    for (uint32_t a : {v << 24 | 0x010203u, 0x0a000000u | v << 16 | v,
+                       0xc0a80000u | v << 8 | 255u - v}) {
+      in_addr in;
+      in.s_addr = htonl(a);
+      char buf[INET_ADDRSTRLEN];
+      ASSERT_NE(inet_ntop(AF_INET, &in, buf, sizeof buf), nullptr);
+      EXPECT_EQ(IpAddress::FromV4(a).ToString(), buf);
+    }
+  }
+  for (int len = 0; len <= 32; ++len) {
+    const std::string text = "@10.0.0.0/" + std::to_string(len);
+    absl::StatusOr<ShareOptions> o = ParseOptions("rw=" + text);
+    ASSERT_TRUE(o.ok()) << text;
+    EXPECT_EQ(o->scopes[0].rw->entries[0].Canonical(), text);
+  }
+  absl::StatusOr<ShareOptions> v6 = ParseOptions("rw=@[fe80::]/128");
+  ASSERT_TRUE(v6.ok());
+  EXPECT_EQ(v6->scopes[0].rw->entries[0].Canonical(), "@[fe80::]/128");
 }
 
 TEST(IpAddress, FromV4AndToStringAgree) {

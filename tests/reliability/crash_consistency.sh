@@ -68,7 +68,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     ms=$((RANDOM % (start_ms + 1)))
     sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
     from=$(grep -n '^=== start' "$SM_LOG" | tail -n1 | cut -d: -f1)
-    tail -n +"$from" "$SM_LOG" | grep -q '^sharemgrd: serving' ||
+    tail -n +"$from" "$SM_LOG" | grep '^sharemgrd: serving' >/dev/null ||
       killed_in_load=$((killed_in_load + 1))
     kill_daemon
     startup_kills=$((startup_kills + 1))

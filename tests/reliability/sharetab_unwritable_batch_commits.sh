@@ -26,7 +26,7 @@ SM_SHARETAB=$SM_DIR/notadir/sharetab
 start_daemon --insecure
 sc create g || fail "create refused"
 sc add-share -s "$a" g || fail "add-share refused while the view is unwritable"
-sc --json show | grep -q "$a" || fail "share not committed"
+sc --json show | grep "$a" >/dev/null || fail "share not committed"
 wait_sharetab_error set
 err=$(sc --json stats | jq -r '.sharetab_error // ""')
 [[ -n $err ]] || fail "stats shows no sharetab_error"

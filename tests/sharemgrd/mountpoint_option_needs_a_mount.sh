@@ -34,7 +34,7 @@ assert_contains "$(probe mnt "$ds")" "MNT3_OK" "MNT right after the mount"
 wait_check "$ds" 0
 # EXPORT follows once the probe the mount woke has run.
 for ((i = 0; i < 100; i++)); do
-  probe export | awk '{print $1}' | grep -qx "$ds" && break
+  probe export | awk '{print $1}' | grep -x "$ds" >/dev/null && break
   sleep 0.05
 done
 assert_contains "$(probe export | awk '{print $1}')" "$ds" "EXPORT once mounted"
@@ -72,7 +72,7 @@ for i in $(seq 1 2001); do
   echo "add-share -s $SM_DIR/many/u$i g"
 done >"$SM_DIR/many.batch"
 sc batch "$SM_DIR/many.batch" >/dev/null || fail "batch of 2,001 refused"
-in_tab() { cut -f1 "$SM_SHARETAB" | grep -qx "$1"; }
+in_tab() { cut -f1 "$SM_SHARETAB" | grep -x "$1" >/dev/null; }
 wait_tab() {  # $1: 0 listed, 1 not listed
   local i rc
   for ((i = 0; i < 200; i++)); do

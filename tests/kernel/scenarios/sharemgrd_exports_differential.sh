@@ -7,7 +7,7 @@
 # 20 seeded random ones (KT_DIFF_CASES, KT_DIFF_SEED: 20 fit the 150 s a
 # scenario may take on a loaded machine), 22 decisions each.
 source "$(dirname "$0")/../lib.sh"
-"$SHAREMGRD" --help | grep -q -- --follow-exports ||
+"$SHAREMGRD" --help | grep -- --follow-exports >/dev/null ||
   skip "$SHAREMGRD has no --follow-exports option"
 [[ -x /usr/bin/python3 ]] || skip "no /usr/bin/python3"
 kt_setup

@@ -8,7 +8,7 @@
 source "$(dirname "$0")/../lib.sh"
 kt_sharemgrd_has_kernel ||
   skip "$SHAREMGRD has no --kernel option yet (kernel mode not built)"
-"$SHAREMGRD" --help | grep -q -- --follow-exports ||
+"$SHAREMGRD" --help | grep -- --follow-exports >/dev/null ||
   skip "$SHAREMGRD has no --follow-exports option"
 kt_setup
 kt_fs a
@@ -57,7 +57,7 @@ gen=$(kt_sc --json stats | jq .generation)
 replace "/srv/a 127.0.0.1(rw,no_subtree_check)
 /srv/b 127.0.0.1(rw,frobnicate)"
 kt_wait_until 10 "stats names the bad line" bash -c \
-  "'$SHARECTL' --socket '$KT_SM_SOCKET' stats | grep -q 'zfs.exports:2: '"
+  "'$SHARECTL' --socket '$KT_SM_SOCKET' stats | grep 'zfs.exports:2: ' >/dev/null"
 assert_eq "$gen" "$(kt_sc --json stats | jq .generation)" "generation after the bad version"
 kt_assert_rw /mnt/b /srv/b
 

@@ -22,7 +22,7 @@
 source "$(dirname "$0")/../lib.sh"
 kt_sharemgrd_has_kernel ||
   skip "$SHAREMGRD has no --kernel option yet (kernel mode not built)"
-"$SHAREMGRD" --help | grep -q -- --follow-exports ||
+"$SHAREMGRD" --help | grep -- --follow-exports >/dev/null ||
   skip "$SHAREMGRD has no --follow-exports option"
 KT_ZFS=${KT_ZFS:-$(dirname "$SHARECTL")/kt_zfs}
 [[ -x $KT_ZFS ]] || skip "$KT_ZFS not built"
@@ -107,7 +107,7 @@ report() {  # PEER
 
 have_frontend=
 exportfs_bin=$SHARECTL
-"$SHARECTL" --help 2>&1 | grep -qw exportfs && have_frontend=1
+"$SHARECTL" --help 2>&1 | grep -w exportfs >/dev/null && have_frontend=1
 
 if [[ -n $have_frontend ]]; then
   step "sharemgr: sharemgrd following /etc/exports.d/*.exports, sharectl as /usr/sbin/exportfs"

@@ -159,8 +159,11 @@ mixed() {  # DAEMON ROUND
     fail "mount_load $1 mixed $2: $out"
   jq -e '.errors == 0 and .first.calls + .repeat.calls == .calls' <<<"$out" \
     >/dev/null || fail "mount_load $1 mixed $2: $(head -c 2000 <<<"$out")"
-  echo "$out" | jq -c --arg d "$1" --arg l "mixed $2" \
-    '{daemon: $d, label: $l, first, repeat}' >>"$results"
+  # One line per kind, as the separate runs' (pooled below).
+  echo "$out" | jq -c --arg d "$1" --arg r "$2" \
+    '{daemon: $d, label: ("mixed-first " + $r), lat_hist: .first.lat_hist},
+     {daemon: $d, label: ("mixed-repeat " + $r), lat_hist: .repeat.lat_hist}' \
+    >>"$results"
   for ((c = 1; c <= 8; c++)); do
     "$MOUNTPROBE" --server 127.0.0.1 --port "${d_port[$1]}" --source "$net.$c" \
       umntall >/dev/null || fail "umntall from $net.$c"
@@ -224,25 +227,13 @@ per_round() {  # DAEMON EXPR
   done
 }
 two() { awk '{ printf "%.2f\n", $1 }'; }
-# A percentile of every call of DAEMON's runs of KIND (first or repeat),
-# all rounds pooled (mount_load's lat_hist), in us: the pooled p99 rests on
-# R x 72 calls, one round's on 72.
+# A percentile of every call of DAEMON's runs of KIND (first, repeat, or
+# the mixed runs' mixed-first and mixed-repeat), all rounds pooled
+# (mount_load's lat_hist), in us: the pooled p99 rests on R x 72 calls,
+# one round's on 72.
 pooled() {  # DAEMON KIND Q
   jq -rs --arg d "$1" --arg k "$2 " --argjson q "$3" '
     [.[] | select(.daemon == $d and (.label | startswith($k))) | .lat_hist[]]
-    | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) as $h
-    | ($h | map(.[1]) | add) as $n
-    | (($q * ($n - 1)) + 0.5 | floor) as $i
-    | reduce $h[] as $b ({c: 0, v: null};
-        if .v != null then . elif .c + $b[1] > $i then .v = $b[0]
-        else .c += $b[1] end)
-    | .v' "$results"
-}
-# The same for the mixed runs' calls of KIND (first or repeat).
-pooled_mixed() {  # DAEMON KIND Q
-  jq -rs --arg d "$1" --arg k "$2" --argjson q "$3" '
-    [.[] | select(.daemon == $d and (.label | startswith("mixed "))) |
-     .[$k].lat_hist[]]
     | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) as $h
     | ($h | map(.[1]) | add) as $n
     | (($q * ($n - 1)) + 0.5 | floor) as $i
@@ -290,10 +281,10 @@ T
   wp99=$(pooled "$n" repeat 0.99)
   cpu_ratio=$(per_round "$n" '($f.flush_cpu_us + $f.other_cpu_us) /
     ($w.flush_cpu_us + $w.other_cpu_us)' | median | two)
-  mf50=$(pooled_mixed "$n" first 0.5)
-  mf99=$(pooled_mixed "$n" first 0.99)
-  mw50=$(pooled_mixed "$n" repeat 0.5)
-  mw99=$(pooled_mixed "$n" repeat 0.99)
+  mf50=$(pooled "$n" mixed-first 0.5)
+  mf99=$(pooled "$n" mixed-first 0.99)
+  mw50=$(pooled "$n" mixed-repeat 0.5)
+  mw99=$(pooled "$n" mixed-repeat 0.99)
   cat <<T
 
 $n, median over rounds: first/repeat p50 $p50, p99 $p99; repeat/first calls/s $tput

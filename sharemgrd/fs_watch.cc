@@ -195,7 +195,8 @@ bool HasMountpointOption(std::string_view effective_options) {
 
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,
                       const FsPlace* recorded, const MountInfo& mounts,
-                      bool mountpoint, std::optional<uint64_t> added_dev) {
+                      bool mountpoint, std::optional<uint64_t> added_dev,
+                      bool added_mount_root) {
   ShareProbe r;
   switch (st.kind) {
     case PathStat::Kind::kDirectory:
@@ -232,7 +233,7 @@ ShareProbe ProbeShare(std::string_view path, const PathStat& st,
     recorded = nullptr;  // recorded before a file system was mounted there
   }
   if (recorded == nullptr && !mountpoint && added_dev.has_value() &&
-      st.dev != *added_dev && now->mount_point != path) {
+      added_mount_root && st.dev != *added_dev && now->mount_point != path) {
     // Unmounted between the add and the round that would have recorded
     // it: the folder is now its parent's (a dataset's empty mountpoint),
     // not what was shared. A file system mounted at the path is recorded.
@@ -398,7 +399,8 @@ void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
 std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
                                               bool live, bool mountpoint,
                                               uint64_t id,
-                                              uint64_t added_dev) const {
+                                              uint64_t added_dev,
+                                              bool added_mount_root) const {
   const bool added = id != 0 && id >= first_added_id_;
   std::optional<FsPlace> recorded;
   std::shared_ptr<const MountInfo> mounts;
@@ -419,7 +421,7 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
         // handle checks that its path is still where it was when added.
         const PathStat st = StatPath(share_path, /*mount_point=*/true);
         if (st.kind != PathStat::Kind::kDirectory || st.dev == added_dev ||
-            st.mount_point) {
+            st.mount_point || !added_mount_root) {
           return std::nullopt;
         }
         return std::string(kUnmountedBeforeRecorded);
@@ -469,7 +471,8 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
   ShareProbe p = ProbeShare(
       share_path, st, recorded ? &*recorded : nullptr,
       mounts != nullptr ? *mounts : MountInfo(), mountpoint,
-      added && !recorded ? std::optional<uint64_t>(added_dev) : std::nullopt);
+      added && !recorded ? std::optional<uint64_t>(added_dev) : std::nullopt,
+      added_mount_root);
   // Before the first round `served` says nothing (the round, due now,
   // probes every share): a decision then wakes nobody. Woken, the thread
   // would probe all again right after its first round (at start the view
@@ -524,7 +527,8 @@ void FsWatch::ProbeAll() {
         s.path, st, rec == recorded_.end() ? nullptr : &OwnPlace(rec->second),
         mounts, mountpoint,
         added && rec == recorded_.end() ? std::optional<uint64_t>(s.dev)
-                                        : std::nullopt);
+                                        : std::nullopt,
+        s.mount_root);
     if (p.record.has_value()) {
       to_record.push_back({s.id, s.path, p.record->mount_point,
                            p.record->fstype, p.record->source});

@@ -105,13 +105,18 @@ struct ShareProbe {
 };
 // `added_dev`: for a share added since the daemon started and not
 // recorded yet, the device its path was on when added; if the path is on
-// another device now and nothing is mounted at it (its file system was
-// unmounted before a round recorded it: the folder is its parent's), it is
-// not served, rather than the parent's file system recorded as its own.
+// another device now and nothing is mounted at it, while a file system
+// was mounted at it when added (`added_mount_root`: its file system was
+// unmounted before a round recorded it, and the folder is its parent's),
+// it is not served, rather than the parent's file system recorded as its
+// own. A share of a plain folder (nothing mounted at it when added) whose
+// device changed is on its parent's file system, remounted: recorded
+// where it is now.
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,
                       const FsPlace* recorded, const MountInfo& mounts,
                       bool mountpoint = false,
-                      std::optional<uint64_t> added_dev = std::nullopt);
+                      std::optional<uint64_t> added_dev = std::nullopt,
+                      bool added_mount_root = true);
 // Whether an effective option text holds the flag mountpoint (a word of
 // its own; list entries are never a bare word).
 bool HasMountpointOption(std::string_view effective_options);
@@ -150,12 +155,14 @@ class FsWatch {
   // `live`: also lstat the path now (decisions that hand out a handle).
   // `mountpoint`: the share has that option (known to the caller from its
   // compiled options; rounds read it from the effective text).
-  // `id` and `dev` (the share's, from the catalog; 0 when unknown): a
-  // share added since the last round is then checked live too, against the
-  // device its path was on when added (see ProbeShare).
+  // `id`, `dev` and `mount_root` (the share's, from the catalog; 0 and
+  // true when unknown): a share added since the last round is then checked
+  // live too, against the device its path was on when added and whether
+  // a file system was mounted at it then (see ProbeShare).
   std::optional<std::string> NotServed(const std::string& share_path, bool live,
                                        bool mountpoint = false, uint64_t id = 0,
-                                       uint64_t dev = 0) const;
+                                       uint64_t dev = 0,
+                                       bool mount_root = true) const;
   // Changes whenever some share's served state changes.
   uint64_t version() const { return version_.load(); }
   // Asks for a round after a batch: kBatchRoundSettle (50 ms) after it at

@@ -60,7 +60,7 @@ AccessResult ShareAccess::Decide(const AccessRequest& req) const {
   if (served_ != nullptr) {
     if (std::optional<std::string> why = served_->NotServed(
             r.share->path, req.resolve, r.share->options->mountpoint,
-            r.share->id, r.share->dev)) {
+            r.share->id, r.share->dev, r.share->mount_root)) {
       r.outcome = AccessOutcome::kNotShared;
       r.not_served = true;
       r.reason = absl::StrCat(r.share->path, ": not served: ", *why);

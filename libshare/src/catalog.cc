@@ -432,7 +432,7 @@ class DirectoryChecks {
     for (std::size_t i = 0; i < batch.ops.size(); ++i) {
       if (batch.ops[i].type == Op::kAddShare) ops_.push_back(i);
     }
-    results_.resize(adds, absl::StatusOr<uint64_t>(uint64_t{0}));
+    results_.resize(adds, absl::StatusOr<DirectoryPlace>(DirectoryPlace{}));
     try {
       thread_ = std::thread([this] { Run(); });
     } catch (const std::system_error&) {
@@ -448,7 +448,7 @@ class DirectoryChecks {
 
   // The check of operation `op` (an add-share). Called in increasing
   // operation order.
-  absl::StatusOr<uint64_t> Get(std::size_t op) {
+  absl::StatusOr<DirectoryPlace> Get(std::size_t op) {
     while (next_ < ops_.size() && ops_[next_] < op) ++next_;
     if (next_ < ops_.size() && ops_[next_] == op) {
       const std::size_t k = next_++;
@@ -465,7 +465,7 @@ class DirectoryChecks {
       if (done_.load() > k) return std::move(results_[k]);
       // The thread stopped short (out of memory): in line from here.
     }
-    return CanonicalDirectoryDevice(batch_.ops[op].path);
+    return CanonicalDirectoryPlace(batch_.ops[op].path);
   }
 
  private:
@@ -494,7 +494,7 @@ class DirectoryChecks {
   std::vector<std::size_t> ops_;       // the add-shares' operation indices
   // results_[k] is ops_[k]'s check, written by the thread before done_
   // passes k and read by Get only after.
-  std::vector<absl::StatusOr<uint64_t>> results_;
+  std::vector<absl::StatusOr<DirectoryPlace>> results_;
   static constexpr std::size_t kWakeAhead = 32;
   std::size_t next_ = 0;  // Get's position in ops_
   std::atomic<std::size_t> done_{0};
@@ -688,6 +688,7 @@ ShareInfo MakeInfo(const Share& s) {
   i.effective_options = s.effective_options_text();
   i.active = s.active();
   i.dev = s.dev;
+  i.mount_root = s.mount_root;
   return i;
 }
 
@@ -811,6 +812,7 @@ class CatalogImpl : public Catalog {
     m.options = s->effective_options();
     m.exact = s->path == path;
     m.dev = s->dev;
+    m.mount_root = s->mount_root;
     return m;
   }
 
@@ -1190,16 +1192,17 @@ std::size_t CatalogImpl::Validate(
           refuse(internal::ResourceTakenMessage(op.path, op.resource, *user));
           break;
         }
-        absl::StatusOr<uint64_t> dev = checks.Get(i);
-        if (!dev.ok()) {
-          refuse_status(dev.status());
+        absl::StatusOr<DirectoryPlace> place = checks.Get(i);
+        if (!place.ok()) {
+          refuse_status(place.status());
           break;
         }
-        if (absl::Status s = ov.CheckNesting(op.path, *dev); !s.ok()) {
+        const uint64_t dev = place->dev;
+        if (absl::Status s = ov.CheckNesting(op.path, dev); !s.ok()) {
           refuse_status(s);
           break;
         }
-        ov.AddShare(op.path, op.group, *dev, op.options, op.resource,
+        ov.AddShare(op.path, op.group, dev, op.options, op.resource,
                     static_cast<uint32_t>(segment));
         if (!op.resource.empty()) batch_resources[op.resource] = op.path;
         // An empty description needs an entry only to shadow one the
@@ -1225,7 +1228,8 @@ std::size_t CatalogImpl::Validate(
         }
         step.share = std::make_unique<Share>();
         step.share->id = id++;
-        step.share->dev = *dev;
+        step.share->dev = dev;
+        step.share->mount_root = place->mount_root;
         step.share->path = op.path;
         step.share->resource = op.resource;
         step.share->description = op.description;

@@ -37,7 +37,15 @@ struct Node {
   uint64_t ino = 0;
   bool has_mnt_id = false;
   uint64_t mnt_id = 0;
+  bool mount_root = true;  // as WalkResult::mount_root
 };
+
+// Whether a statx result is the root of a mount; true when the kernel does
+// not say.
+bool MountRootOf(const struct statx& sx) {
+  return (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) == 0 ||
+         (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+}
 
 // statx of a descriptor; the mount id when the kernel gives it (5.8+),
 // else the device number alone tells mounts apart (bind mounts of the same
@@ -58,6 +66,7 @@ bool StatFd(int fd, Node* n, int* err) {
   n->ino = sx.stx_ino;
   n->has_mnt_id = (sx.stx_mask & STATX_MNT_ID) != 0;
   n->mnt_id = sx.stx_mnt_id;
+  n->mount_root = MountRootOf(sx);
   return true;
 }
 
@@ -143,6 +152,7 @@ bool TakeOneCall(int fd, std::string at, const Node* mount_of, WalkResult* r) {
   r->fd = std::move(fast);
   r->dev = end.dev;
   r->ino = end.ino;
+  r->mount_root = end.mount_root;
   return true;
 }
 
@@ -227,6 +237,7 @@ WalkResult Walk(int base_fd, std::string_view base_path,
   r.fd = std::move(cur);
   r.dev = node.dev;
   r.ino = node.ino;
+  r.mount_root = node.mount_root;
   return r;
 }
 
@@ -293,10 +304,17 @@ WalkResult WalkBeneath(int base_fd, std::string_view base_path,
 }
 
 absl::StatusOr<uint64_t> CanonicalDirectoryDevice(const std::string& path) {
+  absl::StatusOr<DirectoryPlace> p = CanonicalDirectoryPlace(path);
+  if (!p.ok()) return p.status();
+  return p->dev;
+}
+
+absl::StatusOr<DirectoryPlace> CanonicalDirectoryPlace(
+    const std::string& path) {
   WalkResult w = OpenDirectoryNoSymlinks(path);
   switch (w.stop) {
     case WalkStop::kOk:
-      return w.dev;
+      return DirectoryPlace{w.dev, w.mount_root};
     case WalkStop::kSymlink: {
       std::unique_ptr<char, decltype(&std::free)> real(
           ::realpath(path.c_str(), nullptr), &std::free);
@@ -322,12 +340,12 @@ absl::StatusOr<uint64_t> CanonicalDirectoryDevice(const std::string& path) {
   return absl::FailedPreconditionError(absl::StrCat(path, ": ", w.Why()));
 }
 
-absl::StatusOr<uint64_t> CanonicalDirectoryChecker::Check(
+absl::StatusOr<DirectoryPlace> CanonicalDirectoryChecker::Check(
     const std::string& path) {
   const std::size_t slash = path.rfind('/');
   if (slash == std::string::npos || slash + 1 == path.size() ||
       path.front() != '/' || !PlainRelative(std::string_view(path).substr(1))) {
-    return CanonicalDirectoryDevice(path);
+    return CanonicalDirectoryPlace(path);
   }
   const std::string_view parent =
       slash == 0 ? std::string_view("/") : std::string_view(path).substr(0, slash);
@@ -335,7 +353,7 @@ absl::StatusOr<uint64_t> CanonicalDirectoryChecker::Check(
     parent_.clear();
     parent_fd_ = UniqueFd();
     WalkResult w = OpenDirectoryNoSymlinks(parent);
-    if (!w.ok()) return CanonicalDirectoryDevice(path);
+    if (!w.ok()) return CanonicalDirectoryPlace(path);
     parent_fd_ = std::move(w.fd);
     parent_.assign(parent);
   }
@@ -343,9 +361,10 @@ absl::StatusOr<uint64_t> CanonicalDirectoryChecker::Check(
   if (::statx(parent_fd_.get(), path.c_str() + slash + 1, AT_SYMLINK_NOFOLLOW,
               STATX_TYPE, &sx) == 0 &&
       (sx.stx_mask & STATX_TYPE) != 0 && S_ISDIR(sx.stx_mode)) {
-    return makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    return DirectoryPlace{makedev(sx.stx_dev_major, sx.stx_dev_minor),
+                          MountRootOf(sx)};
   }
-  return CanonicalDirectoryDevice(path);
+  return CanonicalDirectoryPlace(path);
 }
 
 }  // namespace libshare

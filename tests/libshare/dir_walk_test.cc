@@ -142,6 +142,30 @@ TEST_F(DirWalkTest, CanonicalRuleGivesTheDeviceOfADirectory) {
             absl::StatusCode::kNotFound);
 }
 
+// Whether a file system is mounted at the path (fs_watch tells a dataset
+// unmounted right after its add from a plain folder whose parent file
+// system was remounted): "/" and "/proc" are mount roots, a folder in the
+// test's directory is not; the checker says the same.
+TEST_F(DirWalkTest, CanonicalRuleSaysWhetherAFileSystemIsMountedThere) {
+  CanonicalDirectoryChecker checker;
+  for (const std::string& p : {std::string("/"), std::string("/proc")}) {
+    absl::StatusOr<DirectoryPlace> s = CanonicalDirectoryPlace(p);
+    ASSERT_TRUE(s.ok()) << p << ": " << s.status();
+    EXPECT_TRUE(s->mount_root) << p;
+    absl::StatusOr<DirectoryPlace> c = checker.Check(p);
+    ASSERT_TRUE(c.ok()) << p;
+    EXPECT_TRUE(c->mount_root) << p;
+  }
+  for (const std::string& p : {dir_ + "/share/a", dir_ + "/share/a/b"}) {
+    absl::StatusOr<DirectoryPlace> s = CanonicalDirectoryPlace(p);
+    ASSERT_TRUE(s.ok()) << p << ": " << s.status();
+    EXPECT_FALSE(s->mount_root) << p;
+    absl::StatusOr<DirectoryPlace> c = checker.Check(p);
+    ASSERT_TRUE(c.ok()) << p;
+    EXPECT_FALSE(c->mount_root) << p;
+  }
+}
+
 // The checker a big batch uses answers every path as
 // CanonicalDirectoryDevice does: the device, or the same error, whether
 // the parent is the one it holds open, another, a link or missing.
@@ -162,11 +186,12 @@ TEST_F(DirWalkTest, CheckerAnswersAsTheCanonicalRule) {
   CanonicalDirectoryChecker checker;
   int ok = 0;
   for (const std::string& p : paths) {
-    absl::StatusOr<uint64_t> want = CanonicalDirectoryDevice(p);
-    absl::StatusOr<uint64_t> got = checker.Check(p);
+    absl::StatusOr<DirectoryPlace> want = CanonicalDirectoryPlace(p);
+    absl::StatusOr<DirectoryPlace> got = checker.Check(p);
     EXPECT_EQ(got.status(), want.status()) << p;
     if (want.ok() && got.ok()) {
-      EXPECT_EQ(*got, *want) << p;
+      EXPECT_EQ(got->dev, want->dev) << p;
+      EXPECT_EQ(got->mount_root, want->mount_root) << p;
       ++ok;
     }
   }
@@ -183,7 +208,7 @@ TEST_F(DirWalkTest, CheckerSeesASiblingSwappedForALink) {
   ASSERT_TRUE(checker.Check(c).ok());
   ASSERT_EQ(rmdir(c.c_str()), 0);
   ASSERT_EQ(symlink("a", c.c_str()), 0);
-  absl::StatusOr<uint64_t> s = checker.Check(c);
+  absl::StatusOr<DirectoryPlace> s = checker.Check(c);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.status().message()),
               HasSubstr("a symlink component; its canonical form is \"" +

@@ -46,6 +46,9 @@ struct ShareInfo {
   // at start, when it was added then: device numbers may change across
   // boots and pool imports).
   uint64_t dev = 0;
+  // Whether a file system was mounted at the path when it was added (true
+  // when unknown: loaded at start, or a kernel before 5.8).
+  bool mount_root = true;
   // Filled by the daemon's LIST_SHARES: why it does not serve the share
   // ("" if it does; see sharemgrd's fs_watch.h). Never set by the Catalog.
   std::string not_served;
@@ -72,6 +75,7 @@ struct ShareMatch {
   std::shared_ptr<const ShareOptions> options;  // effective, compiled
   bool exact = false;  // the request named the share's own path
   uint64_t dev = 0;    // as ShareInfo::dev
+  bool mount_root = true;  // as ShareInfo::mount_root
 };
 
 struct MountRecord {

@@ -83,6 +83,10 @@ struct WalkResult {
   UniqueFd fd;     // kOk: an O_PATH descriptor of the final directory
   uint64_t dev = 0;
   uint64_t ino = 0;
+  // kOk: the final directory is the root of a mount (something is mounted
+  // at the path), as statx(2) says (STATX_ATTR_MOUNT_ROOT); true when the
+  // kernel does not say (before Linux 5.8).
+  bool mount_root = true;
   bool ok() const { return stop == WalkStop::kOk; }
   // "a symlink component", "no such directory", ... (for messages).
   std::string Why() const;
@@ -108,6 +112,16 @@ WalkResult WalkBeneath(int base_fd, std::string_view base_path,
 [[nodiscard]] absl::StatusOr<uint64_t> CanonicalDirectoryDevice(
     const std::string& path);
 
+// What the share-path rule learns of a directory it accepts.
+struct DirectoryPlace {
+  uint64_t dev = 0;
+  bool mount_root = true;  // as WalkResult::mount_root
+};
+// CanonicalDirectoryDevice, with whether a file system is mounted at the
+// path (from the same statx).
+[[nodiscard]] absl::StatusOr<DirectoryPlace> CanonicalDirectoryPlace(
+    const std::string& path);
+
 // CanonicalDirectoryDevice for many paths in a row (a batch's add-shares),
 // keeping the parent directory of the last path open: siblings, the usual
 // batch of home directories, then cost one statx(2) of their last
@@ -122,7 +136,7 @@ WalkResult WalkBeneath(int base_fd, std::string_view base_path,
 // per thread.
 class CanonicalDirectoryChecker {
  public:
-  [[nodiscard]] absl::StatusOr<uint64_t> Check(const std::string& path);
+  [[nodiscard]] absl::StatusOr<DirectoryPlace> Check(const std::string& path);
 
  private:
   std::string parent_;  // the path of parent_fd_; "" when none is open

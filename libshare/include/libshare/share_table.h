@@ -70,6 +70,10 @@ struct Share {
   // they replace the group's options whole, as they did then, until the
   // share's options are next written.
   bool replaces_group = false;
+  // A file system was mounted at the path when the share was added (or
+  // the kernel did not say); true for a share loaded at start, whose add
+  // this process did not see. Not stored.
+  bool mount_root = true;
   // Effective options when `options` is not "": the group's and the own
   // ones merged (or the own ones alone if replaces_group). Null otherwise.
   std::shared_ptr<const InheritedOptions> inherited;

@@ -97,6 +97,28 @@ TEST(ProbeShare, AddedThenUnmountedBeforeRecordedIsNotServedNorRecorded) {
   EXPECT_EQ(p.record->mount_point, "/tank/home");
 }
 
+// The same device change for a share of a plain folder (nothing mounted
+// at it when added): its parent's file system was remounted under a new
+// device number; the folder is what was shared, served and recorded where
+// it is now.
+TEST(ProbeShare, PlainFolderWhoseParentWasRemountedBeforeRecordedIsServed) {
+  MountInfo m = MountInfo::Parse(
+      "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+      "41 22 0:47 / /tank/home rw - zfs tank/home rw\n");
+  PathStat st = Dir();
+  st.dev = 47;  // /tank/home remounted: 45 when the share was added
+  ShareProbe p = ProbeShare("/tank/home/carol", st, nullptr, m, false, 45,
+                            /*added_mount_root=*/false);
+  EXPECT_TRUE(p.served) << p.reason;
+  ASSERT_TRUE(p.record.has_value());
+  EXPECT_EQ(p.record->mount_point, "/tank/home");
+  // Had a file system been mounted at it when added: not served.
+  p = ProbeShare("/tank/home/carol", st, nullptr, m, false, 45,
+                 /*added_mount_root=*/true);
+  EXPECT_FALSE(p.served);
+  EXPECT_FALSE(p.record.has_value());
+}
+
 TEST(ProbeShare, UnmountedDatasetSaysWhereItWasAndIsNow) {
   MountInfo m = MountInfo::Parse(
       "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"

@@ -1489,7 +1489,9 @@ void CatalogImpl::RebuildRuleIndexes() {
   resource_owner_.clear();
   resource_of_.clear();
   public_.clear();
-  table_.ForEachShare([&](const Share& s) {
+  // Called with apply_mu_ held (RebuildRuleIndexes requires it); the
+  // analysis does not follow the lock into the lambda.
+  table_.ForEachShare([&](const Share& s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     if (!s.resource.empty()) {
       resource_owner_.emplace(s.resource, s.path);
       resource_of_.emplace(s.path, s.resource);
@@ -1813,7 +1815,7 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       run.front()->ops.size() >= kWriteAheadOps) {
     try {
       writer = std::thread(
-          [this, &progress, &steps, &written, store = store_.get()] {
+          [&progress, &steps, &written, store = store_.get()] {
             absl::Status st;
             try {
               st = store->Begin();

@@ -142,6 +142,10 @@ void MountTable::UnrefPath(PathEntry* path) {
 
 void MountTable::Shard::Log(MountTable* table, const Key& k, bool present) {
   log.push_back({k, present});
+  FoldIfLong(table);
+}
+
+void MountTable::Shard::FoldIfLong(MountTable* table) {
   if (log.size() >= fold_at) {
     FoldLocked(table, &log);
     fold_at = std::max(kMinFoldAt, 2 * log.size());
@@ -401,10 +405,7 @@ void MountTable::Restore(std::vector<MountRecord> added,
     Shard& sh = shards_[i];
     absl::MutexLock l(&sh.mu);
     sh.log.insert(sh.log.begin(), by_shard[i].begin(), by_shard[i].end());
-    if (sh.log.size() >= sh.fold_at) {
-      sh.FoldLocked(this, &sh.log);
-      sh.fold_at = std::max(kMinFoldAt, 2 * sh.log.size());
-    }
+    sh.FoldIfLong(this);
   }
 }
 

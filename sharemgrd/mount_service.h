@@ -204,6 +204,8 @@ class MountTable {
     // Appends a change, whose path reference the caller has taken, to log.
     void Log(MountTable* table, const Key& k, bool present)
         ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+    // Folds the log once it reaches fold_at.
+    void FoldIfLong(MountTable* table) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
     // Keeps only the last change of each key, letting go of the others'
     // references; sorts by key.
     void FoldLocked(MountTable* table, std::vector<Change>* changes)

@@ -410,7 +410,7 @@ class Overlay {
   uint32_t inherit_pass_ = 0;
 };
 
-// The directory checks (CanonicalDirectoryDevice; on the thread a
+// The directory checks (CanonicalDirectoryPlace; on the thread a
 // CanonicalDirectoryChecker, one statx per sibling of the last parent)
 // of a batch's add-shares, run in operation order on a second thread while
 // Validate does the rest of its work on this one: the machine has two

@@ -303,12 +303,6 @@ WalkResult WalkBeneath(int base_fd, std::string_view base_path,
   return Walk(base_fd, base_path, relative, who, /*same_mount=*/true);
 }
 
-absl::StatusOr<uint64_t> CanonicalDirectoryDevice(const std::string& path) {
-  absl::StatusOr<DirectoryPlace> p = CanonicalDirectoryPlace(path);
-  if (!p.ok()) return p.status();
-  return p->dev;
-}
-
 absl::StatusOr<DirectoryPlace> CanonicalDirectoryPlace(
     const std::string& path) {
   WalkResult w = OpenDirectoryNoSymlinks(path);

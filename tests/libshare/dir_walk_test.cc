@@ -125,7 +125,8 @@ TEST_F(DirWalkTest, OpenFromRootRefusesAnyLinkComponent) {
 }
 
 TEST_F(DirWalkTest, CanonicalRuleNamesTheCanonicalForm) {
-  absl::StatusOr<uint64_t> s = CanonicalDirectoryDevice(dir_ + "/share/in/b");
+  absl::StatusOr<DirectoryPlace> s =
+      CanonicalDirectoryPlace(dir_ + "/share/in/b");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.status().message()),
               HasSubstr("path \"" + dir_ + "/share/in/b\": a symlink "
@@ -136,10 +137,11 @@ TEST_F(DirWalkTest, CanonicalRuleNamesTheCanonicalForm) {
 TEST_F(DirWalkTest, CanonicalRuleGivesTheDeviceOfADirectory) {
   struct stat st;
   ASSERT_EQ(stat((dir_ + "/share/a").c_str(), &st), 0);
-  absl::StatusOr<uint64_t> s = CanonicalDirectoryDevice(dir_ + "/share/a");
+  absl::StatusOr<DirectoryPlace> s =
+      CanonicalDirectoryPlace(dir_ + "/share/a");
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_EQ(*s, st.st_dev);
-  EXPECT_EQ(CanonicalDirectoryDevice(dir_ + "/none").status().code(),
+  EXPECT_EQ(s->dev, st.st_dev);
+  EXPECT_EQ(CanonicalDirectoryPlace(dir_ + "/none").status().code(),
             absl::StatusCode::kNotFound);
 }
 
@@ -165,7 +167,7 @@ TEST_F(DirWalkTest, CanonicalRuleSaysWhetherAFileSystemIsMountedThere) {
 }
 
 // The checker a big batch uses answers every path as
-// CanonicalDirectoryDevice does: the device, or the same error, whether
+// CanonicalDirectoryPlace does: the device, or the same error, whether
 // the parent is the one it holds open, another, a link or missing.
 TEST_F(DirWalkTest, CheckerAnswersAsTheCanonicalRule) {
   ASSERT_EQ(mkdir((dir_ + "/share/c").c_str(), 0755), 0);

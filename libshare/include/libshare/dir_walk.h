@@ -104,32 +104,28 @@ WalkResult OpenDirectoryNoSymlinks(std::string_view path);
 WalkResult WalkBeneath(int base_fd, std::string_view base_path,
                        std::string_view relative, const WalkIdentity& who);
 
-// The rule for share paths (add, batch, import and the loader): the path
-// exists, is a directory and has no symlink component. Returns its device.
-// Errors name the path and, for a link, its canonical form:
-//   path "/srv/link": a symlink component; its canonical form is "/srv/real"
-//   /srv/none: no such directory
-[[nodiscard]] absl::StatusOr<uint64_t> CanonicalDirectoryDevice(
-    const std::string& path);
-
 // What the share-path rule learns of a directory it accepts.
 struct DirectoryPlace {
   uint64_t dev = 0;
   bool mount_root = true;  // as WalkResult::mount_root
 };
-// CanonicalDirectoryDevice, with whether a file system is mounted at the
-// path (from the same statx).
+// The rule for share paths (add, batch, import and the loader): the path
+// exists, is a directory and has no symlink component. Returns its device
+// and whether a file system is mounted at it (from the same statx).
+// Errors name the path and, for a link, its canonical form:
+//   path "/srv/link": a symlink component; its canonical form is "/srv/real"
+//   /srv/none: no such directory
 [[nodiscard]] absl::StatusOr<DirectoryPlace> CanonicalDirectoryPlace(
     const std::string& path);
 
-// CanonicalDirectoryDevice for many paths in a row (a batch's add-shares),
+// CanonicalDirectoryPlace for many paths in a row (a batch's add-shares),
 // keeping the parent directory of the last path open: siblings, the usual
 // batch of home directories, then cost one statx(2) of their last
 // component each (without following it) instead of a walk from "/" plus a
 // close. The same answers and the same errors: a path it cannot answer
 // from the open parent (a link, missing, not a directory, a parent it
 // cannot open, a path not in normal form) goes to
-// CanonicalDirectoryDevice. The parent's own check is made when it is
+// CanonicalDirectoryPlace. The parent's own check is made when it is
 // opened, not again per sibling: like any check before use, it says what
 // the path was when checked (the daemon opens each path again, without
 // following links, where it serves or exports it). Not thread-safe: one

@@ -94,9 +94,10 @@ constexpr int kHitClients = 1024;
 // Shared between the threads of one multi-threaded run.
 std::unique_ptr<AuthCache> g_cache;
 std::shared_ptr<InstantResolver> g_resolver;
-const libshare::ShareOptions& HitOptions() {
-  static const libshare::ShareOptions* o =
-      new libshare::ShareOptions(Options("rw=.example.com,root=admin"));
+const std::shared_ptr<const libshare::ShareOptions>& HitOptions() {
+  static const auto* o = new std::shared_ptr<const libshare::ShareOptions>(
+      std::make_shared<const libshare::ShareOptions>(
+          Options("rw=.example.com,root=admin")));
   return *o;
 }
 
@@ -107,7 +108,7 @@ void BM_CheckHit(benchmark::State& state) {
     g_resolver = std::make_shared<InstantResolver>();
     g_cache = std::make_unique<AuthCache>(g_resolver, AuthCacheConfig{});
     for (uint32_t i = 0; i < kHitClients; ++i) {
-      g_cache->Check(Client(i), 1, 1, HitOptions(), SecFlavor::kSys, 1000);
+      g_cache->Check(Client(i), HitOptions(), SecFlavor::kSys, 1000);
     }
   }
   std::vector<int64_t> lat;
@@ -116,7 +117,7 @@ void BM_CheckHit(benchmark::State& state) {
   uint32_t i = static_cast<uint32_t>(state.thread_index()) * 97;
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
-    g_cache->Check(Client(i % kHitClients), 1, 1, HitOptions(), SecFlavor::kSys,
+    g_cache->Check(Client(i % kHitClients), HitOptions(), SecFlavor::kSys,
                    1000, &d);
     auto t1 = std::chrono::steady_clock::now();
     if (lat.size() < lat.capacity()) {
@@ -142,11 +143,11 @@ void BM_CheckHitByValue(benchmark::State& state) {
   auto resolver = std::make_shared<InstantResolver>();
   AuthCache cache(resolver, AuthCacheConfig{});
   for (uint32_t i = 0; i < kHitClients; ++i) {
-    cache.Check(Client(i), 1, 1, HitOptions(), SecFlavor::kSys, 1000);
+    cache.Check(Client(i), HitOptions(), SecFlavor::kSys, 1000);
   }
   uint32_t i = 0;
   for (auto _ : state) {
-    Decision d = cache.Check(Client(i++ % kHitClients), 1, 1, HitOptions(),
+    Decision d = cache.Check(Client(i++ % kHitClients), HitOptions(),
                              SecFlavor::kSys, 1000);
     benchmark::DoNotOptimize(d);
   }
@@ -163,7 +164,7 @@ void BM_CheckMissInstantResolver(benchmark::State& state) {
   uint32_t i = 0;
   Decision d;
   for (auto _ : state) {
-    cache.Check(Client(i++), 1, 1, HitOptions(), SecFlavor::kSys, 1000, &d);
+    cache.Check(Client(i++), HitOptions(), SecFlavor::kSys, 1000, &d);
   }
   state.counters["resolver_calls_per_miss"] =
       static_cast<double>(resolver->calls.load()) / static_cast<double>(i);
@@ -178,12 +179,13 @@ void BM_CheckMissNetworkList(benchmark::State& state) {
   AuthCacheConfig config;
   config.max_entries = 1 << 22;
   AuthCache cache(resolver, config);
-  static const libshare::ShareOptions* opts =
-      new libshare::ShareOptions(Options("rw=@10.0.0.0/8"));
+  static const auto* opts = new std::shared_ptr<const libshare::ShareOptions>(
+      std::make_shared<const libshare::ShareOptions>(
+          Options("rw=@10.0.0.0/8")));
   uint32_t i = 0;
   Decision d;
   for (auto _ : state) {
-    cache.Check(Client(i++), 1, 1, *opts, SecFlavor::kSys, 1000, &d);
+    cache.Check(Client(i++), *opts, SecFlavor::kSys, 1000, &d);
   }
   if (d.access != Access::kRw) state.SkipWithError("not granted rw");
 }
@@ -204,7 +206,7 @@ void BM_Storm20000(benchmark::State& state) {
         threads.emplace_back([&] {
           Decision d;
           for (uint32_t i = next++; i < kClients; i = next++) {
-            cache.Check(Client(i), 1, 1, HitOptions(), SecFlavor::kSys, 1000,
+            cache.Check(Client(i), HitOptions(), SecFlavor::kSys, 1000,
                         &d);
           }
         });
@@ -239,13 +241,13 @@ void BM_CheckHitWhileOneLookupStalls(benchmark::State& state) {
   auto resolver = std::make_shared<InstantResolver>();
   AuthCache cache(resolver, AuthCacheConfig{});
   for (uint32_t i = 0; i < kHitClients; ++i) {
-    cache.Check(Client(i), 1, 1, HitOptions(), SecFlavor::kSys, 1000);
+    cache.Check(Client(i), HitOptions(), SecFlavor::kSys, 1000);
   }
   resolver->stall_address = Client(1u << 20);
   resolver->stall = absl::Seconds(2);
   std::atomic<bool> stalled_done{false};
   std::thread stalled([&] {
-    cache.Check(Client(1u << 20), 1, 1, HitOptions(), SecFlavor::kSys, 1000);
+    cache.Check(Client(1u << 20), HitOptions(), SecFlavor::kSys, 1000);
     stalled_done = true;
   });
   absl::SleepFor(absl::Milliseconds(20));
@@ -255,7 +257,7 @@ void BM_CheckHitWhileOneLookupStalls(benchmark::State& state) {
   uint32_t i = 0;
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
-    cache.Check(Client(i++ % kHitClients), 1, 1, HitOptions(), SecFlavor::kSys,
+    cache.Check(Client(i++ % kHitClients), HitOptions(), SecFlavor::kSys,
                 1000, &d);
     auto t1 = std::chrono::steady_clock::now();
     if (lat.size() < lat.capacity()) {

@@ -762,16 +762,17 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
                                 0.5);
   };
   if (r.ok() && r.applied > 0) {
-    // A changed share has a new generation, so its old decisions are
-    // never used again; a removed share's are dropped now rather than
-    // left for the LRU.
-    std::vector<uint64_t> removed;
-    for (const libshare::ShareChange& c : r.changes) {
-      if (c.kind == libshare::ShareChange::Kind::kRemoved) {
-        removed.push_back(c.id);
-      }
+    // Decisions are kept by options object: a changed share's new options
+    // are a new object, never answered from the old one's decisions. Those
+    // made from options that no share holds any more (removed shares, the
+    // options a change replaced) are dropped now rather than left for the
+    // LRU; an add leaves every decision valid.
+    if (std::any_of(r.changes.begin(), r.changes.end(),
+                    [](const libshare::ShareChange& c) {
+                      return c.kind != libshare::ShareChange::Kind::kAdded;
+                    })) {
+      cache_->DropUnused();
     }
-    cache_->InvalidateShares(removed);
     if (served_ != nullptr) served_->SharesChanged(r.changes);
     if (!r.changes_complete) {
       // Without the list, what the kernel holds cannot be rewritten

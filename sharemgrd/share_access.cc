@@ -80,7 +80,7 @@ AccessResult ShareAccess::Decide(const AccessRequest& req) const {
   if (req.anonymous && !opts.scopes.empty()) {
     flavor = opts.scopes.front().flavors.front();
   }
-  cache_->Check(req.client, r.share->id, r.share->generation, opts, flavor,
+  cache_->Check(req.client, r.share->options, flavor,
                 req.anonymous ? kNobody : req.uid, &r.decision);
   r.reason = r.decision.reason;
   r.outcome = r.decision.access == authcache::Access::kNone

@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
@@ -46,19 +45,22 @@ using libshare::SecFlavor;
 using libshare::ShareOptions;
 
 // Fixed size and flat, so that a hit hashes and compares a few words and
-// allocates nothing.
+// allocates nothing. `options` is the address of the compiled options the
+// decision was made from: shares with one set of effective options (the
+// shares of a group that have none of their own hold the group's one
+// object) share their decisions. The entry keeps a weak reference to that
+// object, so an address freed and reused by other options is told apart.
 struct DecisionKey {
   uint64_t addr_hi = 0;  // IpAddress bytes 0-7
   uint64_t addr_lo = 0;  // IpAddress bytes 8-15
-  uint64_t share_id = 0;
-  uint64_t generation = 0;
+  uintptr_t options = 0;
   SecFlavor flavor = SecFlavor::kSys;
   bool root_uid = false;  // AUTH_SYS uid 0: only then does root= matter
 
   DecisionKey() = default;
-  DecisionKey(const IpAddress& a, uint64_t id, uint64_t gen, SecFlavor f,
+  DecisionKey(const IpAddress& a, const ShareOptions* o, SecFlavor f,
               bool root)
-      : share_id(id), generation(gen), flavor(f), root_uid(root) {
+      : options(reinterpret_cast<uintptr_t>(o)), flavor(f), root_uid(root) {
     std::memcpy(&addr_hi, a.bytes.data(), 8);
     std::memcpy(&addr_lo, a.bytes.data() + 8, 8);
   }
@@ -70,13 +72,12 @@ struct DecisionKey {
   }
   friend bool operator==(const DecisionKey& a, const DecisionKey& b) {
     return a.addr_lo == b.addr_lo && a.addr_hi == b.addr_hi &&
-           a.share_id == b.share_id && a.generation == b.generation &&
-           a.flavor == b.flavor && a.root_uid == b.root_uid;
+           a.options == b.options && a.flavor == b.flavor &&
+           a.root_uid == b.root_uid;
   }
   template <typename H>
   friend H AbslHashValue(H h, const DecisionKey& k) {
-    return H::combine(std::move(h), k.addr_hi, k.addr_lo, k.share_id,
-                      k.generation,
+    return H::combine(std::move(h), k.addr_hi, k.addr_lo, k.options,
                       static_cast<uint64_t>(k.flavor) << 1 | k.root_uid);
   }
 };
@@ -144,7 +145,8 @@ struct Entry {
   DecisionKey dkey;
   bool has_value = false;
   // Name entries only: kept out of line so that a decision entry (there is
-  // one per client and share) does not carry a name key and answer.
+  // one per client and options object) does not carry a name key and
+  // answer.
   struct NameData {
     NameKey key;
     NameAnswer answer;
@@ -153,6 +155,10 @@ struct Entry {
   // Decision entries only: shared with every other entry of its shard that
   // decided the same (clients of one share mostly do; see Shard::Intern).
   std::shared_ptr<const Decision> decision;
+  // Decision entries only: the options dkey.options points to. Expired
+  // once no share holds them: the entry is then dead (DropUnused), and a
+  // key that meets it again is other options at the same address.
+  std::weak_ptr<const ShareOptions> options;
   absl::Time expires;        // fresh until then (cache clock)
   absl::Time hard_deadline;  // served stale until then at most
   std::shared_ptr<Flight> inflight;
@@ -388,7 +394,8 @@ struct AuthCache::Impl {
                      absl::FormatDuration(config.lookup_timeout)));
   }
 
-  void CheckInto(const DecisionKey& key, const ShareOptions& opts, uint32_t uid,
+  void CheckInto(const DecisionKey& key,
+                 const std::shared_ptr<const ShareOptions>& opts, uint32_t uid,
                  Decision* out);
   // Re-evaluates a stale decision on the refresh pool.
   void RefreshDecision(std::shared_ptr<Entry> e,
@@ -705,8 +712,8 @@ NameAnswer AuthCache::Impl::Lookup(const NameKey& key, bool want_fresh,
 }
 
 void AuthCache::Impl::CheckInto(const DecisionKey& key,
-                                const ShareOptions& opts, uint32_t uid,
-                                Decision* out) {
+                                const std::shared_ptr<const ShareOptions>& opts,
+                                uint32_t uid, Decision* out) {
   Shard& shard = ShardFor(key);
   std::shared_ptr<Entry> e;
   std::shared_ptr<Flight> flight;
@@ -716,6 +723,11 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
     absl::MutexLock lock(&shard.mu);
     const absl::Time now = Now();
     auto it = shard.decisions.find(key);
+    if (it != shard.decisions.end() && it->second->options.expired()) {
+      // Made for options since freed; `opts` took their address.
+      shard.Drop(it->second.get(), &evicted);
+      it = shard.decisions.end();
+    }
     if (it != shard.decisions.end()) {
       Entry* c = it->second.get();
       if (c->has_value && now < c->expires) {
@@ -733,9 +745,8 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
         if (!c->refreshing) {
           c->refreshing = true;
           ++shard.refreshes;
-          refresh_pool.Submit([this, e,
-                               o = std::make_shared<const ShareOptions>(opts),
-                               uid] { RefreshDecision(e, o, uid); });
+          refresh_pool.Submit(
+              [this, e, opts, uid] { RefreshDecision(e, opts, uid); });
         }
         return;
       }
@@ -752,12 +763,14 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
         e = spare.mapped();
         e->is_decision = true;
         e->dkey = key;
+        e->options = opts;
         spare.key() = key;
         shard.decisions.insert(std::move(spare));
       } else {
         e = std::make_shared<Entry>();
         e->is_decision = true;
         e->dkey = key;
+        e->options = opts;
         shard.decisions.emplace(key, e);
       }
       InsertLocked(shard, e, &evicted);
@@ -797,7 +810,7 @@ void AuthCache::Impl::CheckInto(const DecisionKey& key,
     }
   } end_evaluation{shard, *e};
   CachedIdentity identity(*this, key.address(), /*want_fresh=*/false);
-  Decision d = Evaluate(opts, identity, key.flavor, uid);
+  Decision d = Evaluate(*opts, identity, key.flavor, uid);
   const bool failed = d.lookup_failed;
   absl::MutexLock lock(&shard.mu);
   const absl::Time now = Now();
@@ -873,18 +886,18 @@ AuthCache::~AuthCache() {
   std::thread([impl = std::move(impl_)]() mutable { impl.reset(); }).detach();
 }
 
-Decision AuthCache::Check(const IpAddress& client, uint64_t share_id,
-                          uint64_t share_generation, const ShareOptions& opts,
+Decision AuthCache::Check(const IpAddress& client,
+                          const std::shared_ptr<const ShareOptions>& opts,
                           SecFlavor flavor, uint32_t uid) {
   Decision d;
-  Check(client, share_id, share_generation, opts, flavor, uid, &d);
+  Check(client, opts, flavor, uid, &d);
   return d;
 }
 
-void AuthCache::Check(const IpAddress& client, uint64_t share_id,
-                      uint64_t share_generation, const ShareOptions& opts,
+void AuthCache::Check(const IpAddress& client,
+                      const std::shared_ptr<const ShareOptions>& opts,
                       SecFlavor flavor, uint32_t uid, Decision* out) {
-  const DecisionKey key(client, share_id, share_generation, flavor,
+  const DecisionKey key(client, opts.get(), flavor,
                         flavor == SecFlavor::kSys && uid == 0);
   impl_->CheckInto(key, opts, uid, out);
 }
@@ -924,21 +937,18 @@ absl::StatusOr<IpAddress> AuthCache::AddressOf(std::string_view name) {
   return r->addrs->front();
 }
 
-void AuthCache::InvalidateShare(uint64_t share_id) {
-  InvalidateShares({share_id});
-}
-
-void AuthCache::InvalidateShares(const std::vector<uint64_t>& share_ids) {
-  if (share_ids.empty()) return;
-  const absl::flat_hash_set<uint64_t> ids(share_ids.begin(), share_ids.end());
+std::size_t AuthCache::DropUnused() {
+  std::size_t dropped = 0;
   for (Shard& shard : impl_->shards) {
     absl::MutexLock lock(&shard.mu);
     std::vector<Entry*> doomed;
     for (const auto& [key, e] : shard.decisions) {
-      if (ids.contains(key.share_id)) doomed.push_back(e.get());
+      if (e->options.expired()) doomed.push_back(e.get());
     }
     for (Entry* e : doomed) shard.Drop(e);
+    dropped += doomed.size();
   }
+  return dropped;
 }
 
 std::size_t AuthCache::Reclaim(std::size_t target) {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,8 +25,6 @@ using testing::FakeClock;
 using testing::FakeResolver;
 using testing::Ip;
 using testing::Opts;
-
-constexpr uint64_t kShare = 7;
 
 class AuthCacheTest : public ::testing::Test {
  protected:
@@ -49,10 +48,10 @@ class AuthCacheTest : public ::testing::Test {
       cache_ = std::make_unique<AuthCache>(resolver_, config_, &clock_);
     return *cache_;
   }
-  Decision CheckSys(std::string_view addr, const ShareOptions& opts,
-                    uint64_t generation = 1, uint32_t uid = 1000) {
-    return Cache().Check(Ip(addr), kShare, generation, opts, SecFlavor::kSys,
-                         uid);
+  Decision CheckSys(std::string_view addr,
+                    const std::shared_ptr<const ShareOptions>& opts,
+                    uint32_t uid = 1000) {
+    return Cache().Check(Ip(addr), opts, SecFlavor::kSys, uid);
   }
 
   std::shared_ptr<FakeResolver> resolver_;
@@ -96,7 +95,7 @@ TEST_F(AuthCacheTest, PtrNamesAreComparedInLowerCase) {
 
 TEST_F(AuthCacheTest, HitMakesNoResolverCall) {
   resolver_->AddHost("10.0.0.5", "h1");
-  ShareOptions opts = Opts("rw=h1");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=h1");
   CheckSys("10.0.0.5", opts);
   const int calls = resolver_->total_calls();
   for (int i = 0; i < 10; ++i) {
@@ -107,41 +106,99 @@ TEST_F(AuthCacheTest, HitMakesNoResolverCall) {
 }
 
 TEST_F(AuthCacheTest, AddressOnlyListsMakeNoResolverCall) {
-  CheckSys("10.0.0.5", Opts("rw=@10.0.0.0/8,root=10.0.0.5"), 1, 0);
+  CheckSys("10.0.0.5", Opts("rw=@10.0.0.0/8,root=10.0.0.5"), 0);
   EXPECT_EQ(resolver_->total_calls(), 0);
   EXPECT_EQ(Cache().counters().lookups, 0u);
 }
 
 TEST_F(AuthCacheTest, CheckIntoReusedDecisionGivesSameAnswer) {
-  ShareOptions opts = Opts("rw=@10.0.0.0/8");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=@10.0.0.0/8");
   Decision d;
-  Cache().Check(Ip("10.1.1.1"), kShare, 1, opts, SecFlavor::kSys, 1000, &d);
-  Cache().Check(Ip("10.1.1.1"), kShare, 1, opts, SecFlavor::kSys, 1000, &d);
+  Cache().Check(Ip("10.1.1.1"), opts, SecFlavor::kSys, 1000, &d);
+  Cache().Check(Ip("10.1.1.1"), opts, SecFlavor::kSys, 1000, &d);
   EXPECT_EQ(d.access, Access::kRw);
   EXPECT_EQ(d.entry, "@10.0.0.0/8");
 }
 
 TEST_F(AuthCacheTest, RootDecisionIsKeptApartFromNonRoot) {
-  ShareOptions opts = Opts("rw,root=10.0.0.5");
-  EXPECT_FALSE(CheckSys("10.0.0.5", opts, 1, 1000).root);
-  EXPECT_TRUE(CheckSys("10.0.0.5", opts, 1, 0).root);
-  EXPECT_FALSE(CheckSys("10.0.0.5", opts, 1, 1000).root);
+  std::shared_ptr<const ShareOptions> opts = Opts("rw,root=10.0.0.5");
+  EXPECT_FALSE(CheckSys("10.0.0.5", opts, 1000).root);
+  EXPECT_TRUE(CheckSys("10.0.0.5", opts, 0).root);
+  EXPECT_FALSE(CheckSys("10.0.0.5", opts, 1000).root);
 }
 
-TEST_F(AuthCacheTest, NewGenerationIsNeverAnsweredFromOldDecision) {
-  EXPECT_EQ(CheckSys("10.0.0.5", Opts("rw"), 1).access, Access::kRw);
-  EXPECT_EQ(CheckSys("10.0.0.5", Opts("ro"), 2).access, Access::kRo);
-  EXPECT_EQ(CheckSys("10.0.0.5", Opts("rw=10.0.0.6"), 3).access, Access::kNone);
+// Options that change are a new object: never answered from the decision
+// of another object, equal or not.
+TEST_F(AuthCacheTest, OtherOptionsAreNeverAnsweredFromAnotherObjectsDecision) {
+  std::shared_ptr<const ShareOptions> rw = Opts("rw");
+  std::shared_ptr<const ShareOptions> ro = Opts("ro");
+  std::shared_ptr<const ShareOptions> other = Opts("rw=10.0.0.6");
+  EXPECT_EQ(CheckSys("10.0.0.5", rw).access, Access::kRw);
+  EXPECT_EQ(CheckSys("10.0.0.5", ro).access, Access::kRo);
+  EXPECT_EQ(CheckSys("10.0.0.5", other).access, Access::kNone);
+  EXPECT_EQ(CheckSys("10.0.0.5", rw).access, Access::kRw);
+  EXPECT_EQ(Cache().counters().misses, 3u);
+  EXPECT_EQ(Cache().counters().hits, 1u);
+  // Equal options in another object: decided again.
+  EXPECT_EQ(CheckSys("10.0.0.5", Opts("rw")).access, Access::kRw);
+  EXPECT_EQ(Cache().counters().misses, 4u);
 }
 
-TEST_F(AuthCacheTest, InvalidateShareDropsItsDecisions) {
-  ShareOptions opts = Opts("rw");
-  CheckSys("10.0.0.5", opts);
-  CheckSys("10.0.0.6", opts);
-  ASSERT_EQ(Cache().counters().entries, 2u);
-  Cache().InvalidateShare(kShare);
-  EXPECT_EQ(Cache().counters().entries, 0u);
-  CheckSys("10.0.0.5", opts);
+// The shares that hold one options object (a group's, for its shares with
+// no options of their own) share the decisions: a client's first check
+// of another of them is a hit and asks the resolver nothing.
+TEST_F(AuthCacheTest, OneOptionsObjectIsOneDecisionPerClient) {
+  resolver_->AddHost("10.0.0.5", "h1");
+  std::shared_ptr<const ShareOptions> group = Opts("rw=h1");
+  const std::shared_ptr<const ShareOptions> share_a = group;
+  const std::shared_ptr<const ShareOptions> share_b = group;
+  EXPECT_EQ(CheckSys("10.0.0.5", share_a).access, Access::kRw);
+  const int calls = resolver_->total_calls();
+  EXPECT_EQ(CheckSys("10.0.0.5", share_b).access, Access::kRw);
+  EXPECT_EQ(resolver_->total_calls(), calls);
+  EXPECT_EQ(Cache().counters().hits, 1u);
+  EXPECT_EQ(Cache().counters().entries, 3u);  // the decision, names, confirm
+}
+
+// Options freed and others made at their address: the entry of the dead
+// ones is not a hit for the new ones.
+TEST_F(AuthCacheTest, OptionsAtAFreedAddressAreDecidedAgain) {
+  alignas(ShareOptions) unsigned char place[sizeof(ShareOptions)];
+  auto at_place = [&](std::string_view text) {
+    ShareOptions* o = new (place) ShareOptions(*Opts(text));
+    // Destroys the object and leaves the place for the next one.
+    return std::shared_ptr<const ShareOptions>(
+        o, [](const ShareOptions* p) { p->~ShareOptions(); });
+  };
+  std::shared_ptr<const ShareOptions> first = at_place("rw");
+  EXPECT_EQ(CheckSys("10.0.0.5", first).access, Access::kRw);
+  first.reset();
+  std::shared_ptr<const ShareOptions> second = at_place("rw=10.0.0.6");
+  ASSERT_EQ(static_cast<const void*>(second.get()),
+            static_cast<const void*>(place));
+  EXPECT_EQ(CheckSys("10.0.0.5", second).access, Access::kNone);
+  EXPECT_EQ(Cache().counters().misses, 2u);
+  EXPECT_EQ(Cache().counters().hits, 0u);
+  EXPECT_EQ(Cache().counters().entries, 1u);  // the dead one went
+  EXPECT_EQ(CheckSys("10.0.0.5", second).access, Access::kNone);
+  EXPECT_EQ(Cache().counters().hits, 1u);
+  second.reset();
+  Cache().Flush();
+}
+
+TEST_F(AuthCacheTest, DropUnusedDropsDecisionsOfOptionsNoShareHolds) {
+  std::shared_ptr<const ShareOptions> removed = Opts("rw");
+  std::shared_ptr<const ShareOptions> kept = Opts("ro");
+  CheckSys("10.0.0.5", removed);
+  CheckSys("10.0.0.6", removed);
+  CheckSys("10.0.0.5", kept);
+  ASSERT_EQ(Cache().counters().entries, 3u);
+  EXPECT_EQ(Cache().DropUnused(), 0u);
+  removed.reset();
+  EXPECT_EQ(Cache().DropUnused(), 2u);
+  EXPECT_EQ(Cache().counters().entries, 1u);
+  EXPECT_EQ(CheckSys("10.0.0.5", kept).access, Access::kRo);
+  EXPECT_EQ(Cache().counters().hits, 1u);
   EXPECT_EQ(Cache().counters().misses, 3u);
 }
 
@@ -157,7 +214,7 @@ TEST_F(AuthCacheTest, UnknownHostStormMakesOneCallPerLookupKind) {
   resolver_->AddHost("10.0.0.5", "h1");
   resolver_->AddToNetgroup("farm", "h1");
   resolver_->CloseGate("10.0.0.5", absl::Seconds(5));
-  ShareOptions opts = Opts("rw=farm");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=farm");
   Cache();  // built before the threads share it
   std::vector<std::thread> threads;
   std::atomic<int> rw{0};
@@ -179,7 +236,7 @@ TEST_F(AuthCacheTest, UnknownHostStormMakesOneCallPerLookupKind) {
 }
 
 TEST_F(AuthCacheTest, DistinctHostStormMakesOneCallPerHostAndKind) {
-  ShareOptions opts = Opts("rw=farm");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=farm");
   for (int i = 0; i < 512; ++i) {
     std::string addr = absl::StrCat("10.1.", i / 256, ".", i % 256);
     std::string name = absl::StrCat("node", i);
@@ -216,7 +273,7 @@ TEST_F(AuthCacheTest, DistinctHostStormMakesOneCallPerHostAndKind) {
 // the same: dropping and re-deciding some of them leaves the others' answers
 // (and reasons) intact.
 TEST_F(AuthCacheTest, SharedDecisionsSurviveDropsOfOtherEntries) {
-  ShareOptions opts = Opts("rw=@10.3.0.0/16,ro=@10.4.0.0/16");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=@10.3.0.0/16,ro=@10.4.0.0/16");
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 200; ++i) {
       Decision rw = CheckSys(absl::StrCat("10.3.0.", i), opts);
@@ -226,7 +283,7 @@ TEST_F(AuthCacheTest, SharedDecisionsSurviveDropsOfOtherEntries) {
       ASSERT_EQ(ro.access, Access::kRo);
       ASSERT_EQ(ro.entry, "@10.4.0.0/16");
     }
-    if (round == 0) Cache().InvalidateShare(kShare);
+    if (round == 0) Cache().Flush();
     if (round == 1) Cache().Reclaim(50);
   }
 }
@@ -236,7 +293,7 @@ TEST_F(AuthCacheTest, SharedDecisionsSurviveDropsOfOtherEntries) {
 // per host (PTR, the forward check of the one name the netgroup needs, the
 // netgroup), none when the storm repeats.
 TEST_F(AuthCacheTest, NetgroupStormMakesAtMostThreeCallsPerHostNoneOnRepeat) {
-  ShareOptions opts = Opts("rw=farm");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=farm");
   auto addr_of = [](int i) {
     return absl::StrCat("10.2.", i / 256, ".", i % 256);
   };
@@ -305,7 +362,7 @@ TEST_F(AuthCacheTest, StalledLookupDoesNotDelayCachedHostOrOtherMisses) {
   resolver_->AddHost("10.0.0.1", "hosta");
   resolver_->AddHost("10.0.0.2", "hostb");
   resolver_->AddHost("10.0.0.3", "hostc");
-  ShareOptions opts = Opts("rw=hosta:hostb:hostc");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=hosta:hostb:hostc");
   ASSERT_EQ(CheckSys("10.0.0.2", opts).access, Access::kRw);  // B cached
 
   resolver_->CloseGate("10.0.0.1", absl::Seconds(2));
@@ -337,7 +394,7 @@ TEST_F(AuthCacheTest, StalledLookupDoesNotDelayCachedHostOrOtherMisses) {
 TEST_F(AuthCacheTest, TimeoutIsCachedOnlyForFailureTtl) {
   config_.lookup_timeout = absl::Milliseconds(100);
   resolver_->AddHost("10.0.0.1", "hosta");
-  ShareOptions opts = Opts("rw=hosta");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=hosta");
   resolver_->CloseGate("10.0.0.1", absl::Seconds(2));
   EXPECT_TRUE(CheckSys("10.0.0.1", opts).lookup_failed);
   // Within failure_ttl: the failure is answered from the cache.
@@ -355,7 +412,7 @@ TEST_F(AuthCacheTest, TimeoutIsCachedOnlyForFailureTtl) {
 TEST_F(AuthCacheTest, FailureIsNeverCachedAsPositive) {
   resolver_->AddHost("10.0.0.1", "hosta");
   resolver_->SetFailing(true);
-  ShareOptions opts = Opts("rw=hosta");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=hosta");
   EXPECT_EQ(CheckSys("10.0.0.1", opts).access, Access::kNone);
   EXPECT_EQ(Cache().counters().lookup_failures, 1u);
   resolver_->SetFailing(false);
@@ -365,7 +422,7 @@ TEST_F(AuthCacheTest, FailureIsNeverCachedAsPositive) {
 
 TEST_F(AuthCacheTest, StaleAnswerServedWhileOneRefreshRuns) {
   resolver_->AddHost("10.0.0.1", "hosta");
-  ShareOptions opts = Opts("rw=hosta");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=hosta");
   ASSERT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
   // The name changes; the refresh will see it, but is held at the gate.
   resolver_->ClearHosts();
@@ -385,7 +442,7 @@ TEST_F(AuthCacheTest, StaleAnswerServedWhileOneRefreshRuns) {
 
 TEST_F(AuthCacheTest, ConcurrentStaleChecksStartOneRefresh) {
   resolver_->AddHost("10.0.0.1", "hosta");
-  ShareOptions opts = Opts("rw=hosta");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=hosta");
   ASSERT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
   resolver_->CloseGate("10.0.0.1", absl::Seconds(5));
   clock_.Advance(config_.positive_ttl + absl::Seconds(1));
@@ -407,7 +464,7 @@ TEST_F(AuthCacheTest, ConcurrentStaleChecksStartOneRefresh) {
 
 TEST_F(AuthCacheTest, FailedRefreshKeepsOldAnswerUntilHardLimit) {
   resolver_->AddHost("10.0.0.1", "hosta");
-  ShareOptions opts = Opts("rw=hosta");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=hosta");
   ASSERT_EQ(CheckSys("10.0.0.1", opts).access, Access::kRw);
   resolver_->SetFailing(true);
   clock_.Advance(config_.positive_ttl + absl::Seconds(1));
@@ -427,12 +484,12 @@ TEST_F(AuthCacheTest, FailedRefreshKeepsOldAnswerUntilHardLimit) {
 TEST_F(AuthCacheTest, ReclaimKeepsEntriesWithinBudgetAndRecentSurvive) {
   config_.max_entries = 1000;
   config_.shards = 16;
-  ShareOptions opts = Opts("rw=@10.0.0.0/8");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=@10.0.0.0/8");
   auto addr = [](int i) {
     return IpAddress::FromV4((10u << 24) | static_cast<uint32_t>(i));
   };
   for (int i = 0; i < 100000; ++i) {
-    Cache().Check(addr(i), kShare, 1, opts, SecFlavor::kSys, 1000);
+    Cache().Check(addr(i), opts, SecFlavor::kSys, 1000);
     if (i % 10000 == 0) {
       ASSERT_LE(Cache().counters().entries, 1000u);
     }
@@ -441,7 +498,7 @@ TEST_F(AuthCacheTest, ReclaimKeepsEntriesWithinBudgetAndRecentSurvive) {
   EXPECT_LE(before.entries, 1000u);
   EXPECT_GE(before.reclaims, 99000u);
   for (int i = 100000 - 100; i < 100000; ++i) {
-    Cache().Check(addr(i), kShare, 1, opts, SecFlavor::kSys, 1000);
+    Cache().Check(addr(i), opts, SecFlavor::kSys, 1000);
   }
   AuthCacheCounters after = Cache().counters();
   EXPECT_EQ(after.misses, before.misses);
@@ -451,7 +508,7 @@ TEST_F(AuthCacheTest, ReclaimKeepsEntriesWithinBudgetAndRecentSurvive) {
 TEST_F(AuthCacheTest, ReclaimOfNameAnswersKeepsRecentHostsResolved) {
   config_.max_entries = 1000;
   config_.shards = 16;
-  ShareOptions opts = Opts("rw=.example.com");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=.example.com");
   auto addr = [](int i) {
     return absl::StrCat("10.2.", i / 256, ".", i % 256);
   };
@@ -468,7 +525,7 @@ TEST_F(AuthCacheTest, ReclaimOfNameAnswersKeepsRecentHostsResolved) {
 }
 
 TEST_F(AuthCacheTest, ExplicitReclaimDropsToTarget) {
-  ShareOptions opts = Opts("rw");
+  std::shared_ptr<const ShareOptions> opts = Opts("rw");
   for (int i = 0; i < 200; ++i) {
     CheckSys(absl::StrCat("10.3.0.", i), opts);
   }

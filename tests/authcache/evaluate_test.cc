@@ -532,7 +532,7 @@ TEST_P(DecisionTable, GivesExpectedDecision) {
   FakeIdentity id(r.address);
   id.names = r.names;
   id.netgroups = r.netgroups;
-  Decision d = Evaluate(Opts(r.options), id, r.flavor, r.uid);
+  Decision d = Evaluate(*Opts(r.options), id, r.flavor, r.uid);
   EXPECT_EQ(d.access, r.access) << d.reason;
   EXPECT_EQ(d.root, r.root) << d.reason;
   EXPECT_EQ(d.option, r.option) << d.reason;
@@ -548,13 +548,13 @@ INSTANTIATE_TEST_SUITE_P(Rules, DecisionTable, ::testing::ValuesIn(kRows),
 
 TEST(Evaluate, NoListMatchedNamesClientAndList) {
   FakeIdentity id("10.1.2.3");
-  Decision d = Evaluate(Opts("rw=@192.168.0.0/16"), id, SecFlavor::kSys, 0);
+  Decision d = Evaluate(*Opts("rw=@192.168.0.0/16"), id, SecFlavor::kSys, 0);
   EXPECT_EQ(d.reason, "10.1.2.3 matches no entry of rw=@192.168.0.0/16");
 }
 
 TEST(Evaluate, NoListMatchedNamesEveryListConsulted) {
   FakeIdentity id("10.1.2.3");
-  Decision d = Evaluate(Opts("rw=@192.168.0.0/16,ro=@172.16.0.0/12:.example"),
+  Decision d = Evaluate(*Opts("rw=@192.168.0.0/16,ro=@172.16.0.0/12:.example"),
                         id, SecFlavor::kSys, 0);
   EXPECT_EQ(d.reason,
             "10.1.2.3 matches no entry of rw=@192.168.0.0/16 or "
@@ -563,7 +563,7 @@ TEST(Evaluate, NoListMatchedNamesEveryListConsulted) {
 
 TEST(Evaluate, DenyEntryReasonNamesTheOtherLists) {
   FakeIdentity id("10.1.2.3");
-  Decision d = Evaluate(Opts("rw=-@10.0.0.0/8:*,ro=@192.168.0.0/16"), id,
+  Decision d = Evaluate(*Opts("rw=-@10.0.0.0/8:*,ro=@192.168.0.0/16"), id,
                         SecFlavor::kSys, 0);
   EXPECT_EQ(d.reason,
             "10.1.2.3 matched -@10.0.0.0/8 in rw= (denied) and no entry of "
@@ -572,14 +572,14 @@ TEST(Evaluate, DenyEntryReasonNamesTheOtherLists) {
 
 TEST(Evaluate, FlavorNotOfferedReasonNamesFlavor) {
   FakeIdentity id("10.0.0.1");
-  Decision d = Evaluate(Opts("sec=krb5,rw"), id, SecFlavor::kSys, 0);
+  Decision d = Evaluate(*Opts("sec=krb5,rw"), id, SecFlavor::kSys, 0);
   EXPECT_NE(d.reason.find("sec=sys"), std::string::npos) << d.reason;
 }
 
 TEST(Evaluate, AddressEntryDecidesWithoutAskingNames) {
   FakeIdentity id("10.0.0.1");
   Decision d =
-      Evaluate(Opts("rw=10.0.0.1:h1:.example.com"), id, SecFlavor::kSys, 1000);
+      Evaluate(*Opts("rw=10.0.0.1:h1:.example.com"), id, SecFlavor::kSys, 1000);
   EXPECT_EQ(d.access, Access::kRw);
   EXPECT_EQ(id.names_asked, 0);
   EXPECT_EQ(id.netgroups_asked, 0);
@@ -587,7 +587,7 @@ TEST(Evaluate, AddressEntryDecidesWithoutAskingNames) {
 
 TEST(Evaluate, NetworkListsNeverAskNames) {
   FakeIdentity id("192.168.1.1");
-  Decision d = Evaluate(Opts("rw=@10.0.0.0/8,ro=@172.16.0.0/12,root=10.0.0.1"),
+  Decision d = Evaluate(*Opts("rw=@10.0.0.0/8,ro=@172.16.0.0/12,root=10.0.0.1"),
                         id, SecFlavor::kSys, 0);
   EXPECT_EQ(d.access, Access::kNone);
   EXPECT_EQ(id.names_asked, 0);
@@ -597,7 +597,7 @@ TEST(Evaluate, OnlyNamesAnEntryCouldMatchAreAskedFor) {
   FakeIdentity id("10.0.0.1");
   id.names = {"zz.b.com", "zz"};
   Decision d =
-      Evaluate(Opts("rw=h1:.a.com:h2,ro=h3:.,root=h4"), id, SecFlavor::kSys, 0);
+      Evaluate(*Opts("rw=h1:.a.com:h2,ro=h3:.,root=h4"), id, SecFlavor::kSys, 0);
   EXPECT_EQ(d.access, Access::kRo);
   // "." (a dotless name) is the one entry a name of the client fits.
   EXPECT_EQ(id.names_wanted, std::vector<std::string>{"zz"});
@@ -607,7 +607,7 @@ TEST(Evaluate, NetgroupsTriedOnlyAfterHostEntries) {
   FakeIdentity id("10.0.0.1");
   id.names = {"h1"};
   id.netgroups = {"ng"};
-  Decision d = Evaluate(Opts("rw=ng:h1"), id, SecFlavor::kSys, 1000);
+  Decision d = Evaluate(*Opts("rw=ng:h1"), id, SecFlavor::kSys, 1000);
   EXPECT_EQ(d.entry, "h1");
   EXPECT_EQ(id.netgroups_asked, 0);
 }
@@ -615,21 +615,21 @@ TEST(Evaluate, NetgroupsTriedOnlyAfterHostEntries) {
 TEST(Evaluate, NetworkNameMatchesItsNetwork) {
   FakeIdentity id("10.1.2.3");
   id.networks["engnet"] = Ip("10.1.0.0");
-  Decision d = Evaluate(Opts("rw=@engnet"), id, SecFlavor::kSys, 1000);
+  Decision d = Evaluate(*Opts("rw=@engnet"), id, SecFlavor::kSys, 1000);
   EXPECT_EQ(d.access, Access::kRw);
   EXPECT_EQ(d.entry, "@engnet");
 }
 
 TEST(Evaluate, UnknownNetworkNameMatchesNothing) {
   FakeIdentity id("10.1.2.3");
-  Decision d = Evaluate(Opts("rw=@nosuchnet"), id, SecFlavor::kSys, 1000);
+  Decision d = Evaluate(*Opts("rw=@nosuchnet"), id, SecFlavor::kSys, 1000);
   EXPECT_EQ(d.access, Access::kNone);
 }
 
 TEST(Evaluate, FailedNameLookupRefusesAndSaysSo) {
   FakeIdentity id("10.0.0.1");
   id.fail_names = true;
-  Decision d = Evaluate(Opts("rw=-badhost:*"), id, SecFlavor::kSys, 1000);
+  Decision d = Evaluate(*Opts("rw=-badhost:*"), id, SecFlavor::kSys, 1000);
   EXPECT_EQ(d.access, Access::kNone);
   EXPECT_TRUE(d.lookup_failed);
   EXPECT_NE(d.reason.find("lookup failed"), std::string::npos) << d.reason;
@@ -638,7 +638,7 @@ TEST(Evaluate, FailedNameLookupRefusesAndSaysSo) {
 TEST(Evaluate, FailedNameLookupInNoneListRefuses) {
   FakeIdentity id("10.0.0.1");
   id.fail_names = true;
-  Decision d = Evaluate(Opts("none=badhost"), id, SecFlavor::kSys, 1000);
+  Decision d = Evaluate(*Opts("none=badhost"), id, SecFlavor::kSys, 1000);
   EXPECT_EQ(d.access, Access::kNone);
   EXPECT_TRUE(d.lookup_failed);
 }
@@ -647,7 +647,7 @@ TEST(Evaluate, FailedNetgroupLookupRefuses) {
   FakeIdentity id("10.0.0.1");
   id.names = {"h1"};
   id.fail_netgroups = true;
-  Decision d = Evaluate(Opts("rw=ng"), id, SecFlavor::kSys, 1000);
+  Decision d = Evaluate(*Opts("rw=ng"), id, SecFlavor::kSys, 1000);
   EXPECT_EQ(d.access, Access::kNone);
   EXPECT_TRUE(d.lookup_failed);
 }
@@ -655,7 +655,7 @@ TEST(Evaluate, FailedNetgroupLookupRefuses) {
 TEST(Evaluate, AddressDecidedBeforeFailingNameEntryStillGrants) {
   FakeIdentity id("10.0.0.1");
   id.fail_names = true;
-  Decision d = Evaluate(Opts("rw=@10.0.0.0/8:h1"), id, SecFlavor::kSys, 1000);
+  Decision d = Evaluate(*Opts("rw=@10.0.0.0/8:h1"), id, SecFlavor::kSys, 1000);
   EXPECT_EQ(d.access, Access::kRw);
   EXPECT_FALSE(d.lookup_failed);
 }
@@ -663,7 +663,7 @@ TEST(Evaluate, AddressDecidedBeforeFailingNameEntryStillGrants) {
 TEST(Evaluate, FailedRootLookupKeepsAccessButNotRoot) {
   FakeIdentity id("10.0.0.1");
   id.fail_names = true;
-  Decision d = Evaluate(Opts("rw,root=admin"), id, SecFlavor::kSys, 0);
+  Decision d = Evaluate(*Opts("rw,root=admin"), id, SecFlavor::kSys, 0);
   EXPECT_EQ(d.access, Access::kRw);
   EXPECT_FALSE(d.root);
   EXPECT_TRUE(d.lookup_failed);

@@ -204,8 +204,11 @@ class FakeResolver : public Resolver {
   int total_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-// Parses options or aborts: test inputs are known to be valid.
-inline libshare::ShareOptions Opts(std::string_view text) {
+// Parses options or aborts: test inputs are known to be valid. Each call
+// makes a new object, as a new group's options are: the cache keeps
+// decisions by object, so a test that wants hits checks with one object.
+inline std::shared_ptr<const libshare::ShareOptions> Opts(
+    std::string_view text) {
   absl::StatusOr<libshare::ShareOptions> o = libshare::ParseOptions(text);
   if (!o.ok()) {
     fprintf(stderr, "bad test options \"%.*s\": %s\n",
@@ -213,7 +216,7 @@ inline libshare::ShareOptions Opts(std::string_view text) {
             std::string(o.status().message()).c_str());
     abort();
   }
-  return *std::move(o);
+  return std::make_shared<const libshare::ShareOptions>(*std::move(o));
 }
 
 }  // namespace authcache::testing

@@ -193,12 +193,12 @@ TEST_F(FilesResolverTest, CacheWithFilesGrantsNetgroupMember) {
   std::shared_ptr<Resolver> r =
       Make("10.0.0.1 alpha.example.com\n", "farm (alpha.example.com,,)\n");
   AuthCache cache(r, AuthCacheConfig{});
-  Decision d = cache.Check(Ip("10.0.0.1"), 1, 1, Opts("rw=farm"),
-                           libshare::SecFlavor::kSys, 1000);
+  const std::shared_ptr<const libshare::ShareOptions> farm = Opts("rw=farm");
+  Decision d =
+      cache.Check(Ip("10.0.0.1"), farm, libshare::SecFlavor::kSys, 1000);
   EXPECT_EQ(d.access, Access::kRw) << d.reason;
   EXPECT_EQ(d.entry, "farm");
-  d = cache.Check(Ip("10.0.0.2"), 1, 1, Opts("rw=farm"),
-                  libshare::SecFlavor::kSys, 1000);
+  d = cache.Check(Ip("10.0.0.2"), farm, libshare::SecFlavor::kSys, 1000);
   EXPECT_EQ(d.access, Access::kNone) << d.reason;
 }
 

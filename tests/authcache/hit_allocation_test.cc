@@ -26,17 +26,17 @@ TEST(HitAllocation, ReusedDecisionHitAllocatesNothing) {
   auto resolver = std::make_shared<testing::FakeResolver>();
   resolver->AddHost("10.0.0.1", "host1.example.com");
   AuthCache cache(resolver, AuthCacheConfig{});
-  libshare::ShareOptions opts =
+  std::shared_ptr<const libshare::ShareOptions> opts =
       testing::Opts("rw=.example.com,root=host1.example.com");
   const libshare::IpAddress client = testing::Ip("10.0.0.1");
   Decision d;
-  cache.Check(client, 1, 1, opts, libshare::SecFlavor::kSys, 0, &d);
+  cache.Check(client, opts, libshare::SecFlavor::kSys, 0, &d);
   ASSERT_EQ(d.access, Access::kRw);
-  cache.Check(client, 1, 1, opts, libshare::SecFlavor::kSys, 0, &d);
+  cache.Check(client, opts, libshare::SecFlavor::kSys, 0, &d);
 
   StartCountingAllocations();
   for (int i = 0; i < 100; ++i) {
-    cache.Check(client, 1, 1, opts, libshare::SecFlavor::kSys, 0, &d);
+    cache.Check(client, opts, libshare::SecFlavor::kSys, 0, &d);
   }
   EXPECT_EQ(StopCountingAllocations(), 0);
   EXPECT_TRUE(d.root);
@@ -50,14 +50,15 @@ TEST(HitAllocation, MissOfAHeldDecisionAllocatesTheEntryAndTheReason) {
   AuthCacheConfig config;
   config.shards = 1;  // both clients' decisions in one shard
   AuthCache cache(std::make_shared<testing::FakeResolver>(), config);
-  libshare::ShareOptions opts = testing::Opts("rw=@10.0.0.0/8");
+  std::shared_ptr<const libshare::ShareOptions> opts =
+      testing::Opts("rw=@10.0.0.0/8");
   Decision d;
-  cache.Check(testing::Ip("10.0.0.1"), 1, 1, opts, libshare::SecFlavor::kSys,
+  cache.Check(testing::Ip("10.0.0.1"), opts, libshare::SecFlavor::kSys,
               1000, &d);
   ASSERT_EQ(d.access, Access::kRw);
 
   StartCountingAllocations();
-  cache.Check(testing::Ip("10.0.0.2"), 1, 1, opts, libshare::SecFlavor::kSys,
+  cache.Check(testing::Ip("10.0.0.2"), opts, libshare::SecFlavor::kSys,
               1000, &d);
   const int allocations = StopCountingAllocations();
   EXPECT_EQ(d.access, Access::kRw);

@@ -36,16 +36,17 @@ TEST(MemoryBudget, CachedDecisionWithinThreeHundredBytes) {
   AuthCacheConfig config;
   config.max_entries = 2 * kClients;
   AuthCache cache(resolver, config);
-  const libshare::ShareOptions opts = testing::Opts("rw=@10.0.0.0/8");
+  const std::shared_ptr<const libshare::ShareOptions> opts =
+      testing::Opts("rw=@10.0.0.0/8");
   Decision d;
   // One decision first, so the shards' first allocations are not counted.
-  cache.Check(testing::Ip("10.200.0.1"), 7, 1, opts,
+  cache.Check(testing::Ip("10.200.0.1"), opts,
               libshare::SecFlavor::kSys, 1000, &d);
   const std::size_t before = mallinfo2().uordblks;
   for (int i = 0; i < kClients; ++i) {
     const std::string ip =
         absl::StrCat("10.1.", i / 250, ".", i % 250 + 1);
-    cache.Check(testing::Ip(ip), 7, 1, opts, libshare::SecFlavor::kSys,
+    cache.Check(testing::Ip(ip), opts, libshare::SecFlavor::kSys,
                 1000, &d);
     ASSERT_EQ(d.access, Access::kRw) << ip;
   }

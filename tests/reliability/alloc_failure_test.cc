@@ -386,19 +386,23 @@ class OneNameResolver : public authcache::Resolver {
 int CheckInChild(long n) {
   authcache::AuthCacheConfig config;
   authcache::AuthCache cache(std::make_shared<OneNameResolver>(), config);
-  absl::StatusOr<libshare::ShareOptions> opts = libshare::ParseOptions(
+  absl::StatusOr<libshare::ShareOptions> parsed = libshare::ParseOptions(
       "rw=.example.com:@10.0.0.0/8,root=client.example.com");
-  if (!opts.ok()) return 50;
+  if (!parsed.ok()) return 50;
+  const auto opts =
+      std::make_shared<const libshare::ShareOptions>(*std::move(parsed));
+  // Another share's options, equal but their own object.
+  const auto other_opts = std::make_shared<const libshare::ShareOptions>(*opts);
   const libshare::IpAddress client = *libshare::IpAddress::Parse("192.0.2.7");
   const authcache::Decision want =
-      cache.Check(client, 1, 1, *opts, libshare::SecFlavor::kSys, 0);
+      cache.Check(client, opts, libshare::SecFlavor::kSys, 0);
   cache.Flush();
   bool escaped = false;
   authcache::Decision got;
   t_fired = false;
   t_countdown = n;
   try {
-    got = cache.Check(client, 1, 1, *opts, libshare::SecFlavor::kSys, 0);
+    got = cache.Check(client, opts, libshare::SecFlavor::kSys, 0);
   } catch (const std::bad_alloc&) {
     escaped = true;
   }
@@ -408,9 +412,9 @@ int CheckInChild(long n) {
   // client and for another share.
   cache.WaitForBackgroundWork();
   const authcache::Decision again =
-      cache.Check(client, 1, 1, *opts, libshare::SecFlavor::kSys, 0);
+      cache.Check(client, opts, libshare::SecFlavor::kSys, 0);
   const authcache::Decision other =
-      cache.Check(client, 2, 1, *opts, libshare::SecFlavor::kSys, 0);
+      cache.Check(client, other_opts, libshare::SecFlavor::kSys, 0);
   if (!(again == want) || !(other == want)) {
     std::fprintf(stderr, "N=%ld: wrong decision after the failure\n", n);
     return kBroken;

@@ -7,13 +7,18 @@
 //
 // Usage:
 //   AuthCache cache(std::shared_ptr<Resolver>(MakeSystemResolver()), {});
-//   Decision d = cache.Check(addr, share.id, share.generation, share.opts,
-//                            libshare::SecFlavor::kSys, uid);
+//   Decision d = cache.Check(addr, share.options, libshare::SecFlavor::kSys,
+//                            uid);
 //
 // Two layers:
-//  - decisions, keyed by (client address, share id, share generation,
+//  - decisions, keyed by (client address, the compiled options object,
 //    flavor, uid == 0), living as long as the name answers they used (or
-//    positive_ttl when they used none);
+//    positive_ttl when they used none). A decision depends on nothing else
+//    of a share, so the shares that hold one options object (the shares of
+//    a group that have no options of their own hold the group's) share
+//    their decisions: a client's first mount of another such share is a
+//    hit. Options that change are a new object, so a decision made from
+//    the old ones is never used for them;
 //  - name answers: address -> forward-confirmed names, and
 //    (host, netgroup) -> membership; each with positive, negative and
 //    failure TTLs.
@@ -67,7 +72,7 @@ struct AuthCacheConfig {
 // coalesced counts callers that waited for another's lookup, decisions and
 // name answers alike; refreshes counts background refreshes started;
 // reclaims counts entries dropped for the memory bound (not Flush or
-// InvalidateShare); lookups counts resolver calls; lookup_failures counts
+// DropUnused); lookups counts resolver calls; lookup_failures counts
 // failed resolver calls and timeouts; timeouts counts lookups abandoned at
 // lookup_timeout.
 struct AuthCacheCounters {
@@ -94,16 +99,17 @@ class AuthCache {
   AuthCache(const AuthCache&) = delete;
   AuthCache& operator=(const AuthCache&) = delete;
 
-  // The decision for `client` mounting share (share_id, share_generation)
-  // whose effective options are `opts`. A decision cached for an older
-  // generation of the share is never used.
-  Decision Check(const libshare::IpAddress& client, uint64_t share_id,
-                 uint64_t share_generation, const libshare::ShareOptions& opts,
+  // The decision for `client` mounting a share whose effective options
+  // are `opts` (not null). Cached by the object's identity: a decision made
+  // from another object, equal or not, is never used, and the cache keeps
+  // only a weak reference to it.
+  Decision Check(const libshare::IpAddress& client,
+                 const std::shared_ptr<const libshare::ShareOptions>& opts,
                  libshare::SecFlavor flavor, uint32_t uid);
   // The same, into `*out`: a caller that reuses one Decision per thread
   // makes a cache hit allocate nothing (string capacity is reused).
-  void Check(const libshare::IpAddress& client, uint64_t share_id,
-             uint64_t share_generation, const libshare::ShareOptions& opts,
+  void Check(const libshare::IpAddress& client,
+             const std::shared_ptr<const libshare::ShareOptions>& opts,
              libshare::SecFlavor flavor, uint32_t uid, Decision* out);
 
   // Resolves a host name to its first address (for `sharectl check NAME`),
@@ -111,12 +117,11 @@ class AuthCache {
   [[nodiscard]] absl::StatusOr<libshare::IpAddress> AddressOf(
       std::string_view name);
 
-  // Drops decisions of one share (all generations).
-  void InvalidateShare(uint64_t share_id);
-  // Drops decisions of every share in `share_ids`, in one pass over the
-  // cache (a batch removing thousands of shares costs one pass, not one
-  // each).
-  void InvalidateShares(const std::vector<uint64_t>& share_ids);
+  // Drops the decisions made from options no share holds any more (their
+  // shares were removed or given other options), in one pass over the
+  // cache; returns how many. No decision it keeps could answer wrongly: it
+  // only frees their memory before the least recently used ones would go.
+  std::size_t DropUnused();
   // Drops least recently used entries until at most `target` remain;
   // returns how many were dropped.
   std::size_t Reclaim(std::size_t target);

@@ -376,5 +376,44 @@ TEST_F(ShareAccessTest, ExplainedRefusalNamesTheDisabledGroup) {
   EXPECT_EQ(r.reason, share_ + " is in group g, which is disabled");
 }
 
+// Shares with no options of their own hold their group's options object,
+// and decisions are kept by that object: a client's first MNT of a second
+// share of the group is a cache hit. Options set on the group are a new
+// object, decided anew.
+TEST_F(ShareAccessTest, SharesOfAGroupShareTheirDecisions) {
+  libshare::Batch b;
+  libshare::Operation g;
+  g.type = libshare::Operation::Type::kCreateGroup;
+  g.group = "g";
+  g.options = "rw=@127.0.0.0/8";
+  b.ops = {g};
+  for (const std::string& path : {share_, dir_ + "/outside"}) {
+    libshare::Operation s;
+    s.type = libshare::Operation::Type::kAddShare;
+    s.group = "g";
+    s.path = path;
+    b.ops.push_back(s);
+  }
+  ASSERT_TRUE(catalog_->Apply(b).ok());
+  EXPECT_EQ(Decide(share_).decision.access, authcache::Access::kRw);
+  EXPECT_EQ(Decide(dir_ + "/outside").decision.access, authcache::Access::kRw);
+  EXPECT_EQ(cache_->counters().misses, 1u);
+  EXPECT_EQ(cache_->counters().hits, 1u);
+
+  libshare::Batch set;
+  libshare::Operation o;
+  o.type = libshare::Operation::Type::kSetOptions;
+  o.group = "g";
+  o.options = "ro=@127.0.0.0/8";
+  set.ops = {o};
+  ASSERT_TRUE(catalog_->Apply(set).ok());
+  EXPECT_EQ(Decide(dir_ + "/outside").decision.access, authcache::Access::kRo);
+  EXPECT_EQ(Decide(share_).decision.access, authcache::Access::kRo);
+  EXPECT_EQ(cache_->counters().misses, 2u);
+  EXPECT_EQ(cache_->counters().hits, 2u);
+  // The group's old options are held by no share: their decision goes.
+  EXPECT_EQ(cache_->DropUnused(), 1u);
+}
+
 }  // namespace
 }  // namespace sharemgrd

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# A client's first MNT of a path (a new mount record and a new cached
-# decision) against a repeated one, 8 clients over TCP, alternated in one
-# run, for DESIGN.md's "within 10% of a repeated one" and bench/README.md.
+# A client's first MNT of a path (a new mount record) against a repeated
+# one, 8 clients over TCP, alternated in one run, for DESIGN.md's "within
+# 10% of a repeated one" and bench/README.md. The shares all take their
+# options from their group, and decisions are cached per client and
+# options object (since 2026-12-03 17:00): a client's first mount of a
+# path is then a new record and a cached decision, made by its untimed
+# first MNT. A build before that (--peer-bin) makes a new decision for
+# every first mount.
 #
 #   bench/tools/mount_first_vs_repeat.sh [--shares N] [--rounds R]
 #                                        [--calls C] [--bin DIR]
@@ -211,7 +216,7 @@ for n in "${names[@]}"; do
   rss1=$(awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status")
   d_mounts=$(($(jq .mounts <<<"$stats1") - $(jq .mounts <<<"$stats0")))
   d_entries=$(($(jq .cache.entries <<<"$stats1") - $(jq .cache.entries <<<"$stats0")))
-  mem[$n]="$d_mounts new mount records and $d_entries new cache entries took $((rss1 - rss0)) KiB of RSS: $((d_mounts > 0 ? (rss1 - rss0) * 1024 / d_mounts : 0)) bytes per record (decision included)"
+  mem[$n]="$d_mounts new mount records and $d_entries new cache entries took $((rss1 - rss0)) KiB of RSS: $((d_mounts > 0 ? (rss1 - rss0) * 1024 / d_mounts : 0)) bytes per record (with the decisions it made)"
 done
 use_daemon own
 

@@ -383,10 +383,15 @@ void MgmtService::SharetabWriterLoop() {
     }
     uint64_t target = sharetab_requested_;
     sharetab_refresh_ = false;  // this write shows the table as it is now
+    const bool sweep = cache_sweep_;
+    cache_sweep_ = false;
     sharetab_mu_.Unlock();
     // Writes the table as it is now: at least generation `target`.
     const absl::Time start = absl::Now();
     WriteSharetab();
+    // Paced with the view: a script removing shares one by one sweeps the
+    // cache once per write, not once per change.
+    if (sweep) cache_->DropUnused();
     const absl::Time end = absl::Now();
     sharetab_mu_.Lock();
     next_write =
@@ -765,13 +770,15 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
     // Decisions are kept by options object: a changed share's new options
     // are a new object, never answered from the old one's decisions. Those
     // made from options that no share holds any more (removed shares, the
-    // options a change replaced) are dropped now rather than left for the
-    // LRU; an add leaves every decision valid.
+    // options a change replaced) are dropped by the view's writer after
+    // the reply (a pass over the whole cache: 16 ms at 100,000 entries),
+    // rather than left for the LRU; an add leaves every decision valid.
     if (std::any_of(r.changes.begin(), r.changes.end(),
                     [](const libshare::ShareChange& c) {
                       return c.kind != libshare::ShareChange::Kind::kAdded;
                     })) {
-      cache_->DropUnused();
+      absl::MutexLock l(&sharetab_mu_);
+      cache_sweep_ = true;
     }
     if (served_ != nullptr) served_->SharesChanged(r.changes);
     if (!r.changes_complete) {

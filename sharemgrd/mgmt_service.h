@@ -165,7 +165,8 @@ class MgmtService final : public RpcProgram {
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(writers_mu_);
 
   // After a batch the view is rewritten by sharetab_writer_, paced, so
-  // that no change is an O(N) file write before its reply.
+  // that no change is an O(N) file write before its reply; the same thread
+  // sweeps the authorization cache after removals (cache_sweep_).
   void SharetabWriterLoop();
   void RequestSharetab(uint64_t generation, bool wait);
   // Starts the writer thread if it is not running.
@@ -187,6 +188,9 @@ class MgmtService final : public RpcProgram {
   absl::Time sharetab_due_ ABSL_GUARDED_BY(sharetab_mu_) = absl::InfinitePast();
   int sharetab_waiting_ ABSL_GUARDED_BY(sharetab_mu_) = 0;  // WaitForSharetab
   bool sharetab_stopping_ ABSL_GUARDED_BY(sharetab_mu_) = false;
+  // A change removed or changed shares: the writer's next round also drops
+  // the cached decisions of options no share holds (AuthCache::DropUnused).
+  bool cache_sweep_ ABSL_GUARDED_BY(sharetab_mu_) = false;
   std::thread sharetab_writer_;
 };
 

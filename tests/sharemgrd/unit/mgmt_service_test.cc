@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -183,6 +184,38 @@ TEST_F(MgmtServiceTest, WaitForSharetabDoesNotWaitOutTheSettle) {
     best = std::min(best, std::chrono::steady_clock::now() - t0);
   }
   EXPECT_LT(best, std::chrono::milliseconds(40));
+}
+
+// Decisions made from options no share holds any more go after the
+// change's reply, with the view's rewrite; decisions of options still
+// held stay.
+TEST_F(MgmtServiceTest, DecisionsOfRemovedOptionsAreDroppedAfterTheReply) {
+  ASSERT_EQ(BatchAs(0), MGMT_OK);
+  ASSERT_EQ(mkdir((dir_ + "/other").c_str(), 0755), 0);
+  libshare::Batch add;
+  libshare::Operation op;
+  op.type = libshare::Operation::Type::kAddShare;
+  op.group = "g";
+  op.path = dir_ + "/other";
+  op.options = "ro";  // its own options object
+  add.ops = {op};
+  ASSERT_TRUE(service_->ApplyBatch(add).ok());
+  const libshare::IpAddress client = libshare::IpAddress::FromV4(0x7f000001);
+  for (const std::string path : {"/export", "/other"}) {
+    std::optional<libshare::ShareMatch> m = catalog_->FindNearest(dir_ + path);
+    ASSERT_TRUE(m.has_value()) << path;
+    cache_->Check(client, m->options, libshare::SecFlavor::kSys, 1000);
+  }
+  ASSERT_EQ(cache_->counters().entries, 2u);
+  service_->WaitForSharetab();
+
+  libshare::Batch remove;
+  op.type = libshare::Operation::Type::kRemoveShare;
+  op.options.clear();
+  remove.ops = {op};
+  ASSERT_TRUE(service_->ApplyBatch(remove).ok());
+  service_->WaitForSharetab();
+  EXPECT_EQ(cache_->counters().entries, 1u);  // the group's stays
 }
 
 // The encoded arguments of a batch: create group "g" with options "ro",

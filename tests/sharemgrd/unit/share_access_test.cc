@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/types/span.h"
 #include "authcache/auth_cache.h"
@@ -381,12 +382,16 @@ TEST_F(ShareAccessTest, ExplainedRefusalNamesTheDisabledGroup) {
 // share of the group is a cache hit. Options set on the group are a new
 // object, decided anew.
 TEST_F(ShareAccessTest, SharesOfAGroupShareTheirDecisions) {
+  auto on_group = [](libshare::Operation::Type type, std::string options) {
+    libshare::Operation o;
+    o.type = type;
+    o.group = "g";
+    o.options = std::move(options);
+    return o;
+  };
   libshare::Batch b;
-  libshare::Operation g;
-  g.type = libshare::Operation::Type::kCreateGroup;
-  g.group = "g";
-  g.options = "rw=@127.0.0.0/8";
-  b.ops = {g};
+  b.ops = {on_group(libshare::Operation::Type::kCreateGroup,
+                    "rw=@127.0.0.0/8")};
   for (const std::string& path : {share_, dir_ + "/outside"}) {
     libshare::Operation s;
     s.type = libshare::Operation::Type::kAddShare;
@@ -401,11 +406,8 @@ TEST_F(ShareAccessTest, SharesOfAGroupShareTheirDecisions) {
   EXPECT_EQ(cache_->counters().hits, 1u);
 
   libshare::Batch set;
-  libshare::Operation o;
-  o.type = libshare::Operation::Type::kSetOptions;
-  o.group = "g";
-  o.options = "ro=@127.0.0.0/8";
-  set.ops = {o};
+  set.ops = {
+      on_group(libshare::Operation::Type::kSetOptions, "ro=@127.0.0.0/8")};
   ASSERT_TRUE(catalog_->Apply(set).ok());
   EXPECT_EQ(Decide(dir_ + "/outside").decision.access, authcache::Access::kRo);
   EXPECT_EQ(Decide(share_).decision.access, authcache::Access::kRo);

@@ -202,6 +202,25 @@ TEST_F(AuthCacheTest, DropUnusedDropsDecisionsOfOptionsNoShareHolds) {
   EXPECT_EQ(Cache().counters().misses, 3u);
 }
 
+// The sweep holds a shard's lock for a few hundred buckets at a time; it
+// still finds every dead decision of a shard of thousands.
+TEST_F(AuthCacheTest, DropUnusedSweepsABigShardPieceByPiece) {
+  config_.shards = 1;
+  config_.max_entries = 20000;
+  std::shared_ptr<const ShareOptions> removed = Opts("rw=@10.0.0.0/8");
+  std::shared_ptr<const ShareOptions> kept = Opts("ro=@10.0.0.0/8");
+  for (uint32_t i = 0; i < 5000; ++i) {
+    const IpAddress a = IpAddress::FromV4((10u << 24) | i);
+    Cache().Check(a, removed, SecFlavor::kSys, 1000);
+    Cache().Check(a, kept, SecFlavor::kSys, 1000);
+  }
+  ASSERT_EQ(Cache().counters().entries, 10000u);
+  removed.reset();
+  EXPECT_EQ(Cache().DropUnused(), 5000u);
+  EXPECT_EQ(Cache().counters().entries, 5000u);
+  EXPECT_EQ(Cache().DropUnused(), 0u);
+}
+
 TEST_F(AuthCacheTest, FlushDropsEverything) {
   resolver_->AddHost("10.0.0.5", "h1");
   CheckSys("10.0.0.5", Opts("rw=h1"));

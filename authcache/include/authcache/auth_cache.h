@@ -119,8 +119,9 @@ class AuthCache {
 
   // Drops the decisions made from options no share holds any more (their
   // shares were removed or given other options), in one pass over the
-  // cache; returns how many. No decision it keeps could answer wrongly: it
-  // only frees their memory before the least recently used ones would go.
+  // cache; returns how many. Those decisions can never answer again:
+  // dropping them frees their memory sooner than the LRU would. A shard's
+  // lock is held for a few hundred entries at a time.
   std::size_t DropUnused();
   // Drops least recently used entries until at most `target` remain;
   // returns how many were dropped.

@@ -40,8 +40,18 @@ PY
   mv "$batch.tmp" "$batch"
 fi
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# The order of the builds is reversed every other round (A B, B A, ...):
+# on this machine the second run of a pair measured about 5 ms faster
+# than the first (15,000 adds, 2026-12-03), whichever build it was.
+bins=("$@")
+declare -A walls
 for ((r = 1; r <= rounds; r++)); do
-  for bin in "$@"; do
+  order=("${bins[@]}")
+  if ((r % 2 == 0)); then
+    order=()
+    for ((i = ${#bins[@]} - 1; i >= 0; i--)); do order+=("${bins[i]}"); done
+  fi
+  for bin in "${order[@]}"; do
     d=$(mktemp -d /tmp/batch_alternate.XXXXXX)
     "$bin/sharemgrd" --foreground --no-rpcbind --insecure --kernel=off \
       --db "$d/db" --socket "$d/sock" --sharetab "$d/sharetab" \
@@ -63,8 +73,17 @@ for ((r = 1; r <= rounds; r++)); do
     echo "$bin n=$n batch $(((t1 - t0) / 1000)) us, $applied," \
       "daemon CPU $(((c1 - c0) * 10)) ms, client CPU $client ms," \
       "load $(cut -d' ' -f1 /proc/loadavg)"
+    walls[$bin]+="$(((t1 - t0) / 1000)) "
     kill "$pid"
     wait "$pid" 2>/dev/null || true
     rm -rf "$d"
   done
+done
+for bin in "${bins[@]}"; do
+  # shellcheck disable=SC2086
+  printf '%s\n' ${walls[$bin]} | sort -n | awk -v b="$bin" '
+    { v[NR] = $1 }
+    END { printf "%s: %d runs, median %d us (min %d, max %d)\n", b, NR,
+          (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2),
+          v[1], v[NR] }'
 done

@@ -746,7 +746,7 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
                              const BatchCaller& caller,
                              std::chrono::steady_clock::time_point start,
                              std::size_t committed,
-                             const libshare::BatchResult& r) {
+                             libshare::BatchResult& r) {
   const std::string who =
       caller.who.empty() ? std::string("sharemgrd") : caller.who;
   // A followed exports file's batch names its file (--follow-exports).
@@ -829,9 +829,11 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
     record.origin = said;
     record.operations = r.applied;
     record.summary = listed ? absl::StrJoin(described, "; ") : counts;
-    // A list too long to keep (a big batch) is not copied to be dropped.
+    // Moved, not copied: no one reads the result's list after this (a
+    // copy of 15,000 changes cost a few ms before the reply). A list too
+    // long to keep (a big batch) stays with the result, freed after it.
     const bool kept = changes_.Keeps(r.changes.size());
-    if (kept) record.shares = r.changes;
+    if (kept) record.shares = std::move(r.changes);
     changes_.Add(std::move(record), r.changes_complete && kept);
   } else if (!r.ok() && !batch.dry_run) {
     LogLine(absl::StrCat(

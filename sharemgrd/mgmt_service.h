@@ -87,6 +87,8 @@ class MgmtService final : public RpcProgram {
   // Applies a batch made inside the daemon (the exports follower) as a
   // BATCH call applies its batch: serialized with them, then the cache,
   // the kernel's entries (incrementally) and the sharetab view follow it.
+  // The result's change list goes to the change log (CHANGES_SINCE): the
+  // result returned has none, unless the log could not keep it.
   // Who asked for a batch, for the audit log and the change log.
   struct BatchCaller {
     std::string who;  // as Caller() says it; "" = the daemon itself
@@ -154,10 +156,11 @@ class MgmtService final : public RpcProgram {
   // work, in order. Only one leader runs at a time.
   void CommitGroup(const std::vector<Writer*>& group);
   // Cache invalidation, served state, kernel entries, audit log and change
-  // log for one call of a group; `committed` calls of it committed.
+  // log for one call of a group; `committed` calls of it committed. Moves
+  // r.changes into the change log when it keeps them.
   void AfterBatch(const libshare::Batch& batch, const BatchCaller& caller,
                   std::chrono::steady_clock::time_point start,
-                  std::size_t committed, const libshare::BatchResult& r);
+                  std::size_t committed, libshare::BatchResult& r);
 
   absl::Mutex writers_mu_;
   // Front: the leader (committing), then the calls waiting for the next

@@ -22,7 +22,9 @@
 //  --first-mounts: each client (its own address, as in warm mode) first
 //    sends one untimed MNT so that its names are known, then every timed
 //    MNT is of a path it has not mounted in this run: a new mount record
-//    and a new cached decision, the cost a mount storm pays. Use a
+//    (and a new cached decision if the path's share holds options no
+//    earlier MNT of the client used: decisions are cached per client and
+//    options object), the cost a mount storm pays. Use a
 //    --source-base not used before against this daemon, and --calls of at
 //    most the number of paths minus one.
 //  --mixed: the two kinds in one run, so that both meet the same load

@@ -87,14 +87,14 @@ class MgmtService final : public RpcProgram {
   // Applies a batch made inside the daemon (the exports follower) as a
   // BATCH call applies its batch: serialized with them, then the cache,
   // the kernel's entries (incrementally) and the sharetab view follow it.
-  // The result's change list goes to the change log (CHANGES_SINCE): the
-  // result returned has none, unless the log could not keep it.
   // Who asked for a batch, for the audit log and the change log.
   struct BatchCaller {
     std::string who;  // as Caller() says it; "" = the daemon itself
     uint32_t uid = 0;
     int32_t pid = 0;
   };
+  // The result's change list goes to the change log (CHANGES_SINCE): the
+  // result returned has none, unless the log could not keep it.
   libshare::BatchResult ApplyBatch(const libshare::Batch& batch,
                                    const BatchCaller& caller);
   // The daemon's own batches (the exports follower).

@@ -8,15 +8,25 @@ ChangeLog::ChangeLog(uint64_t start_generation, std::size_t max_shares,
                      std::size_t max_batches)
     : max_shares_(max_shares),
       max_batches_(max_batches),
-      oldest_(start_generation) {}
+      oldest_(start_generation),
+      whole_history_(start_generation <= kFirstGeneration) {}
 
 void ChangeLog::Add(libshare::ChangeRecord record, bool complete) {
   absl::MutexLock l(&mu_);
+  // A batch whose every operation was a no-op (a move into the share's
+  // own group, enabling an enabled group) leaves the generation where it
+  // was: it changed nothing, and a second record under a generation
+  // already listed would break "generations only grow".
+  if (record.generation <= oldest_ ||
+      (!batches_.empty() && record.generation <= batches_.back().generation)) {
+    return;
+  }
   if (!complete || record.shares.size() > max_shares_) {
     // Cannot be kept whole: nothing before it can be answered either.
     batches_.clear();
     shares_ = 0;
     oldest_ = record.generation;
+    whole_history_ = false;
     return;
   }
   shares_ += record.shares.size();
@@ -25,6 +35,7 @@ void ChangeLog::Add(libshare::ChangeRecord record, bool complete) {
     shares_ -= batches_.front().shares.size();
     oldest_ = batches_.front().generation;
     batches_.pop_front();
+    whole_history_ = false;
   }
 }
 
@@ -32,7 +43,7 @@ ChangeLog::Answer ChangeLog::Since(uint64_t generation) const {
   absl::MutexLock l(&mu_);
   Answer a;
   a.oldest = oldest_;
-  if (generation < oldest_) {
+  if (generation < oldest_ && !whole_history_) {
     a.too_old = true;
     return a;
   }

@@ -6,7 +6,9 @@
 // kept; the oldest batches are dropped first. The log holds every batch
 // after oldest(): a question about an older generation is answered
 // "too old" (list everything), never with a partial list. A daemon start
-// begins an empty log at the table's generation.
+// begins an empty log at the table's generation. A new store's table is
+// at kFirstGeneration, empty: while the log holds every batch since then,
+// any earlier generation (0) is answered too, with the whole history.
 //
 // Thread-safe.
 #ifndef SHAREMGRD_CHANGE_LOG_H_
@@ -25,6 +27,8 @@ namespace sharemgrd {
 
 inline constexpr std::size_t kChangeLogMaxShares = 32768;
 inline constexpr std::size_t kChangeLogMaxBatches = 4096;
+// The generation of a new store's empty table (the first batch makes 2).
+inline constexpr uint64_t kFirstGeneration = 1;
 
 class ChangeLog {
  public:
@@ -32,7 +36,8 @@ class ChangeLog {
             std::size_t max_shares = kChangeLogMaxShares,
             std::size_t max_batches = kChangeLogMaxBatches);
 
-  // Appends a committed batch (generations increase from call to call).
+  // Appends a committed batch. One whose generation is not above the
+  // last one's (or the start's) changed nothing and is not kept.
   // `complete` false: its share list is unknown (out of memory), so the
   // log restarts after it, as it does for a batch bigger than max_shares.
   void Add(libshare::ChangeRecord record, bool complete = true);
@@ -59,6 +64,9 @@ class ChangeLog {
   std::size_t shares_ ABSL_GUARDED_BY(mu_) = 0;
   // Every batch with a generation above this one is in batches_.
   uint64_t oldest_ ABSL_GUARDED_BY(mu_);
+  // batches_ holds every batch the store ever committed (the log began
+  // at kFirstGeneration or before and has dropped nothing).
+  bool whole_history_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace sharemgrd

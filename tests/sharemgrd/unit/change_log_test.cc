@@ -40,6 +40,43 @@ TEST(ChangeLogTest, TheStartGenerationIsAnsweredButNothingBeforeIt) {
   EXPECT_TRUE(log.Since(9).too_old);
 }
 
+TEST(ChangeLogTest, ABatchThatLeftTheGenerationIsNotListed) {
+  ChangeLog log(10);
+  log.Add(Batch(10, 1));  // a no-op right after start
+  log.Add(Batch(11, 1));
+  log.Add(Batch(11, 1));  // a no-op batch: the generation did not move
+  ChangeLog::Answer a = log.Since(10);
+  EXPECT_FALSE(a.too_old);
+  ASSERT_EQ(a.batches.size(), 1u);
+  EXPECT_EQ(a.batches[0].generation, 11u);
+}
+
+TEST(ChangeLogTest, ANewStoresWholeHistoryAnswersGenerationZero) {
+  ChangeLog log(kFirstGeneration);
+  EXPECT_FALSE(log.Since(0).too_old);
+  log.Add(Batch(2, 1));
+  log.Add(Batch(3, 1));
+  ChangeLog::Answer a = log.Since(0);
+  EXPECT_FALSE(a.too_old);
+  ASSERT_EQ(a.batches.size(), 2u);
+  EXPECT_EQ(a.batches[0].generation, 2u);
+}
+
+TEST(ChangeLogTest, ANewStoresHistoryOnceCutNoLongerAnswersZero) {
+  ChangeLog log(kFirstGeneration, /*max_shares=*/2, /*max_batches=*/100);
+  log.Add(Batch(2, 2));
+  log.Add(Batch(3, 1));  // 3 > 2: batch 2 goes
+  EXPECT_TRUE(log.Since(0).too_old);
+  EXPECT_TRUE(log.Since(1).too_old);
+  EXPECT_EQ(log.Since(2).batches.size(), 1u);
+}
+
+TEST(ChangeLogTest, ALogStartedLaterDoesNotAnswerZero) {
+  ChangeLog log(5);  // a restart: what came before 5 is not here
+  log.Add(Batch(6, 1));
+  EXPECT_TRUE(log.Since(0).too_old);
+}
+
 TEST(ChangeLogTest, DroppingOldBatchesMakesTheirGenerationsTooOld) {
   ChangeLog log(0, /*max_shares=*/4, /*max_batches=*/100);
   log.Add(Batch(1, 2));

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "json_writer.h"
+#include "output.h"
 
 namespace sharectl {
 namespace {
@@ -61,15 +62,21 @@ std::string FormatProblems(const std::vector<Problem>& problems,
   for (const Problem& p : problems) {
     const std::pair<std::string, std::string> key{p.command, p.message};
     const std::size_t n = ++seen[key];
-    const std::string what = p.command.empty()
-                                 ? p.message
-                                 : absl::StrCat(p.command, ": ", p.message);
+    if (n > kSameErrorShown + 1) continue;
+    // One line each, whatever the file held: control bytes escaped, and
+    // the command word (the line's first) cut short.
+    const std::string what =
+        p.command.empty()
+            ? ShownForTerminal(p.message)
+            : absl::StrCat(ShownWord(p.command), ": ",
+                           ShownForTerminal(p.message));
+    const std::string origin = ShownForTerminal(p.origin);
     if (n <= kSameErrorShown) {
-      absl::StrAppend(&out, p.origin.empty() ? "sharectl" : p.origin, ": ",
-                      what, "\n");
-    } else if (n == kSameErrorShown + 1) {
+      absl::StrAppend(&out, origin.empty() ? "sharectl" : origin, ": ", what,
+                      "\n");
+    } else {
       absl::StrAppend(
-          &out, p.origin, ": ... and ", total[key] - kSameErrorShown,
+          &out, origin, ": ... and ", total[key] - kSameErrorShown,
           " more lines with the same ",
           absl::string_view(kind.data(), kind.size()), ": ", what, "\n");
     }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "libshare/path.h"
 #include "libshare/spelling.h"
+#include "output.h"
 
 namespace sharectl {
 
@@ -111,7 +112,7 @@ const std::vector<CommandSpec>& Commands() {
        "show groups and their shares, or the shares of the given paths",
        false,
        {{"-v", "", "also options, resources and descriptions"},
-        {"-s", "PATH", "show the share of this path (repeatable)"}},
+        {"-s", "PATH", "show the share of this path (repeatable)", true}},
        0,
        -1},
       {"dump",
@@ -190,8 +191,9 @@ const std::vector<CommandSpec>& Commands() {
        "import shares from Linux exports(5) or Solaris dfstab files",
        false,
        {{"--exports", "FILE",
-         "exports(5) file, folder of *.exports files, or glob; repeatable"},
-        {"--dfstab", "FILE", "Solaris dfstab file; repeatable"},
+         "exports(5) file, folder of *.exports files, or glob; repeatable",
+         true},
+        {"--dfstab", "FILE", "Solaris dfstab file; repeatable", true},
         {"-g", "GROUP", "group of the imported shares (default: imported)"},
         {"--skip-unsupported", "",
          "drop exports options that have no share_nfs equivalent"},
@@ -361,7 +363,7 @@ absl::Status ParseArgViews(const CommandSpec& spec,
       std::vector<std::string_view> names = {"--help"};
       for (const auto& known : spec.options) names.push_back(known.name);
       return absl::InvalidArgumentError(
-          absl::StrCat("unknown option \"", A(w), "\"",
+          absl::StrCat("unknown option \"", ShownWord(w), "\"",
                        libshare::DidYouMean(w.substr(0, w.find('=')), names)));
     }
     if (o->arg.empty()) {
@@ -378,6 +380,15 @@ absl::Status ParseArgViews(const CommandSpec& spec,
             "option \"", A(name), "\" needs a value (", A(o->arg), ")"));
       }
       inline_value = words[++i];
+    }
+    if (!o->repeatable) {
+      for (const ArgViews::Given& g : out->given) {
+        if (g.option == o) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "option \"", A(o->name), "\" given twice (\"", ShownWord(g.value),
+              "\" and \"", ShownWord(*inline_value), "\"); give it once"));
+        }
+      }
     }
     out->given.push_back({o, *inline_value});
   }
@@ -539,7 +550,7 @@ absl::StatusOr<ChangeMode> AppendChangeCommand(
       if (c.changes) names.push_back(c.name);
     }
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown command \"", A(words[0]), "\"",
+        absl::StrCat("unknown command \"", ShownWord(words[0]), "\"",
                      libshare::DidYouMean(words[0], names)));
   }
   if (!spec->changes) {

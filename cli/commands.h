@@ -28,6 +28,10 @@ struct OptionSpec {
   std::string_view name;  // "-o" or "--exports"
   std::string_view arg;   // "" for a flag, else the metavariable ("OPTS")
   std::string_view help;
+  // May be given more than once (each value counts). Any other option
+  // that takes a value is refused the second time, rather than the last
+  // value silently winning.
+  bool repeatable = false;
 };
 
 struct CommandSpec {

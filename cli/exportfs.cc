@@ -19,6 +19,7 @@
 #include "libshare/client.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
+#include "output.h"
 
 namespace sharectl {
 namespace {
@@ -349,7 +350,9 @@ class ExportfsRunner {
     return kExitRefused;
   }
   int CallFailed(const absl::Status& s) {
-    err() << "exportfs: " << s.message() << "\n";
+    err() << "exportfs: "
+          << ShownForTerminal({s.message().data(), s.message().size()})
+          << "\n";
     if (s.code() == absl::StatusCode::kUnavailable) return kExitUnreachable;
     return kExitRefused;
   }
@@ -358,7 +361,7 @@ class ExportfsRunner {
     auto c = env_.connect ? env_.connect(socket_)
                           : libshare::Client::Connect(socket_);
     if (!c.ok()) {
-      *rc = CallFailed(absl::UnavailableError(c.status().message()));
+      *rc = CallFailed(c.status());  // kPermissionDenied: exit 1
       return nullptr;
     }
     client_ = *std::move(c);

@@ -50,8 +50,9 @@ void AppendShown(char c, std::string* out) {
   }
 }
 
-std::string Shown(const std::string& s) {
+std::string Shown(std::string_view s) {
   std::string out;
+  out.reserve(s.size());
   for (char c : s) AppendShown(c, &out);
   return out;
 }
@@ -72,7 +73,12 @@ std::string NfsOptions(const std::string& options) {
 
 }  // namespace
 
-std::string ShownForTerminal(const std::string& s) { return Shown(s); }
+std::string ShownForTerminal(std::string_view s) { return Shown(s); }
+
+std::string ShownWord(std::string_view s) {
+  if (s.size() <= kShownWordBytes) return Shown(s);
+  return Shown(s.substr(0, kShownWordBytes)) + "...";
+}
 
 std::string FormatList(const std::vector<GroupInfo>& groups,
                        const std::vector<ShareInfo>& shares) {

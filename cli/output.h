@@ -4,7 +4,9 @@
 #ifndef SHARECTL_OUTPUT_H_
 #define SHARECTL_OUTPUT_H_
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "libshare/catalog.h"
@@ -45,7 +47,12 @@ std::string FormatCheckJson(const libshare::CheckResult& r);
 
 // `s` with control and non-printable bytes escaped, as paths are shown in
 // text output.
-std::string ShownForTerminal(const std::string& s);
+std::string ShownForTerminal(std::string_view s);
+// A word the user gave, echoed in an error message ("unknown command
+// \"...\""): escaped as ShownForTerminal, and cut after kShownWordBytes
+// bytes (marked "...") so that a line of junk is not printed back whole.
+inline constexpr std::size_t kShownWordBytes = 64;
+std::string ShownWord(std::string_view s);
 
 std::string FormatStats(const libshare::DaemonStats& s);
 std::string FormatStatsJson(const libshare::DaemonStats& s);

@@ -155,7 +155,9 @@ class Runner {
   // document on stdout; returns the exit code.
   int Fail(int code, std::string_view kind, std::string_view cmd,
            std::string_view message) {
-    err() << "sharectl: " << cmd << ": " << message << "\n";
+    // Escaped here too: a message may quote what the user or the daemon
+    // gave, and a control byte must not reach the terminal.
+    err() << "sharectl: " << cmd << ": " << ShownForTerminal(message) << "\n";
     if (json_) out() << ErrorJson(kind, cmd, message);
     return code;
   }
@@ -168,7 +170,7 @@ class Runner {
   // Several refusals: one line each on stderr, one error document.
   int RefusedAll(std::string_view cmd, const std::vector<std::string>& what) {
     for (const auto& m : what)
-      err() << "sharectl: " << cmd << ": " << m << "\n";
+      err() << "sharectl: " << cmd << ": " << ShownForTerminal(m) << "\n";
     if (json_) out() << ErrorJson("refused", cmd, absl::StrJoin(what, "; "));
     return kExitRefused;
   }
@@ -194,7 +196,11 @@ class Runner {
     if (client_) return client_.get();
     auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
     if (!c.ok()) {
-      *rc = CallFailed(cmd, absl::UnavailableError(c.status().message()));
+      // Unavailable, or PermissionDenied when the socket is not ours to
+      // use: a refusal (exit 1), not an unreachable daemon (exit 3).
+      *rc = CallFailed(cmd, c.status().code() == absl::StatusCode::kPermissionDenied
+                                ? c.status()
+                                : absl::UnavailableError(c.status().message()));
       return nullptr;
     }
     client_ = *std::move(c);
@@ -370,6 +376,32 @@ absl::StatusOr<std::vector<std::string>> Runner::GroupNames(
 int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
                   bool progress, std::vector<Problem> problems,
                   BatchSummary* summary) {
+  // Text the protocol cannot carry (a NUL byte) is refused here, like a
+  // line that does not parse: the other operations are still checked by
+  // the daemon, as a dry run, and come in the same report.
+  std::vector<std::size_t> kept;  // kept[i]: op i's index in the caller's
+  for (std::size_t i = 0; i < batch.ops.size(); ++i) {
+    if (CheckOperationText(batch.ops[i]).ok()) continue;
+    std::vector<Operation> ops;
+    for (std::size_t j = 0; j < batch.ops.size(); ++j) {
+      absl::Status bad = CheckOperationText(batch.ops[j]);
+      if (bad.ok()) {
+        kept.push_back(j);
+        ops.push_back(std::move(batch.ops[j]));
+        continue;
+      }
+      Problem& p = problems.emplace_back();
+      p.index = j;
+      p.origin = origin_of(j);
+      p.command = std::string(libshare::OperationName(batch.ops[j].type));
+      p.message = std::string(bad.message());
+    }
+    batch.ops = std::move(ops);
+    break;
+  }
+  const auto caller_index = [&kept](std::size_t i) {
+    return kept.empty() || i >= kept.size() ? i : kept[i];
+  };
   const bool parse_failed = !problems.empty();
   const bool asked_dry_run = batch.dry_run;
   if (parse_failed) batch.dry_run = true;  // nothing may be committed
@@ -397,7 +429,10 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
       if (!sent.ok()) {
         if (!parse_failed) return CallFailed(cmd, sent.status());
         // The bad lines are reported below, in one document.
-        err() << "sharectl: " << cmd << ": " << sent.status().message() << "\n";
+        err() << "sharectl: " << cmd << ": "
+              << ShownForTerminal({sent.status().message().data(),
+                                   sent.status().message().size()})
+              << "\n";
       } else {
         r = *std::move(sent);
       }
@@ -406,9 +441,9 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
   if (r.has_value()) {
     for (const auto& e : r->errors) {
       Problem& p = problems.emplace_back();
-      p.index = e.index;
+      p.index = caller_index(e.index);
       if (e.index < batch.ops.size()) {
-        p.origin = origin_of(e.index);
+        p.origin = origin_of(caller_index(e.index));
         p.command =
             std::string(libshare::OperationName(batch.ops[e.index].type));
       }
@@ -534,10 +569,26 @@ void Runner::ReportChange(std::string_view cmd, const Operation& op,
       !op.path.empty();
   const bool group_set =
       op.type == Operation::Type::kSetOptions && op.path.empty();
-  if (!share_options && !group_set) return;
+  const bool moved = op.type == Operation::Type::kMoveShare;
+  if (!share_options && !group_set && !moved) return;
   int rc = kExitOk;
   Client* c = Connection(cmd, &rc);
   if (c == nullptr) return;
+  if (moved) {
+    // What the share has now, from its new group's listing (its own
+    // options are not in the operation).
+    auto shares = c->ListShares({op.group});
+    if (!shares.ok()) return;
+    for (const auto& sh : *shares) {
+      if (sh.path != op.path) continue;
+      for (const std::string& w : OpenConcerns(sh.effective_options)) {
+        warn(op.path, sh.options.empty()
+                          ? w + " (group " + op.group + "'s options)"
+                          : w);
+      }
+    }
+    return;
+  }
   if (group_set) {
     for (const std::string& w : OpenConcerns(op.options)) {
       warn("group " + op.group, w);
@@ -770,16 +821,29 @@ int Runner::RunCacheFlush(const ParsedArgs& a) {
 
 // All of `in` into `text` (after what it holds), in blocks: an
 // istreambuf_iterator copy costs a call per byte (12% of sharectl's CPU
-// for a 15,000-line batch).
-void ReadAll(std::istream& in, std::string* text) {
+// for a 15,000-line batch). False if it stopped because `text` grew past
+// `limit` bytes.
+bool ReadAll(std::istream& in, std::string* text, std::size_t limit) {
   char block[1 << 16];
   while (in.read(block, sizeof block) || in.gcount() > 0) {
     text->append(block, static_cast<size_t>(in.gcount()));
+    if (text->size() > limit) return false;
   }
+  return true;
+}
+
+std::string TooLong(absl::string_view name, std::size_t limit) {
+  return absl::StrCat(name, ": longer than ",
+                      limit >= (std::size_t{1} << 20)
+                          ? absl::StrCat(limit >> 20, " MiB")
+                          : absl::StrCat(limit, " bytes"),
+                      ", the most sharemgrd accepts in one call; "
+                      "nothing was sent or changed: split it into smaller "
+                      "files (each batch is its own transaction)");
 }
 
 bool ReadWholeFile(const std::string& path, std::string* text,
-                   std::string* error) {
+                   std::string* error, std::size_t limit) {
   std::ifstream f(path, std::ios::binary);
   if (!f) {
     *error = absl::StrCat(path, ": ", std::strerror(errno));
@@ -788,10 +852,23 @@ bool ReadWholeFile(const std::string& path, std::string* text,
   text->clear();
   // Room for a regular file's size: a 15,000-line batch file was copied
   // through four regrowths, each into fresh pages.
-  if (struct stat st; ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+  struct stat st;
+  const bool known = ::stat(path.c_str(), &st) == 0;
+  if (known && S_ISDIR(st.st_mode)) {
+    *error = absl::StrCat(path, ": ", std::strerror(EISDIR));
+    return false;
+  }
+  if (known && S_ISREG(st.st_mode)) {
+    if (static_cast<std::size_t>(st.st_size) > limit) {
+      *error = TooLong(path, limit);
+      return false;
+    }
     text->reserve(static_cast<std::size_t>(st.st_size));
   }
-  ReadAll(f, text);
+  if (!ReadAll(f, text, limit)) {
+    *error = TooLong(path, limit);
+    return false;
+  }
   if (f.bad()) {
     *error = absl::StrCat(path, ": read error");
     return false;
@@ -804,10 +881,15 @@ int Runner::RunBatch(const ParsedArgs& a) {
   const std::string& file = a.args[0];
   batch_file_ = file;
   if (file == "-") {
-    ReadAll(*env_.in, &text);
+    if (!ReadAll(*env_.in, &text, env_.max_input_bytes)) {
+      return Refused("batch",
+                     TooLong("standard input", env_.max_input_bytes));
+    }
   } else {
     std::string error;
-    if (!ReadWholeFile(file, &text, &error)) return Refused("batch", error);
+    if (!ReadWholeFile(file, &text, &error, env_.max_input_bytes)) {
+      return Refused("batch", error);
+    }
   }
   // Errors and the summary name lines as FILE:LINE.
   const std::string where = file == "-" ? "<stdin>" : file;
@@ -901,6 +983,12 @@ bool ExpandExportsArgument(const std::string& arg,
     *error = absl::StrCat(pattern, ": cannot list files");
     return false;
   }
+  if (rc == GLOB_NOMATCH && pattern == arg) {
+    // A pattern the user typed that names nothing is as wrong as a
+    // missing file (a typo must not pass as "nothing to import").
+    *error = absl::StrCat(arg, ": no file matches");
+    return false;
+  }
   return true;  // a folder with no *.exports file imports nothing
 }
 
@@ -908,7 +996,9 @@ int Runner::RunImport(const ParsedArgs& a) {
   const bool exports = a.values.count("--exports") != 0;
   const bool dfstab = a.values.count("--dfstab") != 0;
   if (exports == dfstab) {
-    return Usage("import", "give --exports FILE or --dfstab FILE");
+    return Usage("import", exports ? "give --exports FILE or --dfstab FILE, "
+                                     "not both (one import per format)"
+                                   : "give --exports FILE or --dfstab FILE");
   }
   if (dfstab && a.Has("--skip-unsupported")) {
     return Usage("import", "--skip-unsupported goes with --exports");
@@ -926,11 +1016,18 @@ int Runner::RunImport(const ParsedArgs& a) {
   for (const auto& n : names) {
     SourceFile f{n, ""};
     std::string error;
-    if (!ReadWholeFile(n, &f.text, &error)) return Refused("import", error);
+    if (!ReadWholeFile(n, &f.text, &error, env_.max_input_bytes)) {
+      return Refused("import", error);
+    }
     files.push_back(std::move(f));
   }
   const std::string group =
       a.Has("-g") ? a.Get("-g") : std::string(kDefaultImportGroup);
+  // Refused up front, not as a create that fails and the add-shares after
+  // it that name a group that does not exist.
+  if (absl::Status s = libshare::ValidateGroupName(group); !s.ok()) {
+    return Usage("import", absl::StrCat("-g: ", s.message()));
+  }
   ImportPlan plan =
       exports ? ImportExports(files, group) : ImportDfstab(files, group);
 
@@ -1104,6 +1201,7 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
   // The global options --socket and --json may come before or after the
   // command (not after a "--"); --help and --version only before it.
   bool json = false;
+  bool socket_given = false;  // on the command line (SHARECTL_SOCKET aside)
   std::vector<std::string> words;  // the command and its own words
   std::string usage_error;
   bool only_args = false;
@@ -1115,14 +1213,24 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
     }
     if (a == "--json") {
       json = true;
-    } else if (a == "--socket") {
-      if (i + 1 >= args.size()) {
+    } else if (a == "--socket" || a.rfind("--socket=", 0) == 0) {
+      std::string value;
+      if (a.size() > 8) {
+        value = a.substr(9);
+      } else if (i + 1 >= args.size()) {
         usage_error = "option \"--socket\" needs a value (PATH)";
         break;
+      } else {
+        value = args[++i];
       }
-      socket = args[++i];
-    } else if (a.rfind("--socket=", 0) == 0) {
-      socket = a.substr(9);
+      if (socket_given) {
+        usage_error = absl::StrCat("option \"--socket\" given twice (\"",
+                                   ShownWord(socket), "\" and \"",
+                                   ShownWord(value), "\"); give it once");
+        break;
+      }
+      socket_given = true;
+      socket = std::move(value);
     } else if (!words.empty()) {
       if (a == "--") only_args = true;
       words.push_back(a);
@@ -1137,7 +1245,7 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
       for (const auto& o : GlobalOptions()) names.push_back(o.name);
       const std::string name = a.substr(0, a.find('='));
       const std::string hint = libshare::DidYouMean(name, names);
-      usage_error = absl::StrCat("unknown option \"", a, "\"",
+      usage_error = absl::StrCat("unknown option \"", ShownWord(a), "\"",
                                  hint.empty() ? "; see sharectl --help" : hint);
       break;
     } else {
@@ -1145,7 +1253,7 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
     }
   }
   const auto usage = [&](const std::string& message) {
-    *env.err << "sharectl: " << message << "\n";
+    *env.err << "sharectl: " << ShownForTerminal(message) << "\n";
     if (json) *env.out << ErrorJson("usage", "", message);
     return kExitUsage;
   };
@@ -1163,7 +1271,7 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
     std::vector<std::string_view> names;
     for (const auto& c : Commands()) names.push_back(c.name);
     const std::string hint = libshare::DidYouMean(words[0], names);
-    return usage(absl::StrCat("unknown command \"", words[0], "\"",
+    return usage(absl::StrCat("unknown command \"", ShownWord(words[0]), "\"",
                               hint.empty() ? "; see sharectl --help" : hint));
   }
   Runner runner(env, socket, json);

@@ -669,9 +669,13 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Connect(
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     int e = errno;
     ::close(fd);
-    return absl::UnavailableError(absl::StrCat(
+    const std::string why = absl::StrCat(
         "cannot connect to sharemgrd at ", socket_path, ": ", ::strerror(e),
-        e == ENOENT || e == ECONNREFUSED ? " (is sharemgrd running?)" : ""));
+        e == ENOENT || e == ECONNREFUSED ? " (is sharemgrd running?)" : "");
+    // The daemon may well be running: the caller may not use its socket
+    // (sharemgrd --socket-group), which is a refusal, not an outage.
+    if (e == EACCES || e == EPERM) return absl::PermissionDeniedError(why);
+    return absl::UnavailableError(why);
   }
   return std::unique_ptr<Client>(new RpcClient(fd, socket_path));
 }

@@ -1,6 +1,8 @@
 // sharectl's runner against a fake client: what it sends and what it
 // prints for the answers a test chooses. The real daemon is exercised by
 // the integration tests.
+#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -83,10 +85,15 @@ class RunTest : public ::testing::Test {
     env.err = &err_;
     env.in = &in_;
     env.interactive = interactive_;
+    env.max_input_bytes = max_input_bytes_;
     env.connect = [this](const std::string& socket)
         -> absl::StatusOr<std::unique_ptr<libshare::Client>> {
       if (!reachable_) {
         return absl::UnavailableError("connect " + socket + ": refused");
+      }
+      if (!socket_allowed_) {
+        return absl::PermissionDeniedError("connect " + socket +
+                                           ": Permission denied");
       }
       daemon_.connected_to = socket;
       return std::make_unique<FakeClient>(&daemon_);
@@ -96,7 +103,9 @@ class RunTest : public ::testing::Test {
 
   FakeDaemon daemon_;
   bool reachable_ = true;
+  bool socket_allowed_ = true;
   bool interactive_ = false;
+  std::size_t max_input_bytes_ = kMaxInputBytes;
   std::ostringstream out_, err_;
   std::istringstream in_;
 };
@@ -249,6 +258,114 @@ TEST_F(RunTest, UnreachableDaemonExitsThreeAndNamesTheSocket) {
   reachable_ = false;
   EXPECT_EQ(Run({"--socket", "/tmp/nowhere.sock", "list"}), kExitUnreachable);
   EXPECT_THAT(err_.str(), HasSubstr("/tmp/nowhere.sock"));
+}
+
+TEST_F(RunTest, ASocketTheCallerMayNotUseIsARefusalNotAnOutage) {
+  socket_allowed_ = false;
+  EXPECT_EQ(Run({"list"}), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("Permission denied"));
+  EXPECT_EQ(Run({"--json", "list"}), kExitRefused);
+  EXPECT_THAT(out_.str(), HasSubstr("\"permission\""));
+}
+
+TEST_F(RunTest, AnOptionGivenTwiceIsAUsageErrorAndNothingIsSent) {
+  EXPECT_EQ(Run({"add-share", "-s", "/a", "-s", "/b", "g"}), kExitUsage);
+  EXPECT_THAT(err_.str(),
+              HasSubstr("option \"-s\" given twice (\"/a\" and \"/b\")"));
+  EXPECT_EQ(Run({"create", "-o", "ro", "-o", "rw", "g"}), kExitUsage);
+  EXPECT_EQ(Run({"batch", "-"}, "create -o ro -o rw g\n"), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("<stdin>:1: create: option \"-o\" given"));
+  EXPECT_EQ(Run({"--socket", "/a", "--socket=/b", "list"}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("\"--socket\" given twice"));
+  EXPECT_TRUE(daemon_.batches.empty());
+  // What is said to be repeatable still is.
+  EXPECT_NE(Run({"show", "-s", "/a", "-s", "/b"}), kExitUsage);
+}
+
+TEST_F(RunTest, ControlBytesTheUserGaveAreEscapedInErrors) {
+  EXPECT_EQ(Run({"cr\x1b[31meate"}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("unknown command \"cr\\x1b[31meate\""));
+  EXPECT_THAT(err_.str(), Not(HasSubstr("\x1b")));
+  EXPECT_EQ(Run({"batch", "-"}, "cr\x1b]0;title\x07" "eate g\n"), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("\\x1b]0;title\\x07"));
+  EXPECT_THAT(err_.str(), Not(HasSubstr("\x1b")));
+  EXPECT_THAT(err_.str(), Not(HasSubstr("\x07")));
+}
+
+TEST_F(RunTest, ALongUnknownWordIsCutShortInItsError) {
+  const std::string junk(100000, 'x');
+  EXPECT_EQ(Run({"batch", "-"}, junk + " g\n"), kExitRefused);
+  EXPECT_LT(err_.str().size(), 1000u) << err_.str().substr(0, 300);
+  EXPECT_THAT(err_.str(), HasSubstr("xxx...\""));
+}
+
+TEST_F(RunTest, InputLongerThanTheLimitIsRefusedBeforeItIsParsed) {
+  max_input_bytes_ = 4096;
+  const std::string text = ManyAdds(200);  // about 7 KiB
+  ASSERT_GT(text.size(), max_input_bytes_);
+  EXPECT_EQ(Run({"batch", "-"}, text), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("standard input: longer than 4096 bytes"));
+  EXPECT_TRUE(daemon_.batches.empty());
+  const std::string file = ::testing::TempDir() + "/run_test_long.batch";
+  {
+    std::ofstream f(file);
+    f << text;
+  }
+  EXPECT_EQ(Run({"batch", file}), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr(file + ": longer than 4096 bytes"));
+  EXPECT_TRUE(daemon_.batches.empty());
+  std::remove(file.c_str());
+  max_input_bytes_ = 8192;
+  EXPECT_EQ(Run({"batch", "-"}, text), kExitOk);
+}
+
+TEST_F(RunTest, ANulLineIsReportedBesideTheDaemonsRefusalsOfTheOthers) {
+  // Of what is sent, operation 0 (line 2) is refused by the daemon.
+  daemon_.errors = {{0, "group nosuch does not exist"}};
+  const std::string text = std::string("add-share -d \"a") + '\0' +
+                           "b\" -s /a g\nadd-share -s /b nosuch\n";
+  EXPECT_EQ(Run({"batch", "-"}, text), kExitRefused);
+  ASSERT_EQ(daemon_.batches.size(), 1u);
+  EXPECT_TRUE(daemon_.batches[0].dry_run);
+  ASSERT_EQ(daemon_.batches[0].ops.size(), 1u);
+  EXPECT_EQ(daemon_.batches[0].ops[0].path, "/b");
+  EXPECT_THAT(err_.str(),
+              HasSubstr("<stdin>:1: add-share: description (-d) contains a "
+                        "NUL byte\n<stdin>:2: add-share: group nosuch does "
+                        "not exist\n"));
+  EXPECT_THAT(err_.str(), HasSubstr("2 lines, 2 refused, 2 errors"));
+}
+
+TEST_F(RunTest, MovingAShareIntoAnOpenGroupWarns) {
+  libshare::ShareInfo s;
+  s.path = "/a";
+  s.group = "open";
+  s.effective_options = "rw";
+  daemon_.shares = {s};
+  EXPECT_EQ(Run({"move-share", "-s", "/a", "open"}), kExitOk);
+  EXPECT_THAT(err_.str(),
+              HasSubstr("move-share: warning: /a: read-write to every client "
+                        "(group open's options)"));
+  daemon_.shares[0].effective_options = "rw=@10.0.0.0/8";
+  EXPECT_EQ(Run({"move-share", "-s", "/a", "open"}), kExitOk);
+  EXPECT_THAT(err_.str(), Not(HasSubstr("warning")));
+}
+
+TEST_F(RunTest, ImportRefusesAPatternThatMatchesNothingAndABadGroupUpFront) {
+  EXPECT_EQ(Run({"import", "--exports", "/nonexistent-sharectl-dir/*.exports"}),
+            kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("no file matches"));
+  const std::string file = ::testing::TempDir() + "/run_test.exports";
+  {
+    std::ofstream f(file);
+    f << "/export/a *(rw)\n";
+  }
+  EXPECT_EQ(Run({"import", "-g", "bad name", "--exports", file}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("import: -g: group name \"bad name\""));
+  EXPECT_EQ(Run({"import", "--exports", file, "--dfstab", file}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("not both"));
+  EXPECT_TRUE(daemon_.batches.empty());
+  std::remove(file.c_str());
 }
 
 TEST_F(RunTest, UsageErrorsExitTwo) {

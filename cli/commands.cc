@@ -159,7 +159,8 @@ const std::vector<CommandSpec>& Commands() {
        "show the batches committed after GENERATION: who, what, which shares",
        false,
        {{"--since", "GENERATION",
-         "a generation from stats, list --json or a change's --json reply"}},
+         "a generation from stats, an earlier changes or a change's --json "
+         "reply"}},
        0,
        0},
       {"exportfs",
@@ -179,7 +180,7 @@ const std::vector<CommandSpec>& Commands() {
        0,
        -1},
       {"batch",
-       "FILE|-",
+       "[-n] FILE|-",
        "apply the commands of FILE (- for standard input) as one transaction",
        false,
        {},

@@ -271,7 +271,11 @@ std::string FormatShowJson(const std::vector<GroupInfo>& groups,
       w.Key("active");
       w.Bool(s.active);
       w.Key("not_served");
-      w.String(s.not_served);
+      if (s.not_served.empty()) {
+        w.Null();  // served
+      } else {
+        w.String(s.not_served);
+      }
       w.Key("id");
       w.Uint(s.id);
       w.Key("generation");

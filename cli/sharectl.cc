@@ -672,6 +672,8 @@ int Runner::RunShowShares(const ParsedArgs& a) {
   for (const auto& text : a.values.at("-s")) {
     absl::StatusOr<std::string> p = libshare::NormalizePath(text);
     if (!p.ok()) return Refused("show", p.status().message());
+    // Each share once, however often (or however spelled) it was named.
+    if (std::find(paths.begin(), paths.end(), *p) != paths.end()) continue;
     paths.push_back(*std::move(p));
   }
   int rc = kExitOk;

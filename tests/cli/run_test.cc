@@ -460,6 +460,10 @@ TEST_F(RunTest, ShowDashSPrintsOneShareAndNamesTheEnclosingOne) {
   daemon_.shares = {a, b};
   EXPECT_EQ(Run({"show", "-s", "/export/home//b/"}), kExitOk);
   EXPECT_EQ(out_.str(), "homes\n    /export/home/b\n");
+  // Named twice, however spelled: listed once.
+  EXPECT_EQ(Run({"show", "-s", "/export/home/b", "-s", "/export/home//b/"}),
+            kExitOk);
+  EXPECT_EQ(out_.str(), "homes\n    /export/home/b\n");
   EXPECT_EQ(Run({"show", "-s", "/export/home/a/x"}), kExitRefused);
   EXPECT_THAT(err_.str(), HasSubstr("/export/home/a/x: no such share (it is "
                                     "inside share /export/home/a of group "

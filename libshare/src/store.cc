@@ -1,6 +1,7 @@
 #include "libshare/store.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <string>
 #include <utility>
@@ -236,9 +237,43 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
   if (absl::Status s = store->Configure(busy_timeout_ms, true); !s.ok()) {
     return s;
   }
+  // SQLite opens a file it may not write read-only, without a word: every
+  // change would then fail at its commit.
+  if (sqlite3_db_readonly(db, "main") == 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": cannot be written (file permissions or attributes, or a "
+              "read-only file system)"));
+  }
   if (absl::Status s = store->Migrate(); !s.ok()) return s;
   if (absl::Status s = store->Exec(kManagedGroupsTable); !s.ok()) return s;
+  store->RememberFiles();
   return store;
+}
+
+Store::FileId Store::IdOf(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {true, static_cast<uint64_t>(st.st_dev),
+          static_cast<uint64_t>(st.st_ino)};
+}
+
+void Store::RememberFiles() {
+  db_file_ = IdOf(path_);
+  wal_file_ = IdOf(path_ + "-wal");  // in WAL mode, there while open
+}
+
+absl::Status Store::CheckFilesUnchanged() const {
+  const auto same = [](const FileId& was, const FileId& now) {
+    return !was.known || (now.known && now.dev == was.dev && now.ino == was.ino);
+  };
+  if (same(db_file_, IdOf(path_)) && same(wal_file_, IdOf(path_ + "-wal"))) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      path_, ": the store (or its -wal file) was removed or replaced while "
+             "sharemgrd ran; nothing was written (a commit would have gone to "
+             "a file no longer there): restart sharemgrd, which opens the "
+             "store now at that path"));
 }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::OpenReadOnly(
@@ -459,6 +494,7 @@ absl::Status Store::SaveGeneration(uint64_t generation) {
 }
 
 absl::Status Store::Begin() {
+  if (absl::Status s = CheckFilesUnchanged(); !s.ok()) return s;
   absl::StatusOr<sqlite3_stmt*> st = Prepared(kBegin);
   if (!st.ok()) return st.status();
   return Run(*st, "begin transaction");

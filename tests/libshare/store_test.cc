@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <unistd.h>
+
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,6 +78,38 @@ TEST_F(StoreTest, OpenCreatesFoldersAndCurrentSchema) {
 TEST_F(StoreTest, UsesWriteAheadLog) {
   auto store = Open();
   EXPECT_EQ(RawText("PRAGMA journal_mode"), "wal");
+}
+
+TEST_F(StoreTest, AStoreRemovedWhileOpenIsNeverWrittenAgain) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertGroup({"g", true, "ro"}).ok());
+  ASSERT_TRUE(store->Commit().ok());
+  ASSERT_EQ(::unlink(path_.c_str()), 0);
+  absl::Status s = store->Begin();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_THAT(s.message(), HasSubstr("was removed or replaced"));
+}
+
+TEST_F(StoreTest, AStoreWhoseWalWasReplacedIsNeverWrittenAgain) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  const std::string wal = path_ + "-wal";
+  ASSERT_EQ(::rename(wal.c_str(), (wal + ".old").c_str()), 0);
+  {
+    std::ofstream f(wal);  // another file at the name
+  }
+  EXPECT_EQ(store->Begin().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(StoreTest, AnUntouchedStoreBegins) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(store->Begin().ok());
+    store->Rollback();
+  }
 }
 
 TEST_F(StoreTest, NewerSchemaIsRefused) {

@@ -103,7 +103,8 @@ class Store {
 
   // Opens the store for reading and writing, creating its folder (0755)
   // and file if needed, and migrates the schema. Fails if the file is not
-  // a SQLite database, or its schema is newer than kSchemaVersion.
+  // a SQLite database, cannot be written (permissions, an immutable
+  // file), or its schema is newer than kSchemaVersion.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Store>> Open(
       const std::string& path, int busy_timeout_ms = kDefaultBusyTimeoutMs);
   // Opens an existing, already migrated store read-only (loader threads).
@@ -143,7 +144,8 @@ class Store {
 
   // ---- Writes: inside Begin() ... Commit() (or Rollback()).
   // BEGIN IMMEDIATE: takes the write lock now (waits up to the busy
-  // timeout for another writer).
+  // timeout for another writer). Refused (FailedPrecondition) if the
+  // store's file or its WAL is no longer the one opened.
   [[nodiscard]] absl::Status Begin();
   [[nodiscard]] absl::Status Commit();
   // Safe to call after a failed Commit or with no transaction open.
@@ -259,8 +261,22 @@ class Store {
       const std::vector<MountRecord>& removed);
   absl::Status Error(std::string_view what) const;
 
+  // The files this connection writes, as opened: a store removed or
+  // replaced while the daemon runs (rm, a restore from backup) would take
+  // every later commit into an unlinked file, lost at the next start.
+  // Begin() refuses to write then.
+  struct FileId {
+    bool known = false;
+    uint64_t dev = 0;
+    uint64_t ino = 0;
+  };
+  static FileId IdOf(const std::string& path);
+  void RememberFiles();
+  [[nodiscard]] absl::Status CheckFilesUnchanged() const;
+
   sqlite3* db_;
   std::string path_;
+  FileId db_file_, wal_file_;
   sqlite3_stmt* stmts_[kStmtCount] = {};
 };
 

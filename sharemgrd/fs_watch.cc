@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "libshare/dir_walk.h"
 #include "libshare/path.h"
 #include "libshare/store.h"
 #include "thread_name.h"
@@ -514,6 +515,28 @@ void FsWatch::ProbeAll() {
   absl::flat_hash_map<std::string, std::string> next_reasons;
   next.reserve(shares->size());
   std::vector<libshare::FsPlaceRow> to_record;
+  // lstat sees a share's own folder turned into a link, not one of the
+  // folders above it. Each parent is walked once per round, refusing
+  // links (one openat2 for the usual thousands of siblings): "" when it
+  // has none, else why the share under it is not served.
+  absl::flat_hash_map<std::string, std::string> parents;
+  const auto parent_problem = [&parents](const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0) return std::string();
+    const std::string parent = path.substr(0, slash);
+    auto it = parents.find(parent);
+    if (it == parents.end()) {
+      libshare::WalkResult w = libshare::OpenDirectoryNoSymlinks(parent);
+      std::string why;
+      if (w.stop == libshare::WalkStop::kSymlink) {
+        why = absl::StrCat(w.at, ": a symlink component");
+      } else if (!w.ok()) {
+        why = absl::StrCat(w.at, ": ", w.Why());
+      }
+      it = parents.emplace(parent, std::move(why)).first;
+    }
+    return it->second;
+  };
   std::size_t probed = 0;
   for (const libshare::ShareInfo& s : *shares) {
     // A round over a million shares takes seconds: Stop() does not wait
@@ -521,6 +544,8 @@ void FsWatch::ProbeAll() {
     if ((++probed & 1023) == 0 && stop_asked_.load()) return;
     const bool mountpoint = HasMountpointOption(s.effective_options);
     PathStat st = StatPath(s.path, mountpoint);
+    std::string above;
+    if (st.kind == PathStat::Kind::kDirectory) above = parent_problem(s.path);
     auto rec = recorded_.find(s.id);
     const bool added = s.id >= first_added_id_;
     ShareProbe p = ProbeShare(
@@ -537,6 +562,12 @@ void FsWatch::ProbeAll() {
     std::memcpy(paths.get() + path_end, s.path.data(), s.path.size());
     State& n = next[absl::string_view(paths.get() + path_end, s.path.size())];
     path_end += s.path.size();
+    if (!above.empty() && p.served) {
+      // Decisions refuse it already (their walk refuses every link); the
+      // round now says so too, so the share leaves EXPORT and sharetab.
+      p.served = false;
+      p.reason = std::move(above);
+    }
     n.served = p.served;
     n.dev = st.dev;
     if (!p.served) next_reasons[s.path] = std::move(p.reason);

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "libshare/dir_walk.h"
@@ -519,22 +520,32 @@ void FsWatch::ProbeAll() {
   // folders above it. Each parent is walked once per round, refusing
   // links (one openat2 for the usual thousands of siblings): "" when it
   // has none, else why the share under it is not served.
-  absl::flat_hash_map<std::string, std::string> parents;
-  const auto parent_problem = [&parents](const std::string& path) {
+  // Node-based: the last answer's key and verdict stay where they are.
+  absl::node_hash_map<std::string, std::string> parents;
+  // Looked up by view (no string made per share); siblings in a row hit
+  // the last answer without hashing.
+  absl::string_view last_parent;
+  const std::string* last_verdict = nullptr;
+  const auto parent_problem = [&](const std::string& path) -> const std::string& {
+    static const std::string kNone;
     const std::size_t slash = path.rfind('/');
-    if (slash == std::string::npos || slash == 0) return std::string();
-    const std::string parent = path.substr(0, slash);
+    if (slash == std::string::npos || slash == 0) return kNone;
+    const absl::string_view parent(path.data(), slash);
+    if (last_verdict != nullptr && parent == last_parent) return *last_verdict;
     auto it = parents.find(parent);
     if (it == parents.end()) {
-      libshare::WalkResult w = libshare::OpenDirectoryNoSymlinks(parent);
+      const std::string p(parent);
+      libshare::WalkResult w = libshare::OpenDirectoryNoSymlinks(p);
       std::string why;
       if (w.stop == libshare::WalkStop::kSymlink) {
         why = absl::StrCat(w.at, ": a symlink component");
       } else if (!w.ok()) {
         why = absl::StrCat(w.at, ": ", w.Why());
       }
-      it = parents.emplace(parent, std::move(why)).first;
+      it = parents.emplace(p, std::move(why)).first;
     }
+    last_parent = it->first;
+    last_verdict = &it->second;
     return it->second;
   };
   std::size_t probed = 0;

@@ -365,6 +365,7 @@ absl::Status Daemon::BindManagement() {
   absl::StatusOr<int> fd = BindSocket(path, owner, gid, 0660);
   if (!fd.ok()) return fd.status();
   unix_fd_ = *fd;
+  socket_bound_ = true;
   return absl::OkStatus();
 }
 
@@ -473,6 +474,12 @@ void Daemon::Abandon() {
     for (const std::string& p : missing_db_files_) ::unlink(p.c_str());
     if (missing_db_lock_) ::unlink((config_.db_path + ".lock").c_str());
   }
+  // A start that failed after binding the socket (a followed exports file
+  // it cannot read, --kernel=on without nfsd) leaves no socket behind.
+  if (socket_lock_fd_ >= 0 && socket_bound_ && !served) {
+    ::unlink(config_.socket_path.c_str());
+  }
+  socket_bound_ = false;
   if (socket_lock_fd_ >= 0 && missing_socket_lock_) {
     ::unlink((config_.socket_path + ".lock").c_str());
   }

@@ -77,6 +77,9 @@ class Daemon {
   bool listens_v6_ = false;  // tcp6/udp6
   std::vector<std::string> listening_;  // addresses bound, for the log
   int unix_fd_ = -1;
+  // This start bound the management socket at its path (a start that then
+  // fails removes it: it is not another daemon's).
+  bool socket_bound_ = false;
   int mount_port_ = 0;
   bool registered_ = false;
   bool started_ = false;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A start that fails (here: the MOUNT port is taken) removes what it
+# A start that fails (here: the MOUNT port is taken, or a followed
+# exports file cannot be read once the socket is bound) removes what it
 # created: store, lock files, socket, sharetab view and the folders made
 # for them; files that were there before stay, and so does another
 # daemon's lock.
@@ -27,6 +28,17 @@ start_fails() {  # STATE RUN: a start on these folders that must fail
 # Folders that did not exist: nothing of them is left.
 start_fails "$SM_DIR/new/state" "$SM_DIR/new/run"
 [[ ! -e $SM_DIR/new ]] || fail "failed start left: $(find "$SM_DIR/new")"
+
+# A start that fails after binding its socket (a followed exports file in
+# a folder that does not exist): no socket, no folder left either.
+if "$SHAREMGRD" --foreground --no-rpcbind --kernel=off --mount-port 0 \
+    --db "$SM_DIR/late/state/shares.db" --socket "$SM_DIR/late/run/sock" \
+    --sharetab "$SM_DIR/late/run/sharetab" \
+    --follow-exports "$SM_DIR/nonexistent/exports" 2>"$SM_DIR/err"; then
+  fail "sharemgrd started with an unreadable --follow-exports"
+fi
+assert_contains "$(cat "$SM_DIR/err")" "--follow-exports" "why"
+[[ ! -e $SM_DIR/late ]] || fail "failed late start left: $(find "$SM_DIR/late")"
 
 # Existing, empty folders: they stay, empty.
 mkdir -p "$SM_DIR/state" "$SM_DIR/run"

@@ -341,15 +341,20 @@ struct alignas(64) Shard {
 
 }  // namespace
 
+// Never more shards than entries: each shard keeps at least one, so a
+// small bound (--auth-cache-max 3) would otherwise be 16.
+static std::size_t ShardCount(const AuthCacheConfig& c) {
+  return std::clamp<std::size_t>(c.max_entries, 1,
+                                 static_cast<std::size_t>(std::max(1, c.shards)));
+}
+
 struct AuthCache::Impl {
   Impl(std::shared_ptr<Resolver> r, AuthCacheConfig c, Clock* clk)
       : resolver(std::move(r)),
         config(c),
         clock(clk != nullptr ? clk : RealClock()),
-        shards(std::max(1, c.shards)),
-        per_shard_max(std::max<std::size_t>(
-            1,
-            c.max_entries / static_cast<std::size_t>(std::max(1, c.shards)))),
+        shards(ShardCount(c)),
+        per_shard_max(std::max<std::size_t>(1, c.max_entries / ShardCount(c))),
         lookup_pool(std::max(1, c.lookup_threads)),
         refresh_pool(std::max(1, c.lookup_threads / 2)) {}
 

@@ -524,6 +524,18 @@ TEST_F(AuthCacheTest, ReclaimKeepsEntriesWithinBudgetAndRecentSurvive) {
   EXPECT_EQ(after.hits, before.hits + 100);
 }
 
+TEST_F(AuthCacheTest, ABoundBelowTheShardCountIsKeptExactly) {
+  config_.max_entries = 3;
+  config_.shards = 16;
+  std::shared_ptr<const ShareOptions> opts = Opts("rw=@10.0.0.0/8");
+  for (int i = 0; i < 50; ++i) {
+    Cache().Check(IpAddress::FromV4((10u << 24) | static_cast<uint32_t>(i)),
+                  opts, SecFlavor::kSys, 1000);
+    ASSERT_LE(Cache().counters().entries, 3u) << "after client " << i;
+  }
+  EXPECT_EQ(Cache().counters().entries, 3u);
+}
+
 TEST_F(AuthCacheTest, ReclaimOfNameAnswersKeepsRecentHostsResolved) {
   config_.max_entries = 1000;
   config_.shards = 16;

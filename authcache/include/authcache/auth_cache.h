@@ -52,7 +52,8 @@ namespace authcache {
 // answer is served for at most an hour while refreshes fail.
 struct AuthCacheConfig {
   // Bound on cached decisions plus name answers, split evenly over the
-  // shards (each keeps max_entries / shards, at least 1).
+  // shards (each keeps max_entries / shards; fewer shards when
+  // max_entries is below `shards`, one entry each).
   std::size_t max_entries = 100000;
   absl::Duration positive_ttl = absl::Minutes(15);  // names found, member
   absl::Duration negative_ttl = absl::Minutes(2);   // no name, not a member

@@ -142,7 +142,7 @@ Daemon::Daemon(DaemonConfig config) : config_(std::move(config)) {}
 
 Daemon::~Daemon() {
   Stop();
-  for (int fd : {unix_fd_, db_lock_fd_, socket_lock_fd_}) {
+  for (int fd : {unix_fd_, db_lock_fd_, socket_lock_fd_, sharetab_lock_fd_}) {
     if (fd >= 0) ::close(fd);
   }
   for (const auto* fds : {&tcp_fds_, &udp_fds_}) {
@@ -445,6 +445,7 @@ void Daemon::NoteMissingFiles() {
   }
   missing_db_lock_ = missing(config_.db_path + ".lock");
   missing_socket_lock_ = missing(config_.socket_path + ".lock");
+  missing_sharetab_lock_ = missing(config_.sharetab_path + ".lock");
   missing_sharetab_ = missing(config_.sharetab_path);
   missing_pid_file_ = config_.writes_pid_file() && missing(config_.pid_file);
   for (const std::string& file :
@@ -483,11 +484,14 @@ void Daemon::Abandon() {
   if (socket_lock_fd_ >= 0 && missing_socket_lock_) {
     ::unlink((config_.socket_path + ".lock").c_str());
   }
+  if (sharetab_lock_fd_ >= 0 && missing_sharetab_lock_) {
+    ::unlink((config_.sharetab_path + ".lock").c_str());
+  }
   if (served && missing_sharetab_) ::unlink(config_.sharetab_path.c_str());
   if (socket_lock_fd_ >= 0 && missing_pid_file_) {
     ::unlink(config_.pid_file.c_str());
   }
-  for (int* fd : {&db_lock_fd_, &socket_lock_fd_}) {
+  for (int* fd : {&db_lock_fd_, &socket_lock_fd_, &sharetab_lock_fd_}) {
     if (*fd >= 0) ::close(*fd);
     *fd = -1;
   }
@@ -521,6 +525,11 @@ absl::Status Daemon::StartServing() {
     return s;
   if (absl::Status s = TakeLock(
           config_.socket_path, config_.socket_path + ".lock", &socket_lock_fd_);
+      !s.ok())
+    return s;
+  if (absl::Status s =
+          TakeLock(config_.sharetab_path, config_.sharetab_path + ".lock",
+                   &sharetab_lock_fd_);
       !s.ok())
     return s;
 

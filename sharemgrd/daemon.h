@@ -70,6 +70,9 @@ class Daemon {
   DaemonConfig config_;
   int db_lock_fd_ = -1;
   int socket_lock_fd_ = -1;
+  // Two daemons writing one sharetab view would overwrite (and at stop,
+  // empty) each other's: the view has a lock of its own too.
+  int sharetab_lock_fd_ = -1;
   // MOUNT's sockets, one TCP and one UDP per --listen address.
   std::vector<int> tcp_fds_;
   std::vector<int> udp_fds_;
@@ -93,6 +96,7 @@ class Daemon {
   std::vector<std::string> missing_db_files_;  // store, -wal, -shm
   bool missing_db_lock_ = false;
   bool missing_socket_lock_ = false;
+  bool missing_sharetab_lock_ = false;
   bool missing_sharetab_ = false;
   bool missing_pid_file_ = false;
   std::vector<std::string> missing_folders_;

@@ -542,7 +542,11 @@ absl::Status Daemon::StartServing() {
     absl::StatusOr<std::unique_ptr<authcache::Resolver>> r =
         authcache::MakeFilesResolver(config_.hosts_file,
                                      config_.netgroups_file);
-    if (!r.ok()) return r.status();
+    if (!r.ok()) {
+      return absl::Status(r.status().code(),
+                          absl::StrCat("--hosts/--netgroups: ",
+                                       r.status().message()));
+    }
     resolver = std::move(*r);
   } else {
     resolver = authcache::MakeSystemResolver();

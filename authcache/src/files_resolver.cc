@@ -1,5 +1,7 @@
 // The files resolver: a hosts(5) file and a netgroup(5) file, held in
 // memory and swapped whole on Reload(), so lookups never see half a file.
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -46,7 +48,10 @@ struct FilesData {
 absl::StatusOr<std::vector<std::string>> ReadLines(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot read \"", path, "\""));
+    const int e = errno;
+    return absl::NotFoundError(absl::StrCat("cannot read \"", path, "\": ",
+                                            e != 0 ? std::strerror(e)
+                                                   : "cannot open"));
   }
   std::vector<std::string> lines;
   std::string line;

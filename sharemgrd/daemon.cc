@@ -150,6 +150,26 @@ Daemon::~Daemon() {
   }
 }
 
+absl::Status Daemon::HoldReadOnly(const std::string& what,
+                                  const std::string& lock_path, int* fd) {
+  // The same file, read-only: a file open for writing would keep its file
+  // system from being remounted read-only (the view's folder may be).
+  const int ro = ::open(lock_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat a, b;
+  if (ro < 0 || ::fstat(ro, &a) != 0 || ::fstat(*fd, &b) != 0 ||
+      a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+    if (ro >= 0) ::close(ro);
+    return absl::OkStatus();  // keeps the writable one
+  }
+  ::close(*fd);  // lets go of its lock; the read-only one takes it now
+  *fd = ro;
+  if (::flock(ro, LOCK_EX | LOCK_NB) != 0) {
+    return absl::AlreadyExistsError(
+        absl::StrCat(what, " is in use by another sharemgrd"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Daemon::TakeLock(const std::string& what,
                               const std::string& lock_path, int* fd) {
   if (absl::Status s = MakeParent(lock_path); !s.ok()) return s;
@@ -183,11 +203,13 @@ absl::Status Daemon::TakeLock(const std::string& what,
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
       text.pop_back();
     }
+    // AlreadyExists: held by another daemon (every other failure is the
+    // lock file's own).
     if (absl::SimpleAtoi(text, &pid)) {
-      return absl::FailedPreconditionError(absl::StrCat(
+      return absl::AlreadyExistsError(absl::StrCat(
           what, " is in use by another sharemgrd (pid ", pid, ")"));
     }
-    return absl::FailedPreconditionError(
+    return absl::AlreadyExistsError(
         absl::StrCat(what, " is in use by another sharemgrd"));
   }
   std::string pid = absl::StrCat(::getpid(), "\n");
@@ -527,11 +549,25 @@ absl::Status Daemon::StartServing() {
           config_.socket_path, config_.socket_path + ".lock", &socket_lock_fd_);
       !s.ok())
     return s;
+  // The view is only a view: a folder it cannot be written in (a read-only
+  // file system) does not stop the daemon (the view's writes fail and are
+  // reported), nor does its lock file; another daemon holding it does.
   if (absl::Status s =
           TakeLock(config_.sharetab_path, config_.sharetab_path + ".lock",
                    &sharetab_lock_fd_);
-      !s.ok())
-    return s;
+      !s.ok()) {
+    if (absl::IsAlreadyExists(s)) return s;
+    if (sharetab_lock_fd_ >= 0) ::close(sharetab_lock_fd_);
+    sharetab_lock_fd_ = -1;
+    LogLine(absl::StrCat("the sharetab view has no lock (", s.message(),
+                         "): a second daemon on the same view is not "
+                         "refused"));
+  } else if (absl::Status held = HoldReadOnly(config_.sharetab_path,
+                                              config_.sharetab_path + ".lock",
+                                              &sharetab_lock_fd_);
+             !held.ok()) {
+    return held;
+  }
 
   const int load_threads =
       config_.load_threads > 0 ? config_.load_threads : Cores();

@@ -430,6 +430,11 @@ void MgmtService::WriteSharetab() {
       libshare::WriteSharetab(sharetab_path_, ServedSharetabEntries());
   absl::MutexLock l(&sharetab_mu_);
   if (s.ok()) {
+    if (!sharetab_error_.empty()) {
+      // The failure was logged: so is its end.
+      LogLine(absl::StrCat("the sharetab view ", sharetab_path_,
+                           " is written again"));
+    }
     sharetab_error_.clear();
     return;
   }

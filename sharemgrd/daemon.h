@@ -62,7 +62,7 @@ class Daemon {
   // Holds the lock TakeLock took on `lock_path` (in *fd) through a
   // read-only descriptor of the same file instead.
   [[nodiscard]] absl::Status HoldReadOnly(const std::string& what,
-                            const std::string& lock_path, int* fd);
+                                          const std::string& lock_path, int* fd);
   [[nodiscard]] absl::Status BindMount();
   [[nodiscard]] absl::Status BindManagement();
   // Turns the kernel mode on or off as --kernel says (and logs which and

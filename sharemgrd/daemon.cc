@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
@@ -595,8 +596,12 @@ absl::Status Daemon::StartServing() {
   absl::StatusOr<std::unique_ptr<libshare::Catalog>> catalog =
       libshare::Catalog::Open({config_.db_path, load_threads});
   if (!catalog.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot open ", config_.db_path, ": ", catalog.status().message()));
+    // The store's messages begin with its path already.
+    const absl::string_view m = catalog.status().message();
+    return absl::FailedPreconditionError(
+        absl::StartsWith(m, config_.db_path + ": ")
+            ? absl::StrCat("cannot open ", m)
+            : absl::StrCat("cannot open ", config_.db_path, ": ", m));
   }
   catalog_ = std::move(*catalog);
   // Rows a later rule would refuse are served; the log says which.

@@ -121,7 +121,10 @@ void LogLine(absl::string_view line) {
   WriteAll(STDERR_FILENO, s);
 }
 
-std::string EscapeForLog(absl::string_view text, std::size_t max_bytes) {
+namespace {
+
+std::string Escape(absl::string_view text, std::size_t max_bytes,
+                   bool backslashes) {
   std::string out;
   absl::string_view kept = text.substr(0, max_bytes);
   out.reserve(kept.size());
@@ -129,7 +132,7 @@ std::string EscapeForLog(absl::string_view text, std::size_t max_bytes) {
     auto u = static_cast<unsigned char>(c);
     switch (c) {
       case '\\':
-        out += "\\\\";
+        out += backslashes ? "\\\\" : "\\";
         break;
       case '\n':
         out += "\\n";
@@ -152,6 +155,16 @@ std::string EscapeForLog(absl::string_view text, std::size_t max_bytes) {
     absl::StrAppend(&out, "...(", text.size(), " bytes)");
   }
   return out;
+}
+
+}  // namespace
+
+std::string EscapeForLog(absl::string_view text, std::size_t max_bytes) {
+  return Escape(text, max_bytes, /*backslashes=*/true);
+}
+
+std::string EscapeReasonForLog(absl::string_view text, std::size_t max_bytes) {
+  return Escape(text, max_bytes, /*backslashes=*/false);
 }
 
 void LogRateLimiter::Log(absl::string_view line, absl::Time now) {

@@ -42,6 +42,11 @@ void LogLine(absl::string_view line);
 // written so, any other byte as \xNN. At most max_bytes bytes of `text`
 // are kept; a longer text ends in "...(N bytes)".
 std::string EscapeForLog(absl::string_view text, std::size_t max_bytes = 256);
+// The same for a message this program made, which may quote client text
+// already escaped (a path as "/x\\ny"): control bytes are escaped, a
+// backslash is kept as it is rather than doubled.
+std::string EscapeReasonForLog(absl::string_view text,
+                               std::size_t max_bytes = 512);
 
 // Lets at most per_second lines of one kind through each second, so that a
 // client repeating a refused call cannot fill the log. Thread-safe.

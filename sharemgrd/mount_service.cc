@@ -498,7 +498,7 @@ MountStat MountService::Mnt(const CallContext& ctx, const IpAddress& client,
   auto refuse = [&](MountStat st, absl::string_view why) {
     refused_log_.Log(absl::StrCat("refused mount of ", EscapeForLog(raw_path),
                                   " from ", addr_text, " port ", port, ": ",
-                                  EscapeForLog(why)));
+                                  EscapeReasonForLog(why)));
     return st;
   };
   if (!insecure_ && port >= IPPORT_RESERVED) {

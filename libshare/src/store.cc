@@ -308,7 +308,11 @@ absl::Status Store::Configure(int busy_timeout_ms, bool writable) {
   if (writable) {
     // WAL lets loader threads and readers proceed during a commit; FULL
     // makes a commit durable once Commit() returns.
-    if (absl::Status s = Exec("PRAGMA journal_mode=WAL"); !s.ok()) return s;
+    // The first read of the file: what says a file is no store.
+    if (sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr,
+                     nullptr) != SQLITE_OK) {
+      return Error("not a usable SQLite store");
+    }
   }
   if (absl::Status s = Exec("PRAGMA synchronous=FULL"); !s.ok()) return s;
   // Up to 32 MiB of page cache (allocated only as pages are used): a

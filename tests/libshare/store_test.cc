@@ -159,7 +159,10 @@ TEST_F(StoreTest, NonDatabaseFileIsRefused) {
   FILE* f = fopen(junk.c_str(), "w");
   fputs("this is not a database, not at all, no sir, none whatsoever\n", f);
   fclose(f);
-  EXPECT_FALSE(Store::Open(junk).ok());
+  auto s = Store::Open(junk);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(),
+              HasSubstr(junk + ": not a usable SQLite store: "));
 }
 
 TEST_F(StoreTest, CommittedRowsSurviveReopen) {

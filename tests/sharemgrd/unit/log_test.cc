@@ -32,6 +32,13 @@ TEST(EscapeForLogTest, BackslashIsDoubledSoEscapesAreUnambiguous) {
   EXPECT_EQ(EscapeForLog("/a\\n"), "/a\\\\n");
 }
 
+TEST(EscapeForLogTest, AReasonKeepsTheEscapesItQuotesButNotControlBytes) {
+  // A refusal's reason that quotes a path already escaped is not escaped
+  // twice; a raw control byte in it still is.
+  EXPECT_EQ(EscapeReasonForLog("path \"/x\\ny\\001\": bad\n"),
+            "path \"/x\\ny\\001\": bad\\n");
+}
+
 TEST(EscapeForLogTest, LongTextIsCutAndSaysItsLength) {
   EXPECT_EQ(EscapeForLog(std::string(1000, 'a'), 4), "aaaa...(1000 bytes)");
 }

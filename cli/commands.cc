@@ -1,5 +1,6 @@
 #include "commands.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -397,6 +398,16 @@ absl::Status ParseArgViews(const CommandSpec& spec,
   const int n = static_cast<int>(out->args.size());
   if (n < spec.min_args || (spec.max_args >= 0 && n > spec.max_args)) {
     if (n > spec.max_args && spec.max_args >= 0) {
+      // move-share /a g: the path without its -s.
+      const bool takes_s = std::any_of(
+          spec.options.begin(), spec.options.end(),
+          [](const OptionSpec& o) { return o.name == "-s"; });
+      if (takes_s && !out->Has("-s") && !out->args[0].empty() &&
+          out->args[0][0] == '/') {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "option -s is required (give the path \"", ShownWord(out->args[0]),
+            "\" with -s); usage: ", A(spec.name), " ", A(spec.synopsis)));
+      }
       return absl::InvalidArgumentError(
           absl::StrCat("unexpected argument \"", A(out->args[spec.max_args]),
                        "\"; usage: ", A(spec.name), " ", A(spec.synopsis)));

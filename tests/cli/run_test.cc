@@ -407,6 +407,8 @@ TEST_F(RunTest, GlobalOptionsAfterDoubleDashAreArguments) {
 TEST_F(RunTest, RemoveSharePathWithoutDashSIsAUsageError) {
   EXPECT_EQ(Run({"remove-share", "/export/a"}), kExitUsage);
   EXPECT_THAT(err_.str(), HasSubstr("give the path \"/export/a\" with -s"));
+  EXPECT_EQ(Run({"move-share", "/export/a", "g"}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("give the path \"/export/a\" with -s"));
   EXPECT_TRUE(daemon_.batches.empty());
 }
 

@@ -14,7 +14,6 @@
 #include <cstring>
 #include <utility>
 
-#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "libshare/dir_walk.h"
@@ -208,6 +207,9 @@ ShareProbe ProbeShare(std::string_view path, const PathStat& st,
       return r;
     case PathStat::Kind::kLink:
       r.reason = "the path is now a symbolic link";
+      return r;
+    case PathStat::Kind::kLinkAbove:
+      r.reason = st.error;
       return r;
     case PathStat::Kind::kOther:
       r.reason = "the path is no longer a directory";
@@ -519,19 +521,16 @@ void FsWatch::ProbeAll() {
   // lstat sees a share's own folder turned into a link, not one of the
   // folders above it. Each parent is walked once per round, refusing
   // links (one openat2 for the usual thousands of siblings): "" when it
-  // has none, else why the share under it is not served.
-  // Node-based: the last answer's key and verdict stay where they are.
-  absl::node_hash_map<std::string, std::string> parents;
-  // Looked up by view (no string made per share); siblings in a row hit
-  // the last answer without hashing.
-  absl::string_view last_parent;
-  const std::string* last_verdict = nullptr;
-  const auto parent_problem = [&](const std::string& path) -> const std::string& {
-    static const std::string kNone;
+  // has none, else why the shares under it are not served. Looked up by
+  // view: no string made per share.
+  absl::flat_hash_map<std::string, std::string> parents;
+  const auto check_parent = [&parents](const std::string& path, PathStat* st) {
     const std::size_t slash = path.rfind('/');
-    if (slash == std::string::npos || slash == 0) return kNone;
+    if (st->kind != PathStat::Kind::kDirectory || slash == std::string::npos ||
+        slash == 0) {
+      return;
+    }
     const absl::string_view parent(path.data(), slash);
-    if (last_verdict != nullptr && parent == last_parent) return *last_verdict;
     auto it = parents.find(parent);
     if (it == parents.end()) {
       const std::string p(parent);
@@ -544,9 +543,10 @@ void FsWatch::ProbeAll() {
       }
       it = parents.emplace(p, std::move(why)).first;
     }
-    last_parent = it->first;
-    last_verdict = &it->second;
-    return it->second;
+    if (!it->second.empty()) {
+      st->kind = PathStat::Kind::kLinkAbove;
+      st->error = it->second;
+    }
   };
   std::size_t probed = 0;
   for (const libshare::ShareInfo& s : *shares) {
@@ -555,8 +555,7 @@ void FsWatch::ProbeAll() {
     if ((++probed & 1023) == 0 && stop_asked_.load()) return;
     const bool mountpoint = HasMountpointOption(s.effective_options);
     PathStat st = StatPath(s.path, mountpoint);
-    std::string above;
-    if (st.kind == PathStat::Kind::kDirectory) above = parent_problem(s.path);
+    check_parent(s.path, &st);
     auto rec = recorded_.find(s.id);
     const bool added = s.id >= first_added_id_;
     ShareProbe p = ProbeShare(
@@ -573,12 +572,6 @@ void FsWatch::ProbeAll() {
     std::memcpy(paths.get() + path_end, s.path.data(), s.path.size());
     State& n = next[absl::string_view(paths.get() + path_end, s.path.size())];
     path_end += s.path.size();
-    if (!above.empty() && p.served) {
-      // Decisions refuse it already (their walk refuses every link); the
-      // round now says so too, so the share leaves EXPORT and sharetab.
-      p.served = false;
-      p.reason = std::move(above);
-    }
     n.served = p.served;
     n.dev = st.dev;
     if (!p.served) next_reasons[s.path] = std::move(p.reason);

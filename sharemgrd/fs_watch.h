@@ -81,10 +81,20 @@ class MountInfo {
 
 // What lstat says of a share's path.
 struct PathStat {
-  enum class Kind : uint8_t { kDirectory, kMissing, kLink, kOther, kError };
+  // kLinkAbove: a directory, but a folder above it is a link (or cannot
+  // be walked without following one); found by the rounds, which walk
+  // each parent once (lstat alone follows links above the last name).
+  enum class Kind : uint8_t {
+    kDirectory,
+    kMissing,
+    kLink,
+    kLinkAbove,
+    kOther,
+    kError
+  };
   Kind kind = Kind::kMissing;
   uint64_t dev = 0;
-  std::string error;  // kError: strerror
+  std::string error;  // kError: strerror; kLinkAbove: where and why
   // A file system is mounted at the path itself (its device differs from
   // its parent's, or it is its parent: "/"). Filled by StatPath only when
   // asked (shares with the option mountpoint).

@@ -199,6 +199,13 @@ TEST(ProbeShare, MissingLinkAndFileAreNotServed) {
             "the path is no longer a directory");
   EXPECT_FALSE(
       ProbeShare("/a", Stat(PathStat::Kind::kMissing), nullptr, m).served);
+  // A folder above it a link: not served, nothing recorded, the round's why.
+  PathStat above = Stat(PathStat::Kind::kLinkAbove);
+  above.error = "/a: a symlink component";
+  ShareProbe p = ProbeShare("/a/b", above, nullptr, m);
+  EXPECT_FALSE(p.served);
+  EXPECT_FALSE(p.record.has_value());
+  EXPECT_EQ(p.reason, "/a: a symlink component");
 }
 
 }  // namespace

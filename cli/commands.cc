@@ -319,6 +319,33 @@ absl::StatusOr<ParsedArgs> ParseArgs(const CommandSpec& spec,
   return out;
 }
 
+namespace {
+
+// A path among the arguments while -s is not given, or "".
+std::string_view PathGivenWithoutS(const ArgViews& a) {
+  if (a.Has("-s")) return {};
+  for (std::string_view arg : a.args) {
+    if (!arg.empty() && arg[0] == '/') return arg;
+  }
+  return {};
+}
+
+absl::Status NeedOption(const ArgViews& a, std::string_view opt,
+                        const CommandSpec& spec) {
+  if (a.Has(opt)) return absl::OkStatus();
+  std::string hint;
+  if (opt == "-s") {
+    if (std::string_view path = PathGivenWithoutS(a); !path.empty()) {
+      hint = absl::StrCat(" (give the path \"", ShownWord(path), "\" with -s)");
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("option ", A(opt), " is required", hint,
+                   "; usage: ", A(spec.name), " ", A(spec.synopsis)));
+}
+
+}  // namespace
+
 absl::Status ParseArgViews(const CommandSpec& spec,
                            absl::Span<const std::string_view> words,
                            ArgViews* out) {
@@ -402,11 +429,8 @@ absl::Status ParseArgViews(const CommandSpec& spec,
       const bool takes_s = std::any_of(
           spec.options.begin(), spec.options.end(),
           [](const OptionSpec& o) { return o.name == "-s"; });
-      if (takes_s && !out->Has("-s") && !out->args[0].empty() &&
-          out->args[0][0] == '/') {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "option -s is required (give the path \"", ShownWord(out->args[0]),
-            "\" with -s); usage: ", A(spec.name), " ", A(spec.synopsis)));
+      if (takes_s && !PathGivenWithoutS(*out).empty()) {
+        return NeedOption(*out, "-s", spec);
       }
       return absl::InvalidArgumentError(
           absl::StrCat("unexpected argument \"", A(out->args[spec.max_args]),
@@ -435,22 +459,6 @@ absl::Status UserPath(std::string_view text, std::string* path) {
   return absl::OkStatus();
 }
 
-absl::Status NeedOption(const ArgViews& a, std::string_view opt,
-                        const CommandSpec& spec) {
-  if (a.Has(opt)) return absl::OkStatus();
-  std::string hint;
-  if (opt == "-s") {
-    for (std::string_view arg : a.args) {
-      if (!arg.empty() && arg[0] == '/') {
-        hint = absl::StrCat(" (give the path \"", A(arg), "\" with -s)");
-        break;
-      }
-    }
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("option ", A(opt), " is required", hint,
-                   "; usage: ", A(spec.name), " ", A(spec.synopsis)));
-}
 
 // The option a changing command cannot go without, or "".
 std::string_view RequiredOption(std::string_view command) {

@@ -379,9 +379,11 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
   // Text the protocol cannot carry (a NUL byte) is refused here, like a
   // line that does not parse: the other operations are still checked by
   // the daemon, as a dry run, and come in the same report.
+  // The usual batch has none: it is not copied.
   std::vector<std::size_t> kept;  // kept[i]: op i's index in the caller's
-  for (std::size_t i = 0; i < batch.ops.size(); ++i) {
-    if (CheckOperationText(batch.ops[i]).ok()) continue;
+  if (std::any_of(batch.ops.begin(), batch.ops.end(), [](const Operation& op) {
+        return !CheckOperationText(op).ok();
+      })) {
     std::vector<Operation> ops;
     for (std::size_t j = 0; j < batch.ops.size(); ++j) {
       absl::Status bad = CheckOperationText(batch.ops[j]);
@@ -397,10 +399,9 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
       p.message = std::string(bad.message());
     }
     batch.ops = std::move(ops);
-    break;
   }
   const auto caller_index = [&kept](std::size_t i) {
-    return kept.empty() || i >= kept.size() ? i : kept[i];
+    return i < kept.size() ? kept[i] : i;
   };
   const bool parse_failed = !problems.empty();
   const bool asked_dry_run = batch.dry_run;
@@ -1217,8 +1218,8 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
       json = true;
     } else if (a == "--socket" || a.rfind("--socket=", 0) == 0) {
       std::string value;
-      if (a.size() > 8) {
-        value = a.substr(9);
+      if (a != "--socket") {
+        value = a.substr(9);  // --socket=PATH
       } else if (i + 1 >= args.size()) {
         usage_error = "option \"--socket\" needs a value (PATH)";
         break;

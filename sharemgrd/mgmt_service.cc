@@ -418,6 +418,7 @@ std::vector<libshare::SharetabEntry> MgmtService::ServedSharetabEntries()
 }
 
 void MgmtService::ClearSharetab() {
+  absl::MutexLock write(&sharetab_write_mu_);  // after any write under way
   absl::Status s = libshare::WriteSharetab(sharetab_path_, {});
   if (!s.ok()) {
     LogLine(absl::StrCat("cannot empty the sharetab view ", sharetab_path_,
@@ -426,6 +427,7 @@ void MgmtService::ClearSharetab() {
 }
 
 void MgmtService::WriteSharetab() {
+  absl::MutexLock write(&sharetab_write_mu_);
   absl::Status s =
       libshare::WriteSharetab(sharetab_path_, ServedSharetabEntries());
   absl::MutexLock l(&sharetab_mu_);

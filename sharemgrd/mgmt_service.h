@@ -181,6 +181,11 @@ class MgmtService final : public RpcProgram {
   absl::Mutex release_mu_;
   std::thread release_thread_ ABSL_GUARDED_BY(release_mu_);
 
+  // One view write at a time, from reading the table to the rename: the
+  // background writer and a served-state change (RefreshSharetab, which
+  // writes a small table itself) could otherwise each read the table, and
+  // the one that read first rename last, leaving a stale view.
+  absl::Mutex sharetab_write_mu_ ABSL_ACQUIRED_BEFORE(sharetab_mu_);
   absl::Mutex sharetab_mu_;
   std::string sharetab_error_ ABSL_GUARDED_BY(sharetab_mu_);
   uint64_t sharetab_requested_ ABSL_GUARDED_BY(sharetab_mu_) = 0;

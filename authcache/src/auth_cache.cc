@@ -354,7 +354,7 @@ struct AuthCache::Impl {
         config(c),
         clock(clk != nullptr ? clk : RealClock()),
         shards(ShardCount(c)),
-        per_shard_max(std::max<std::size_t>(1, c.max_entries / ShardCount(c))),
+        per_shard_max(std::max<std::size_t>(1, c.max_entries / shards.size())),
         lookup_pool(std::max(1, c.lookup_threads)),
         refresh_pool(std::max(1, c.lookup_threads / 2)) {}
 

@@ -2,7 +2,16 @@
 
 #include <algorithm>
 
+#include "libshare/heap_reserve.h"
+
 namespace sharemgrd {
+namespace {
+
+// From this size on, a new record buffer is populated when it is made
+// (glibc maps such a buffer on its own, so each of its pages would fault).
+constexpr std::size_t kPopulateBytes = std::size_t{256} << 10;
+
+}  // namespace
 
 bool RecordReader::Feed(const char* data, std::size_t n,
                         std::vector<std::string>* records) {
@@ -37,6 +46,14 @@ bool RecordReader::Feed(const char* data, std::size_t n,
       bigger.reserve(std::min<std::size_t>(
           record_.size() + remaining_,
           std::max(need, record_.capacity() * 2)));
+      // A big buffer's pages are made resident in one call rather than
+      // taken one fault at a time as the record arrives: on this project's
+      // VMs a fault costs 6-10 us, a page populated under 1 us
+      // (libshare/heap_reserve.h). A 15,000-add batch's record took 750
+      // faults on its way in.
+      if (bigger.capacity() >= kPopulateBytes) {
+        libshare::PopulateForWrite(bigger.data(), bigger.capacity());
+      }
       bigger.append(record_);
       record_.swap(bigger);
     }

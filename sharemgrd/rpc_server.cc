@@ -153,6 +153,7 @@ bool HandleCallRecord(RpcProgram& program, const char* data, std::size_t n,
     xdr_destroy(&x);
     return false;
   }
+  ctx.record_bytes = n;
   ctx.xid = msg.rm_xid;
   ctx.prog = msg.rm_call.cb_prog;
   ctx.vers = msg.rm_call.cb_vers;

@@ -50,6 +50,7 @@ struct CallContext {
   uid_t peer_uid = 0;
   gid_t peer_gid = 0;
   pid_t peer_pid = 0;
+  std::size_t record_bytes = 0;  // the whole call, as received
   uint32_t xid = 0;
   uint32_t prog = 0;
   uint32_t vers = 0;

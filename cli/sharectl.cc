@@ -27,6 +27,7 @@
 #include "exportfs.h"
 #include "importers.h"
 #include "json_writer.h"
+#include "libshare/heap_reserve.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
 #include "libshare/spelling.h"
@@ -845,6 +846,9 @@ std::string TooLong(absl::string_view name, std::size_t limit) {
                       "files (each batch is its own transaction)");
 }
 
+// See RunBatch: heap made resident per byte of a batch file.
+constexpr std::size_t kReservePerFileByte = 8;
+
 bool ReadWholeFile(const std::string& path, std::string* text,
                    std::string* error, std::size_t limit) {
   std::ifstream f(path, std::ios::binary);
@@ -883,6 +887,16 @@ int Runner::RunBatch(const ParsedArgs& a) {
   std::string text;
   const std::string& file = a.args[0];
   batch_file_ = file;
+  // The file's text, the parsed operations and the encoded call take about
+  // 7 bytes of heap per byte of a regular file (15,000 adds: 825 KB of
+  // file, 1,400 pages first touched); made resident in one go before
+  // reading (libshare/heap_reserve.h). Standard input's size is not known.
+  struct stat st;
+  const std::size_t file_bytes =
+      file != "-" && ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)
+          ? static_cast<std::size_t>(st.st_size)
+          : 0;
+  libshare::HeapReserve reserve(file_bytes * kReservePerFileByte);
   if (file == "-") {
     if (!ReadAll(*env_.in, &text, env_.max_input_bytes)) {
       return Refused("batch",

@@ -17,12 +17,19 @@
 //   scale_probe client-add SOCKET PATH GROUP ROUNDS
 //       Through the client API on one connection: add PATH to GROUP, then
 //       remove it, ROUNDS times; the time of each call.
+//   scale_probe fault-cost MIB ROUNDS
+//       Per 4 KiB page of a fresh anonymous mapping of MIB MiB: the first
+//       write taking one page fault each, against one madvise
+//       (MADV_POPULATE_WRITE, what libshare::HeapReserve does) making the
+//       whole mapping resident and then the same writes; alternated ROUNDS
+//       times. The cost a batch's heap pays per page touched.
 //
 // Times are medians (and p90, max) in microseconds unless named _ms.
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <spawn.h>
 #include <sqlite3.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -276,12 +283,52 @@ int ClientAdd(const std::string& socket, const std::string& path,
   return 0;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+int FaultCost(long mib, int rounds) {
+  if (mib < 1 || rounds < 1) return 2;
+  const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const double pages = static_cast<double>(bytes / page);
+  std::vector<double> fault_ns, populate_ns;
+  for (int r = 0; r < 2 * rounds; ++r) {
+    const bool populate = r % 2 == 1;
+    void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+      std::perror("scale_probe: mmap");
+      return 1;
+    }
+    auto* p = static_cast<volatile char*>(m);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (populate && ::madvise(m, bytes, MADV_POPULATE_WRITE) != 0) {
+      std::perror("scale_probe: madvise(MADV_POPULATE_WRITE)");
+      return 1;
+    }
+    for (std::size_t i = 0; i < bytes; i += page) p[i] = 1;
+    const double ns = std::chrono::duration<double, std::nano>(
+                          std::chrono::steady_clock::now() - t0)
+                          .count();
+    (populate ? populate_ns : fault_ns).push_back(ns / pages);
+    ::munmap(m, bytes);
+  }
+  Summary f = Summarize(fault_ns), q = Summarize(populate_ns);
+  std::printf(
+      "{\"mib\": %ld, \"rounds\": %d, \"fault_per_page_us\": %.2f, "
+      "\"populated_per_page_us\": %.2f, \"ratio\": %.1f}\n",
+      mib, rounds, f.p50 / 1000, q.p50 / 1000, f.p50 / q.p50);
+  return 0;
+}
+
 int Usage() {
   std::fprintf(stderr,
                "usage: scale_probe sqlite-floor DB N PREFIX [ROWS]\n"
                "       scale_probe stat-floor PATHS_FILE ROUNDS\n"
                "       scale_probe spawn ROUNDS CMD_A... -- CMD_B...\n"
-               "       scale_probe client-add SOCKET PATH GROUP ROUNDS\n");
+               "       scale_probe client-add SOCKET PATH GROUP ROUNDS\n"
+               "       scale_probe fault-cost MIB ROUNDS\n");
   return 2;
 }
 
@@ -300,6 +347,9 @@ int main(int argc, char** argv) {
   }
   if (cmd == "client-add" && argc == 6) {
     return ClientAdd(argv[2], argv[3], argv[4], std::atoi(argv[5]));
+  }
+  if (cmd == "fault-cost" && argc == 4) {
+    return FaultCost(std::atol(argv[2]), std::atoi(argv[3]));
   }
   if (cmd == "spawn" && argc >= 6) {
     std::vector<char*> a, b;

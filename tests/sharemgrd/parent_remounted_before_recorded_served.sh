@@ -56,5 +56,11 @@ wait_recorded "$carol"
 assert_eq "$vol" "$(recorded_mount "$carol")" "recorded place"
 assert_contains "$(probe mnt "$carol")" "MNT3_OK" "MNT after the round"
 sc check 127.0.0.1 "$carol" >/dev/null || fail "check refused $carol after the round"
-assert_not_contains "$(cat "$SM_LOG")" "$carol: not served" "the log"
+# Never refused for the remount. A round may have come while the test
+# itself had the folder away (between the umount and the mkdir: more than
+# the 50 ms a round waits, on a busy machine); it then rightly said the
+# folder did not exist, and served it again once it was back (above).
+refused=$(grep -F "$carol: not served" "$SM_LOG" |
+  grep -vF "$carol: not served: the folder does not exist" || true)
+[[ -z $refused ]] || fail "the log refuses $carol: $refused"
 echo ok

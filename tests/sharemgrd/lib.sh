@@ -195,6 +195,31 @@ sc() {
   "$SHARECTL" --socket "$SM_SOCKET" "$@"
 }
 
+# Runs `sharectl ARGS...` with mount changes made the moment the daemon
+# logs the change applied (its audit line, which names TEXT), before the
+# round that change wakes: STEPS is one word list for
+# mount_after_logged.py (bind SRC DST, umount PATH, tmpfs SOURCE PATH,
+# mkdir PATH). Returns once sharectl and the steps are done; fails if
+# either failed.
+sc_then_mount() {  # TEXT STEPS -- ARGS...
+  local text=$1 steps=() out=$SM_DIR/mount_after_logged.out pid i
+  shift
+  while (($# > 0)) && [[ $1 != -- ]]; do steps+=("$1"); shift; done
+  shift
+  : >"$out"
+  python3 "$(dirname "${BASH_SOURCE[0]}")/mount_after_logged.py" \
+    "$SM_LOG" "$text" "${steps[@]}" >"$out" &
+  pid=$!
+  for ((i = 0; i < 1000; i++)); do
+    [[ -s $out ]] && break
+    sleep 0.01
+  done
+  [[ $(head -n1 "$out") == ready ]] || fail "mount_after_logged.py did not start"
+  sc "$@" >/dev/null 2>&1 || { kill "$pid" 2>/dev/null; fail "sharectl $* failed"; }
+  wait "$pid" || fail "the mount steps after '$text' failed: ${steps[*]}"
+  [[ $(tail -n1 "$out") == done ]] || fail "the mount steps did not finish"
+}
+
 # The sharetab view as the daemon has it now (SHARETAB), as the file has it.
 sharetab_of_daemon() {
   sc --json share | jq -r '.shares[] | [.path,

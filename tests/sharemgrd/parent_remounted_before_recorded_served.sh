@@ -32,15 +32,14 @@ for attempt in 1 2 3 4 5; do
   carol=$vol/carol$attempt
   mkdir "$carol" || fail "mkdir $carol"
   dev_before=$(stat -c %d "$carol")
-  sc add-share -s "$carol" g 2>/dev/null || fail "add-share $carol"
-  # The old tmpfs stays alive (bound at $hold) while the new one is
-  # mounted, so that the new one gets another device number (a tmpfs
-  # takes the lowest number free).
-  mount --bind "$vol" "$hold" || fail "bind the old file system"
-  umount "$vol" || fail "umount"
-  mount_vol "$attempt"
-  mkdir "$carol" || fail "mkdir $carol again"
-  umount "$hold" || fail "umount the old file system"
+  # The remount, made the moment the add is applied (each mount change
+  # wakes a round 20 ms later: five `mount` and `umount` processes took
+  # longer than that on a loaded machine). The old tmpfs stays alive
+  # (bound at $hold) while the new one is mounted, so that the new one
+  # gets another device number (a tmpfs takes the lowest number free).
+  sc_then_mount "add-share -s \"$carol\"" \
+    bind "$vol" "$hold" umount "$vol" tmpfs "sm_vol$attempt" "$vol" \
+    mkdir "$carol" umount "$hold" -- add-share -s "$carol" g
   [[ $(stat -c %d "$carol") != "$dev_before" ]] ||
     fail "the remount kept device number $dev_before"
   out=$(sc check 127.0.0.1 "$carol") && break
@@ -56,10 +55,9 @@ wait_recorded "$carol"
 assert_eq "$vol" "$(recorded_mount "$carol")" "recorded place"
 assert_contains "$(probe mnt "$carol")" "MNT3_OK" "MNT after the round"
 sc check 127.0.0.1 "$carol" >/dev/null || fail "check refused $carol after the round"
-# Never refused for the remount. A round may have come while the test
-# itself had the folder away (between the umount and the mkdir: more than
-# the 50 ms a round waits, on a busy machine); it then rightly said the
-# folder did not exist, and served it again once it was back (above).
+# Never refused for the remount. A round that came while the folder was
+# away (between the umount and the mkdir) rightly said it did not exist,
+# and served it again once it was back (above).
 refused=$(grep -F "$carol: not served" "$SM_LOG" |
   grep -vF "$carol: not served: the folder does not exist" || true)
 [[ -z $refused ]] || fail "the log refuses $carol: $refused"

@@ -25,8 +25,8 @@ for attempt in 1 2 3 4 5 6 7 8; do
   mkdir -p "$alice"
   mount -t tmpfs -o size=1m "sm_alice_early$attempt" "$alice" || fail "mount tmpfs"
   on_exit "umount '$alice' 2>/dev/null"
-  sc add-share -s "$alice" g 2>/dev/null || fail "add-share $alice"
-  umount "$alice" || fail "umount"
+  sc_then_mount "add-share -s \"$alice\"" umount "$alice" -- \
+    add-share -s "$alice" g
   rec=$(recorded_mount "$alice")
   [[ $rec == "$alice" ]] || break
   echo "note: a round recorded $alice before its unmount; again" >&2

@@ -48,7 +48,7 @@ bool RecordReader::Feed(const char* data, std::size_t n,
           std::max(need, record_.capacity() * 2)));
       // A big buffer's pages are made resident in one call rather than
       // taken one fault at a time as the record arrives: on this project's
-      // VMs a fault costs 6-10 us, a page populated under 1 us
+      // VMs a page populated costs half a fault or less
       // (libshare/heap_reserve.h). A 15,000-add batch's record took 750
       // faults on its way in.
       if (bigger.capacity() >= kPopulateBytes) {

@@ -3,9 +3,9 @@
 //
 // Where a page fault is expensive, a batch that allocates tens of megabytes
 // spends more time taking faults than doing its own work: on this project's
-// VMs the first touch of a page costs 6-10 us, while the kernel populates a
-// range at under 1 us per page when asked in one call (bench/README.md,
-// "Page faults"). A HeapReserve asks the calling thread's malloc arena for
+// VMs the first touch of a page costs 9-12 us, while the kernel populates a
+// range at about half that per page, or less, when asked in one call
+// (bench/README.md, "Page faults"; `scale_probe fault-cost`). A HeapReserve asks the calling thread's malloc arena for
 // about `bytes` in chunks, has the kernel populate them
 // (madvise MADV_POPULATE_WRITE, Linux 5.14), and frees every chunk but the
 // last. The freed chunks become one free block that is not at the arena's

@@ -31,9 +31,6 @@ namespace {
 // Below glibc's smallest mmap threshold (128 KiB), so each chunk comes from
 // the arena, not from a mapping of its own that free() would unmap.
 constexpr std::size_t kChunk = std::size_t{120} << 10;
-// malloc writes a chunk's header, and the header of the free space after
-// it, just outside the bytes it returns.
-constexpr std::uintptr_t kHeader = 2 * sizeof(std::size_t);
 
 std::uintptr_t PageSize() {
   static const std::uintptr_t page =
@@ -71,23 +68,16 @@ HeapReserve::HeapReserve(std::size_t bytes) {
   } catch (const std::bad_alloc&) {
     return;
   }
-  // Each chunk is populated as soon as it is taken, with the page that
-  // holds the header malloc wrote after it: the next chunk begins there,
-  // so taking it faults on nothing. Chunks taken from the arena's top are
-  // consecutive, and each call then populates only the pages not yet
-  // populated.
+  // Each chunk is populated as soon as it is taken. (malloc itself still
+  // takes one fault per chunk: it writes the header of the free space after
+  // the chunk, on a page the arena has just grown into.)
   bool ok = true;
-  std::uintptr_t populated_end = 0;
   while (ok && chunks.size() < count) {
     void* p = std::malloc(kChunk);
     if (p == nullptr) break;
     chunks.push_back(p);
-    const auto b = reinterpret_cast<std::uintptr_t>(p) - kHeader;
-    const std::uintptr_t e = b + kHeader + kChunk + kHeader;
-    const std::uintptr_t from =
-        b < populated_end && populated_end < e ? populated_end : b;
-    ok = Populate(from, e);
-    populated_end = e;
+    const auto b = reinterpret_cast<std::uintptr_t>(p);
+    ok = Populate(b, b + kChunk);
   }
   if (!ok || chunks.empty()) {
     for (void* p : chunks) std::free(p);

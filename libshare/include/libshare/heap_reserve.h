@@ -2,26 +2,27 @@
 // decoded or parsed).
 //
 // Where a page fault is expensive, a batch that allocates tens of megabytes
-// spends more time taking faults than doing its own work: on this project's
-// VMs the first touch of a page costs 9-12 us, while the kernel populates a
-// range at about half that per page, or less, when asked in one call
-// (bench/README.md, "Page faults"; `scale_probe fault-cost`). A HeapReserve asks the calling thread's malloc arena for
-// about `bytes` in chunks, has the kernel populate them
-// (madvise MADV_POPULATE_WRITE, Linux 5.14), and frees every chunk but the
-// last. The freed chunks become one free block that is not at the arena's
-// top (the last chunk stands between), so free() does not give it back to
-// the kernel, and the allocations that follow on this thread are carved
-// from resident pages. Destroying the reserve frees the last chunk: what
-// the burst left unused can then be trimmed as usual.
+// spends more time taking faults than doing its own work: on this
+// project's VMs the first touch of a page costs 9-12 us, while the kernel
+// populates a range at about half that per page, or less, when asked in
+// one call (bench/README.md, "Page faults"; `scale_probe fault-cost`).
 //
-// Allocations above malloc's mmap threshold are served from the reserve
-// too when they fit in it (malloc looks in its free lists before it maps).
+// A HeapReserve asks the calling thread's malloc arena for about `bytes`
+// in chunks, has the kernel populate them (madvise MADV_POPULATE_WRITE,
+// Linux 5.14), and frees every chunk but the last. The freed chunks become
+// one free block that is not at the arena's top (the last chunk stands
+// between), so free() does not give it back to the kernel, and the
+// allocations that follow on this thread are carved from resident pages.
+// Allocations above malloc's mmap threshold are served from it too when
+// they fit (malloc looks in its free lists before it maps). Destroying the
+// reserve frees the last chunk: what the burst left unused can then be
+// trimmed as usual.
 //
 // Best effort: with another allocator than glibc's (AddressSanitizer's
 // too), on an older kernel, or when memory is short, less or nothing is
 // reserved, and the program only takes the faults it would have taken
-// anyway. Not thread-safe: a reserve
-// serves the thread that made it, and is destroyed there.
+// anyway. Not thread-safe: a reserve serves the thread that made it, and
+// is destroyed there.
 //
 //   {
 //     libshare::HeapReserve reserve(16 * record_bytes);
@@ -44,9 +45,9 @@ class HeapReserve {
  public:
   // Below this, nothing is reserved: a few faults cost less than the calls.
   static constexpr std::size_t kMinBytes = std::size_t{1} << 20;
-  // More is asked for as this much: a reserve keeps a huge burst's
-  // transient memory in proportion, and never asks for more than a
-  // machine has.
+  // A bigger request reserves this much: a huge burst's transient memory
+  // stays in proportion, and a reserve never asks for more than a machine
+  // has.
   static constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
 
   explicit HeapReserve(std::size_t bytes);

@@ -3,9 +3,9 @@
 //
 //   scale_probe sqlite-floor DB N PREFIX [ROWS]
 //       One SQLite transaction inserting N rows into a table shaped like
-//       the store's shares table (same columns, UNIQUE path, index on
-//       group; WAL, synchronous=FULL) through one prepared statement of
-//       ROWS rows (default 1; the store writes 16), then COMMIT: what any
+//       the store's shares table (schema 5: same columns, keyed by id
+//       alone; WAL, synchronous=FULL) through one prepared statement of
+//       ROWS rows (default 1; the store writes 32), then COMMIT: what any
 //       store of N shares must pay at least.
 //   scale_probe stat-floor PATHS_FILE ROUNDS
 //       Per path of the file: one statx (the least "the path exists and is a
@@ -96,12 +96,11 @@ int SqliteFloor(const std::string& path, long n, const std::string& prefix,
       !Exec(db, "PRAGMA synchronous=FULL") ||
       !Exec(db, "PRAGMA cache_size=-32768") ||
       !Exec(db,
-            "CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL "
-            "UNIQUE, \"group\" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT "
+            "CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL, "
+            "\"group\" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT "
             "'', description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL "
             "DEFAULT '', dev INTEGER NOT NULL, fs_mount TEXT, fs_type TEXT, "
-            "fs_source TEXT, replaces_group INTEGER NOT NULL DEFAULT 0);"
-            "CREATE INDEX shares_by_group ON shares(\"group\");")) {
+            "fs_source TEXT, replaces_group INTEGER NOT NULL DEFAULT 0);")) {
     return 1;
   }
   // Rows made before the clock starts: what is timed is SQLite.

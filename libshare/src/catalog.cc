@@ -188,6 +188,7 @@ class Overlay {
     // 0 if the object is the table's: a new object starts with no
     // inherited options.
     uint32_t added_in = 0;
+    uint64_t id = 0;  // its store row (Share::id)
   };
 
   Overlay(const ShareTable& table, std::size_t ops) : table_(table) {
@@ -282,12 +283,12 @@ class Overlay {
 
   void AddShare(std::string_view path, std::string_view group, uint64_t dev,
                 std::string_view own, std::string_view resource,
-                uint32_t segment) {
+                uint32_t segment, uint64_t id) {
     if (clear_folder_ == path || IsBelow(clear_folder_, path)) {
       clear_folder_ = {};
     }
     shares_[path] =
-        ShareState{true, group, dev, own, false, resource, 0, segment + 1};
+        ShareState{true, group, dev, own, false, resource, 0, segment + 1, id};
     FindGroup(group)->count++;
     CountAncestors(path, dev, +1);
   }
@@ -367,7 +368,8 @@ class Overlay {
     const Share* s = table_.Find(path);
     if (s == nullptr) return std::nullopt;
     return ShareState{true,       s->group->name,    s->dev,
-                      s->options, s->replaces_group, s->resource};
+                      s->options, s->replaces_group, s->resource,
+                      0,          0,                 s->id};
   }
 
   void CountAncestors(std::string_view path, uint64_t dev, int delta) {
@@ -583,6 +585,9 @@ struct Step {
   // kModifyShare: the share's description and resource after it.
   std::string description;
   std::string resource;
+  // The store row of the share a share operation changes (remove, move,
+  // options, modify): rows are written by id (store schema 5).
+  uint64_t share_id = 0;
 };
 
 // The effective options a share has once the batch is linked (computed
@@ -737,21 +742,24 @@ class StepWriter {
       case Op::kDisableGroup:
         return store_.SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
       case Op::kRemoveShare:
-        return store_.DeleteShare(op.path);
+        return store_.DeleteShare(step.share_id, op.path);
       case Op::kMoveShare:
-        return store_.MoveShare(op.path, op.group);
+        return store_.MoveShare(step.share_id, op.path, op.group);
       case Op::kSetOptions:
       case Op::kUnsetOption:
-        return op.path.empty() ? store_.SetGroupOptions(op.group, step.text)
-                               : store_.SetShareOptions(op.path, step.text);
+        return op.path.empty()
+                   ? store_.SetGroupOptions(op.group, step.text)
+                   : store_.SetShareOptions(step.share_id, op.path, step.text);
       case Op::kModifyShare:
         if (op.set_options) {
-          if (absl::Status s = store_.SetShareOptions(op.path, step.text);
+          if (absl::Status s =
+                  store_.SetShareOptions(step.share_id, op.path, step.text);
               !s.ok()) {
             return s;
           }
         }
-        return store_.SetShareText(op.path, step.description, step.resource);
+        return store_.SetShareText(step.share_id, op.path, step.description,
+                                   step.resource);
       case Op::kManageGroup:
         return store_.SetGroupManager(op.group, op.path);
     }
@@ -1109,6 +1117,8 @@ std::size_t CatalogImpl::Validate(
         refuse(absl::StrCat(op.path, ": share is in group ", ToAbsl(st->group),
                             ", not ", op.group));
         st.reset();
+      } else {
+        step.share_id = st->id;
       }
       return st;
     };
@@ -1210,7 +1220,7 @@ std::size_t CatalogImpl::Validate(
           break;
         }
         ov.AddShare(op.path, op.group, dev, op.options, op.resource,
-                    static_cast<uint32_t>(segment));
+                    static_cast<uint32_t>(segment), id);
         if (!op.resource.empty()) batch_resources[op.resource] = op.path;
         // An empty description needs an entry only to shadow one the
         // table or an earlier operation gives the path (removed, then
@@ -1262,6 +1272,7 @@ std::size_t CatalogImpl::Validate(
           break;
         }
         if (managed_elsewhere(s->group) || managed_elsewhere(op.group)) break;
+        step.share_id = s->id;
         step.noop = s->group == op.group;
         if (!step.noop) ov.MoveShare(op.path, op.group);
         break;
@@ -1611,7 +1622,8 @@ bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
         step.share->group = last_group;
         step.share->generation = gen;
         touched->Note(step.share.get());
-        table_.Insert(std::move(step.share));
+        // Validate refused a path the table or the batch already has.
+        (void)table_.Insert(std::move(step.share));
         break;
       case Op::kRemoveShare:
         dead_shares->push_back(table_.Remove(op.path));

@@ -138,8 +138,22 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
                             s->compiled, s->replaces_group);
         }
       }
-      std::lock_guard<std::mutex> l(link_mu);
-      for (auto& s : work[i].shares) table->Insert(std::move(s));
+      absl::Status twice;
+      {
+        std::lock_guard<std::mutex> l(link_mu);
+        for (auto& s : work[i].shares) {
+          // The store keeps no index by path (schema 5): a path written
+          // twice (by hand) is found here.
+          if (std::unique_ptr<Share> again = table->Insert(std::move(s))) {
+            const Share* first = table->Find(again->path);
+            twice = BadRow(again->id,
+                           absl::StrCat(again->path, ": path is also row ",
+                                        first != nullptr ? first->id : 0));
+            break;
+          }
+        }
+      }
+      if (!twice.ok()) return fail(std::move(twice));
       std::vector<std::unique_ptr<Share>>().swap(work[i].shares);
     }
   };

@@ -179,18 +179,17 @@ void ShareTable::CountAncestors(const Share& s, int delta) {
   }
 }
 
-void ShareTable::Insert(std::unique_ptr<Share> share) {
+std::unique_ptr<Share> ShareTable::Insert(std::unique_ptr<Share> share) {
   assert(share->group != nullptr);
   if (index_.size() + 1 > buckets_.count_) {
     InstallCapacity(PrepareCapacity(index_.size() + 1));
   }
-  Share* s = share.release();
-  auto [it, inserted] = index_.insert(*s);
-  assert(inserted);
-  (void)it;
-  (void)inserted;
+  Share* s = share.get();
+  if (!index_.insert(*s).second) return share;
+  share.release();
   s->group->shares.push_back(*s);
   CountAncestors(*s, +1);
+  return nullptr;
 }
 
 std::unique_ptr<Share> ShareTable::Remove(std::string_view path) {

@@ -209,6 +209,35 @@ TEST_F(LoaderRevalidationTest, OtherDeviceNestedRowLoads) {
   EXPECT_TRUE(LoadRows({Row(1, "/srv", 5), Row(2, "/srv/a", 6)}).ok());
 }
 
+// The store has no index by path (schema 5): a path stored twice, in one
+// group or in two loaded on different threads, fails the load naming both
+// rows.
+TEST_F(LoaderRevalidationTest, PathStoredTwiceRefusedNamingBothRows) {
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    ASSERT_TRUE(store_->Begin().ok());
+    ASSERT_TRUE(store_->DeleteGroup("g").ok());
+    ASSERT_TRUE(store_->DeleteGroup("h").ok());
+    ASSERT_TRUE(store_->InsertGroup({"g", true, ""}).ok());
+    ASSERT_TRUE(store_->InsertGroup({"h", true, ""}).ok());
+    ShareRow again = Row(9, "/srv/a");
+    again.group = threads == 1 ? "g" : "h";
+    for (const ShareRow& r : {Row(1, "/srv/b"), Row(4, "/srv/a"), again}) {
+      ASSERT_TRUE(store_->InsertShare(r).ok());
+    }
+    ASSERT_TRUE(store_->Commit().ok());
+    ShareTable t;
+    absl::Status s = LoadShareTable(*store_, threads, &t).status();
+    ASSERT_FALSE(s.ok());
+    EXPECT_THAT(std::string(s.message()), HasSubstr("/srv/a"));
+    EXPECT_THAT(std::string(s.message()),
+                ::testing::AnyOf(HasSubstr("store row 9 (shares table): "
+                                           "/srv/a: path is also row 4"),
+                                 HasSubstr("store row 4 (shares table): "
+                                           "/srv/a: path is also row 9")));
+  }
+}
+
 
 // The warnings pass sorts only the shares that can warn; the warnings still
 // come in path order among many shares that say nothing, a repeated

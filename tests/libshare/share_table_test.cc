@@ -54,6 +54,22 @@ TEST_F(ShareTableTest, FindsInsertedShareByPath) {
   EXPECT_EQ(group_->shares.size(), 1u);
 }
 
+TEST_F(ShareTableTest, InsertOfAPathTheTableHasHandsTheShareBack) {
+  Add("/export/a", 1);
+  auto again = std::make_unique<Share>();
+  again->path = "/export/a";
+  again->dev = 2;
+  again->group = group_;
+  Share* raw = again.get();
+  std::unique_ptr<Share> back = table_.Insert(std::move(again));
+  EXPECT_EQ(back.get(), raw);
+  EXPECT_EQ(table_.size(), 1u);
+  EXPECT_EQ(group_->shares.size(), 1u);
+  EXPECT_EQ(table_.Find("/export/a")->dev, 1u);
+  EXPECT_EQ(table_.CountBelow("/export", 1), 1);
+  EXPECT_EQ(table_.CountBelow("/export", 2), 0);
+}
+
 TEST_F(ShareTableTest, RemoveReturnsOwnershipAndUnlinks) {
   Add("/export/a");
   std::unique_ptr<Share> s = table_.Remove("/export/a");

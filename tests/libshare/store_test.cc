@@ -148,7 +148,7 @@ PRAGMA user_version = 1;
   EXPECT_FALSE((*rows)[1].replaces_group);
   // Writing the options again ends the replacement.
   ASSERT_TRUE(store->Begin().ok());
-  ASSERT_TRUE(store->SetShareOptions("/x", "rw=h").ok());
+  ASSERT_TRUE(store->SetShareOptions(1, "/x", "rw=h").ok());
   ASSERT_TRUE(store->Commit().ok());
   EXPECT_FALSE((*store->LoadAllShares())[0].replaces_group);
 }
@@ -256,13 +256,15 @@ TEST_F(StoreTest, RolledBackRowsAreGone) {
   EXPECT_EQ(*store->CountShares(), 0u);
 }
 
-TEST_F(StoreTest, DuplicatePathFailsInsideTransaction) {
+// The store keys shares by id only (schema 5); the caller keeps paths
+// unique, and the loader refuses a path stored twice (loader_test).
+TEST_F(StoreTest, DuplicateIdFailsInsideTransaction) {
   auto store = Open();
   ASSERT_TRUE(store->Begin().ok());
   ASSERT_TRUE(store->InsertShare(Row(1, "/a", "g")).ok());
-  absl::Status s = store->InsertShare(Row(2, "/a", "g"));
+  absl::Status s = store->InsertShare(Row(1, "/b", "g"));
   EXPECT_FALSE(s.ok());
-  EXPECT_THAT(std::string(s.message()), HasSubstr("/a"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("/b"));
   store->Rollback();
 }
 
@@ -307,7 +309,7 @@ TEST_F(StoreTest, InsertSharesWritesEveryRowWhateverTheCount) {
 TEST_F(StoreTest, InsertSharesNamesTheDuplicateInsideAFullStatement) {
   auto store = Open();
   ASSERT_TRUE(store->Begin().ok());
-  ASSERT_TRUE(store->InsertShare(Row(1000, "/p/17", "g")).ok());
+  ASSERT_TRUE(store->InsertShare(Row(18, "/q", "g")).ok());
   std::vector<ShareRow> rows;
   for (int i = 0; i < 64; ++i) {
     rows.push_back(Row(i + 1, "/p/" + std::to_string(i), "g"));
@@ -321,7 +323,7 @@ TEST_F(StoreTest, InsertSharesNamesTheDuplicateInsideAFullStatement) {
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), HasSubstr("inserting share /p/17:"));
   EXPECT_THAT(std::string(s.message()), HasSubstr("UNIQUE"));
-  // /p/0../p/16 (retried one by one) and the earlier row; not /p/18 on.
+  // /p/17 has id 18. /p/0../p/16 (retried one by one) and the earlier row; not /p/18 on.
   EXPECT_EQ(*store->CountShares(), 18u);
   ASSERT_TRUE(store->InsertShare(Row(2000, "/after", "g")).ok());
   ASSERT_TRUE(store->Commit().ok());
@@ -351,9 +353,12 @@ TEST_F(StoreTest, UpdatesChangeTheRightRows) {
   ASSERT_TRUE(store->InsertShare(Row(2, "/b", "g")).ok());
   ASSERT_TRUE(store->SetGroupEnabled("g", false).ok());
   ASSERT_TRUE(store->SetGroupOptions("h", "ro").ok());
-  ASSERT_TRUE(store->MoveShare("/a", "h").ok());
-  ASSERT_TRUE(store->SetShareOptions("/b", "nosuid").ok());
-  ASSERT_TRUE(store->DeleteShare("/nothing").ok());  // not an error
+  ASSERT_TRUE(store->InsertShare(Row(3, "/c", "g")).ok());
+  ASSERT_TRUE(store->MoveShare(1, "/a", "h").ok());
+  ASSERT_TRUE(store->SetShareOptions(2, "/b", "nosuid").ok());
+  ASSERT_TRUE(store->SetShareText(2, "/b", "the b", "bres").ok());
+  ASSERT_TRUE(store->DeleteShare(3, "/c").ok());
+  ASSERT_TRUE(store->DeleteShare(99, "/nothing").ok());  // not an error
   ASSERT_TRUE(store->Commit().ok());
   EXPECT_THAT(*store->LoadGroups(),
               ElementsAre(GroupRow{"g", false, ""}, GroupRow{"h", true, "ro"}));
@@ -362,7 +367,60 @@ TEST_F(StoreTest, UpdatesChangeTheRightRows) {
   EXPECT_EQ((*h)[0].path, "/a");
   auto g = store->LoadShares("g");
   ASSERT_EQ(g->size(), 1u);
+  EXPECT_EQ((*g)[0].path, "/b");
   EXPECT_EQ((*g)[0].options, "nosuid");
+  EXPECT_EQ((*g)[0].description, "the b");
+  EXPECT_EQ((*g)[0].resource, "bres");
+  EXPECT_EQ(*store->CountShares(), 2u);
+}
+
+TEST_F(StoreTest, SchemaFourMigratesToOneTreeWithEveryColumnKept) {
+  // A store as schema version 4 left it: the path's UNIQUE index and the
+  // index by group, which version 5 drops.
+  ASSERT_EQ(system(("mkdir -p " + dir_.path() + "/a/b").c_str()), 0);
+  RawExec(R"sql(
+CREATE TABLE groups(name TEXT PRIMARY KEY, enabled INTEGER NOT NULL DEFAULT 1,
+  options TEXT NOT NULL DEFAULT '');
+CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
+  "group" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT '',
+  dev INTEGER NOT NULL, fs_mount TEXT, fs_type TEXT, fs_source TEXT,
+  replaces_group INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX shares_by_group ON shares("group");
+CREATE TABLE mounts(client TEXT NOT NULL, path TEXT NOT NULL,
+  PRIMARY KEY(client, path)) WITHOUT ROWID;
+INSERT INTO groups VALUES('g', 0, 'ro');
+INSERT INTO shares VALUES(4, '/x', 'g', 'xres', 'the x', 'rw=h', 7,
+  '/', 'zfs', 'tank/x', 1);
+INSERT INTO shares VALUES(9, '/y', 'g', '', '', '', 8, NULL, NULL, NULL, 0);
+INSERT INTO mounts VALUES('10.0.0.1', '/x');
+PRAGMA user_version = 4;
+)sql");
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), Store::kSchemaVersion);
+  auto rows = store->LoadAllShares();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 2u);
+  ShareRow x = Row(4, "/x", "g");
+  x.resource = "xres";
+  x.description = "the x";
+  x.options = "rw=h";
+  x.dev = 7;
+  x.replaces_group = true;
+  EXPECT_EQ((*rows)[0], x);
+  EXPECT_EQ((*rows)[1].id, 9u);
+  EXPECT_EQ((*rows)[1].dev, 8u);
+  auto places = store->LoadFsPlaces();
+  ASSERT_TRUE(places.ok());
+  ASSERT_EQ(places->size(), 1u);
+  EXPECT_EQ((*places)[0].source, "tank/x");
+  EXPECT_EQ(store->LoadMounts()->size(), 1u);
+  EXPECT_EQ(*store->MaxShareId(), 9u);
+  // The old indexes are gone: one B-tree for the shares.
+  EXPECT_EQ(RawText("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' "
+                    "AND tbl_name = 'shares'"),
+            "0");
 }
 
 TEST_F(StoreTest, BeginFailsWhileAnotherWriterHoldsTheLock) {

@@ -2,7 +2,8 @@
 # Rows written into the store behind the daemon's back (sqlite3) obey the
 # rules add-share applies, or sharemgrd refuses to start naming the row:
 # a relative path, "/" above a share on the same file system, a newline in
-# a description, an escape in a resource. Fixing the row lets it start.
+# a description, an escape in a resource, a path stored twice (the store
+# has no index by path since schema 5). Fixing the row lets it start.
 source "$(dirname "$0")/lib.sh"
 sm_setup
 command -v sqlite3 >/dev/null || fail "sqlite3 is not installed"
@@ -52,6 +53,12 @@ row 93 "$SM_DIR/export/c" 1 "''" "'x' || char(27) || '[2J'"
 err=$(refused_start "an escape in a resource")
 assert_contains "$err" "resource contains a control character"
 drop 93
+
+row 94 "$a" "$dev" "''" "''"
+err=$(refused_start "$a stored twice")
+assert_contains "$err" "$a: path is also row"
+assert_contains "$err" "fix or delete the row"
+drop 94
 
 start_daemon
 assert_contains "$(sc show -v g)" "$a"

@@ -188,12 +188,13 @@ class ShareTable {
   [[nodiscard]] absl::Status CheckNesting(std::string_view path,
                                           uint64_t dev) const;
 
-  // Links `share` (path new, group set to a group of this table) into the
-  // path index and its group's list. Takes ownership. Does not check the
-  // nesting rule. Allocates only if the bucket array must grow (doubling);
-  // call PrepareCapacity/InstallCapacity first to keep linking
-  // allocation-free.
-  void Insert(std::unique_ptr<Share> share);
+  // Links `share` (group set to a group of this table) into the path index
+  // and its group's list, taking ownership, and returns nullptr. If the
+  // table already has a share at that path, links nothing and hands
+  // `share` back. Does not check the nesting rule. Allocates only if the
+  // bucket array must grow (doubling); call PrepareCapacity/InstallCapacity
+  // first to keep linking allocation-free.
+  std::unique_ptr<Share> Insert(std::unique_ptr<Share> share);
   // Unlinks the share at `path` and returns it; nullptr if there is none.
   std::unique_ptr<Share> Remove(std::string_view path);
   // Moves a linked share to another group of this table.

@@ -98,7 +98,7 @@ struct FsPlaceRow {
 class Store {
  public:
   // The schema version this program writes.
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
   static constexpr int kDefaultBusyTimeoutMs = 5000;
 
   // Opens the store for reading and writing, creating its folder (0755)
@@ -121,7 +121,7 @@ class Store {
 
   // ---- Reads.
   [[nodiscard]] absl::StatusOr<std::vector<GroupRow>> LoadGroups();
-  // Shares of one group, by id.
+  // Shares of one group, by id (a scan of the table: no index by group).
   [[nodiscard]] absl::StatusOr<std::vector<ShareRow>> LoadShares(
       std::string_view group);
   // Every share, in id order (one sequential scan).
@@ -174,13 +174,16 @@ class Store {
   // of one statement each). Stops at the first failure, whose message
   // names the share; the rows inserted before it stay in the transaction.
   [[nodiscard]] absl::Status InsertShares(absl::Span<const ShareFields> rows);
-  [[nodiscard]] absl::Status DeleteShare(std::string_view path);
-  [[nodiscard]] absl::Status MoveShare(std::string_view path,
+  // A share's row is named by its id (`path` only names it in an error):
+  // the store keeps no index by path (schema 5), the caller's table does.
+  [[nodiscard]] absl::Status DeleteShare(uint64_t id, std::string_view path);
+  [[nodiscard]] absl::Status MoveShare(uint64_t id, std::string_view path,
                                        std::string_view group);
   // Also ends replaces_group: options written now inherit per property.
-  [[nodiscard]] absl::Status SetShareOptions(std::string_view path,
+  [[nodiscard]] absl::Status SetShareOptions(uint64_t id,
+                                             std::string_view path,
                                              std::string_view options);
-  [[nodiscard]] absl::Status SetShareText(std::string_view path,
+  [[nodiscard]] absl::Status SetShareText(uint64_t id, std::string_view path,
                                           std::string_view description,
                                           std::string_view resource);
   // Records the generation a batch gives the table, in its transaction.

@@ -14,7 +14,10 @@ leaves it). Then, per round, alternating which goes first, `--bin` and
   term_s       SIGTERM until the process exited
 and, with --term-at-serving, also a SIGTERM right at the serving line (the
 first round and the view are then still running). One JSON line per run
-on stdout, medians at the end.
+on stdout, medians at the end. With --make-with-peer the store is made by
+the peer, and each build starts once on a copy of it before the timed runs
+and keeps that copy as its own: a build that writes a newer schema then
+starts its timed runs on a store it has already upgraded.
 
   bench/tools/start_memory.py --bin build/bin --peer-bin /tmp/old \\
       --sizes 15000,100000,1000000 --rounds 3 --term-at-serving
@@ -166,6 +169,9 @@ def main():
   ap.add_argument("--rounds", type=int, default=3)
   ap.add_argument("--settle", type=float, default=3.0)
   ap.add_argument("--term-at-serving", action="store_true")
+  ap.add_argument("--make-with-peer", action="store_true",
+                  help="the peer makes the store; each build upgrades a "
+                  "copy once before the timed runs")
   ap.add_argument("--pool", default="/dev/shm/sharemgr-start-memory")
   ap.add_argument("--work", default=None, help="stores and copies (default: a "
                   "temporary folder under /tmp)")
@@ -179,13 +185,31 @@ def main():
     golden = os.path.join(work, f"golden-{n}.db")
     if not os.path.exists(golden):
       log(f"{n}: making the store")
-      make_store(a.bin, a.pool, n, golden, work)
+      make_store(a.peer_bin if a.make_with_peer and a.peer_bin else a.bin,
+                 a.pool, n, golden, work)
+    own = {name: golden for name, _ in bins}
+    if a.make_with_peer:
+      for name, bindir in bins:
+        own[name] = os.path.join(work, f"golden-{n}-{name}.db")
+        if os.path.exists(own[name]):
+          continue
+        folder = tempfile.mkdtemp(dir=work, prefix="upgrade-")
+        shutil.copy(golden, os.path.join(folder, "shares.db"))
+        d = Daemon(bindir, folder)
+        t = time.perf_counter()
+        d.start()
+        d.wait_for(r"serving \d+ shares", 600)
+        log(f"{n}: {name} upgraded and loaded its copy in "
+            f"{time.perf_counter() - t:.2f} s")
+        d.stop()
+        shutil.copy(os.path.join(folder, "shares.db"), own[name])
+        shutil.rmtree(folder, ignore_errors=True)
     kinds = ["settled"] + (["at-serving"] if a.term_at_serving else [])
     for kind in kinds:
       for rnd in range(a.rounds):
         order = bins if rnd % 2 == 0 else bins[::-1]
         for name, bindir in order:
-          r = one_run(bindir, golden, work, a.settle, kind == "at-serving")
+          r = one_run(bindir, own[name], work, a.settle, kind == "at-serving")
           r.update({"size": n, "bin": name, "kind": kind, "round": rnd + 1})
           print(json.dumps(r), flush=True)
           results.setdefault((n, name, kind), []).append(r)

@@ -588,6 +588,9 @@ struct Step {
   // The store row of the share a share operation changes (remove, move,
   // options, modify): rows are written by id (store schema 5).
   uint64_t share_id = 0;
+  // kDeleteGroup: the group holds shares (the store's delete of them is a
+  // scan of its table).
+  bool group_has_shares = false;
 };
 
 // The effective options a share has once the batch is linked (computed
@@ -737,7 +740,7 @@ class StepWriter {
       case Op::kCreateGroup:
         return store_.InsertGroup({op.group, true, op.options});
       case Op::kDeleteGroup:
-        return store_.DeleteGroup(op.group);
+        return store_.DeleteGroup(op.group, step.group_has_shares);
       case Op::kEnableGroup:
       case Op::kDisableGroup:
         return store_.SetGroupEnabled(op.group, op.type == Op::kEnableGroup);
@@ -1164,6 +1167,7 @@ std::size_t CatalogImpl::Validate(
                               "; use -f"));
           break;
         }
+        step.group_has_shares = g->count > 0;
         ov.DeleteGroup(op.group);
         break;
       }
@@ -1622,8 +1626,20 @@ bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
         step.share->group = last_group;
         step.share->generation = gen;
         touched->Note(step.share.get());
-        // Validate refused a path the table or the batch already has.
-        (void)table_.Insert(std::move(step.share));
+        // Validate refused a path the table or the batch already has, so
+        // Insert takes it. If it ever hands one back, the store has
+        // committed a path twice: say so and go on serving the table's
+        // share. The object is left alive (touched points at it), not
+        // counted as removed.
+        if (std::unique_ptr<Share> twice =
+                table_.Insert(std::move(step.share))) {
+          static constexpr char kMessage[] =
+              "libshare: a batch committed a share whose path the table "
+              "already has (a bug); the next start refuses the store until "
+              "one of the two rows is deleted\n";
+          (void)!::write(2, kMessage, sizeof kMessage - 1);
+          (void)twice.release();
+        }
         break;
       case Op::kRemoveShare:
         dead_shares->push_back(table_.Remove(op.path));

@@ -553,14 +553,17 @@ absl::Status Store::InsertGroup(const GroupRow& g) {
   return Run(*st, absl::StrCat("inserting group ", g.name));
 }
 
-absl::Status Store::DeleteGroup(std::string_view name) {
-  absl::StatusOr<sqlite3_stmt*> st = Prepared(kDeleteGroupShares);
-  if (!st.ok()) return st.status();
-  BindText(*st, 1, name);
-  if (absl::Status s =
-          Run(*st, absl::StrCat("deleting shares of ", ToAbsl(name)));
-      !s.ok()) {
-    return s;
+absl::Status Store::DeleteGroup(std::string_view name, bool has_shares) {
+  absl::StatusOr<sqlite3_stmt*> st;
+  if (has_shares) {  // a scan of the table: no index by group
+    st = Prepared(kDeleteGroupShares);
+    if (!st.ok()) return st.status();
+    BindText(*st, 1, name);
+    if (absl::Status s =
+            Run(*st, absl::StrCat("deleting shares of ", ToAbsl(name)));
+        !s.ok()) {
+      return s;
+    }
   }
   if (absl::Status s = SetGroupManager(name, ""); !s.ok()) return s;
   st = Prepared(kDeleteGroup);
@@ -647,11 +650,22 @@ absl::Status Store::InsertShares(absl::Span<const ShareFields> rows) {
   return absl::OkStatus();
 }
 
+absl::Status Store::OneShareRow(uint64_t id, std::string_view path,
+                               absl::Status ran) {
+  if (!ran.ok() || sqlite3_changes(db_) == 1) return ran;
+  // The caller's table and the store disagree: nothing of the batch may be
+  // committed (the caller rolls back).
+  return absl::DataLossError(absl::StrCat(path_, ": share ", ToAbsl(path),
+                                          " (row ", id,
+                                          ") is not in the store"));
+}
+
 absl::Status Store::DeleteShare(uint64_t id, std::string_view path) {
   absl::StatusOr<sqlite3_stmt*> st = Prepared(kDeleteShare);
   if (!st.ok()) return st.status();
   sqlite3_bind_int64(*st, 1, static_cast<sqlite3_int64>(id));
-  return Run(*st, absl::StrCat("deleting share ", ToAbsl(path)));
+  return OneShareRow(id, path,
+                     Run(*st, absl::StrCat("deleting share ", ToAbsl(path))));
 }
 
 absl::Status Store::MoveShare(uint64_t id, std::string_view path,
@@ -660,7 +674,8 @@ absl::Status Store::MoveShare(uint64_t id, std::string_view path,
   if (!st.ok()) return st.status();
   sqlite3_bind_int64(*st, 1, static_cast<sqlite3_int64>(id));
   BindText(*st, 2, group);
-  return Run(*st, absl::StrCat("moving share ", ToAbsl(path)));
+  return OneShareRow(id, path,
+                     Run(*st, absl::StrCat("moving share ", ToAbsl(path))));
 }
 
 absl::Status Store::SetShareOptions(uint64_t id, std::string_view path,
@@ -669,7 +684,8 @@ absl::Status Store::SetShareOptions(uint64_t id, std::string_view path,
   if (!st.ok()) return st.status();
   sqlite3_bind_int64(*st, 1, static_cast<sqlite3_int64>(id));
   BindText(*st, 2, options);
-  return Run(*st, absl::StrCat("updating share ", ToAbsl(path)));
+  return OneShareRow(id, path,
+                     Run(*st, absl::StrCat("updating share ", ToAbsl(path))));
 }
 
 absl::Status Store::SetShareText(uint64_t id, std::string_view path,
@@ -680,7 +696,8 @@ absl::Status Store::SetShareText(uint64_t id, std::string_view path,
   sqlite3_bind_int64(*st, 1, static_cast<sqlite3_int64>(id));
   BindText(*st, 2, description);
   BindText(*st, 3, resource);
-  return Run(*st, absl::StrCat("updating share ", ToAbsl(path)));
+  return OneShareRow(id, path,
+                     Run(*st, absl::StrCat("updating share ", ToAbsl(path))));
 }
 
 absl::Status Store::RecordMounts(const std::vector<MountRecord>& added,

@@ -323,7 +323,8 @@ TEST_F(StoreTest, InsertSharesNamesTheDuplicateInsideAFullStatement) {
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), HasSubstr("inserting share /p/17:"));
   EXPECT_THAT(std::string(s.message()), HasSubstr("UNIQUE"));
-  // /p/17 has id 18. /p/0../p/16 (retried one by one) and the earlier row; not /p/18 on.
+  // /p/17 has id 18. /p/0../p/16 (retried one by one) and the earlier
+  // row; not /p/18 on.
   EXPECT_EQ(*store->CountShares(), 18u);
   ASSERT_TRUE(store->InsertShare(Row(2000, "/after", "g")).ok());
   ASSERT_TRUE(store->Commit().ok());
@@ -338,6 +339,8 @@ TEST_F(StoreTest, DeleteGroupDeletesItsShares) {
   ASSERT_TRUE(store->InsertShare(Row(1, "/a", "g")).ok());
   ASSERT_TRUE(store->InsertShare(Row(2, "/b", "h")).ok());
   ASSERT_TRUE(store->DeleteGroup("g").ok());
+  ASSERT_TRUE(store->InsertGroup({"e", true, ""}).ok());
+  ASSERT_TRUE(store->DeleteGroup("e", /*has_shares=*/false).ok());
   ASSERT_TRUE(store->Commit().ok());
   EXPECT_EQ(store->LoadGroups()->size(), 1u);
   EXPECT_TRUE(store->LoadShares("g")->empty());
@@ -358,7 +361,19 @@ TEST_F(StoreTest, UpdatesChangeTheRightRows) {
   ASSERT_TRUE(store->SetShareOptions(2, "/b", "nosuid").ok());
   ASSERT_TRUE(store->SetShareText(2, "/b", "the b", "bres").ok());
   ASSERT_TRUE(store->DeleteShare(3, "/c").ok());
-  ASSERT_TRUE(store->DeleteShare(99, "/nothing").ok());  // not an error
+  // A row that is not there: the caller's table and the store disagree.
+  absl::Status missing = store->DeleteShare(99, "/nothing");
+  EXPECT_EQ(missing.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(missing.message()),
+              HasSubstr("share /nothing (row 99) is not in the store"));
+  EXPECT_EQ(store->MoveShare(99, "/nothing", "g").code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(store->SetShareOptions(99, "/nothing", "ro").code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(store->SetShareText(99, "/nothing", "", "").code(),
+            absl::StatusCode::kDataLoss);
+  // The same values again still name one row.
+  ASSERT_TRUE(store->SetShareOptions(2, "/b", "nosuid").ok());
   ASSERT_TRUE(store->Commit().ok());
   EXPECT_THAT(*store->LoadGroups(),
               ElementsAre(GroupRow{"g", false, ""}, GroupRow{"h", true, "ro"}));

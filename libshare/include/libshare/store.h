@@ -152,8 +152,11 @@ class Store {
   void Rollback();
 
   [[nodiscard]] absl::Status InsertGroup(const GroupRow& g);
-  // Deletes the group and every share in it.
-  [[nodiscard]] absl::Status DeleteGroup(std::string_view name);
+  // Deletes the group and every share in it. Finding its shares scans the
+  // table (no index by group); `has_shares` false (the caller knows the
+  // group is empty) skips that scan.
+  [[nodiscard]] absl::Status DeleteGroup(std::string_view name,
+                                         bool has_shares = true);
   [[nodiscard]] absl::Status SetGroupEnabled(std::string_view name,
                                              bool enabled);
   [[nodiscard]] absl::Status SetGroupOptions(std::string_view name,
@@ -176,6 +179,7 @@ class Store {
   [[nodiscard]] absl::Status InsertShares(absl::Span<const ShareFields> rows);
   // A share's row is named by its id (`path` only names it in an error):
   // the store keeps no index by path (schema 5), the caller's table does.
+  // Each fails (DataLoss) unless it changed exactly one row.
   [[nodiscard]] absl::Status DeleteShare(uint64_t id, std::string_view path);
   [[nodiscard]] absl::Status MoveShare(uint64_t id, std::string_view path,
                                        std::string_view group);
@@ -259,6 +263,9 @@ class Store {
       sqlite3_stmt* st, std::string_view what);
   // Steps a statement that returns no rows.
   [[nodiscard]] absl::Status Run(sqlite3_stmt* st, std::string_view what);
+  // `ran` (a by-id statement's result), or an error if it changed no row.
+  [[nodiscard]] absl::Status OneShareRow(uint64_t id, std::string_view path,
+                                         absl::Status ran);
   [[nodiscard]] absl::Status RecordMountsInTransaction(
       const std::vector<MountRecord>& added,
       const std::vector<MountRecord>& removed);

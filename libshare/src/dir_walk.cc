@@ -1,5 +1,6 @@
 #include "libshare/dir_walk.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -8,11 +9,14 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -335,7 +339,7 @@ absl::StatusOr<DirectoryPlace> CanonicalDirectoryPlace(
 }
 
 absl::StatusOr<DirectoryPlace> CanonicalDirectoryChecker::Check(
-    const std::string& path) {
+    const std::string& path, std::size_t siblings) {
   const std::size_t slash = path.rfind('/');
   if (slash == std::string::npos || slash + 1 == path.size() ||
       path.front() != '/' || !PlainRelative(std::string_view(path).substr(1))) {
@@ -346,10 +350,16 @@ absl::StatusOr<DirectoryPlace> CanonicalDirectoryChecker::Check(
   if (!parent_fd_.valid() || parent != parent_) {
     parent_.clear();
     parent_fd_ = UniqueFd();
+    listed_ = false;
     WalkResult w = OpenDirectoryNoSymlinks(parent);
     if (!w.ok()) return CanonicalDirectoryPlace(path);
     parent_fd_ = std::move(w.fd);
     parent_.assign(parent);
+    List(siblings);
+  }
+  if (listed_ && dirs_.contains(std::string_view(path).substr(slash + 1))) {
+    ++listed_answers_;
+    return DirectoryPlace{parent_dev_, /*mount_root=*/false};
   }
   struct statx sx;
   if (::statx(parent_fd_.get(), path.c_str() + slash + 1, AT_SYMLINK_NOFOLLOW,
@@ -359,6 +369,161 @@ absl::StatusOr<DirectoryPlace> CanonicalDirectoryChecker::Check(
                           MountRootOf(sx)};
   }
   return CanonicalDirectoryPlace(path);
+}
+
+namespace {
+
+// File systems on which every directory carries the file system's own
+// device number, so that a directory that is not a mount point has its
+// parent's (btrfs subvolumes, overlayfs and network file systems are not
+// among them).
+bool DirectoriesShareTheDevice(unsigned long f_type) {
+  switch (f_type) {
+    case 0xEF53:      // ext2, ext3, ext4
+    case 0x58465342:  // xfs
+    case 0x01021994:  // tmpfs
+    case 0x2FC12FC1:  // zfs
+      return true;
+    default:
+      return false;
+  }
+}
+
+// mountinfo's escapes (\040 for a space and the like) undone.
+std::string UnescapeMountField(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' &&
+        s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
+        s[i + 3] >= '0' && s[i + 3] <= '7') {
+      out.push_back(static_cast<char>((s[i + 1] - '0') * 64 +
+                                      (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
+      i += 3;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+// The names directly in `dir` that something is mounted on, from
+// /proc/self/mountinfo. False if it cannot be read whole within `cap`
+// bytes (a server with thousands of mounts: the caller then checks each
+// path itself).
+bool MountedNamesIn(std::string_view dir, std::size_t cap,
+                    absl::flat_hash_set<std::string>* out) {
+  UniqueFd fd(::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return false;
+  std::string text(cap + 1, '\0');
+  std::size_t have = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), text.data() + have, text.size() - have);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (n == 0) break;
+    have += static_cast<std::size_t>(n);
+    if (have > cap) return false;
+  }
+  text.resize(have);
+  const std::string_view all(text);
+  for (std::size_t at = 0, next; at < all.size(); at = next) {
+    const std::size_t nl = all.find('\n', at);
+    next = nl == std::string_view::npos ? all.size() : nl + 1;
+    const std::string_view line =
+        all.substr(at, next - at - (nl != std::string_view::npos));
+    // id parent major:minor root mount-point ...
+    std::size_t start = 0;
+    for (int field = 0; field < 4 && start != std::string_view::npos; ++field) {
+      start = line.find(' ', start);
+      if (start != std::string_view::npos) ++start;
+    }
+    if (start == std::string_view::npos) continue;
+    const std::size_t end = line.find(' ', start);
+    const std::string point = UnescapeMountField(line.substr(
+        start,
+        end == std::string_view::npos ? std::string_view::npos : end - start));
+    const std::size_t slash = point.rfind('/');
+    if (slash == std::string::npos || slash + 1 == point.size()) continue;
+    const std::string_view in = slash == 0
+                                    ? std::string_view("/")
+                                    : std::string_view(point).substr(0, slash);
+    if (in == dir) out->insert(point.substr(slash + 1));
+  }
+  return true;
+}
+
+struct Dirent64 {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+
+}  // namespace
+
+void CanonicalDirectoryChecker::List(std::size_t siblings) {
+  listed_ = false;
+  names_.clear();
+  dirs_.clear();
+  if (siblings < kListSiblings) return;
+  struct statfs fs;
+  if (::fstatfs(parent_fd_.get(), &fs) != 0 ||
+      !DirectoriesShareTheDevice(static_cast<unsigned long>(fs.f_type))) {
+    return;
+  }
+  struct statx sx;
+  if (::statx(parent_fd_.get(), "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+              STATX_TYPE | STATX_NLINK, &sx) != 0 ||
+      (sx.stx_mask & STATX_NLINK) == 0) {
+    return;
+  }
+  // More entries than this and a statx per sibling is cheaper (a statx
+  // costs about what reading ten entries does). ext4 counts a directory
+  // of more than 65,000 subdirectories as 1 link, hence the count below.
+  const std::size_t most = kListFactor * siblings;
+  if (sx.stx_nlink > 2 + most) return;
+  absl::flat_hash_set<std::string> mounted;
+  if (!MountedNamesIn(parent_, 256 << 10, &mounted)) return;
+  UniqueFd dir(
+      ::openat(parent_fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) return;
+  std::vector<std::pair<uint32_t, uint32_t>> spans;
+  std::vector<char> buf(64 << 10);
+  std::size_t entries = 0;
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dir.get(), buf.data(), buf.size());
+    if (n < 0) {
+      names_.clear();
+      return;
+    }
+    if (n == 0) break;
+    for (long off = 0; off < n;) {
+      const auto* d = reinterpret_cast<const Dirent64*>(buf.data() + off);
+      off += d->d_reclen;
+      if (++entries > most + 2) {
+        names_.clear();
+        return;
+      }
+      if (d->d_type != DT_DIR) continue;
+      const std::string_view name(d->d_name);
+      if (name == "." || name == ".." || name == ".zfs" ||
+          mounted.contains(absl::string_view(name.data(), name.size()))) {
+        continue;
+      }
+      spans.emplace_back(static_cast<uint32_t>(names_.size()),
+                         static_cast<uint32_t>(name.size()));
+      names_.append(name);
+    }
+  }
+  dirs_.reserve(spans.size());
+  const std::string_view all(names_);
+  for (const auto& [at, len] : spans) dirs_.insert(all.substr(at, len));
+  parent_dev_ = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+  listed_ = true;
 }
 
 }  // namespace libshare

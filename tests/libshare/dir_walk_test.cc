@@ -1,7 +1,11 @@
 #include "libshare/dir_walk.h"
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -215,6 +219,136 @@ TEST_F(DirWalkTest, CheckerSeesASiblingSwappedForALink) {
                         dir_ + "/share/a\""));
   ASSERT_EQ(unlink(c.c_str()), 0);
   EXPECT_EQ(checker.Check(c).status().code(), absl::StatusCode::kNotFound);
+}
+
+// A run of siblings (a batch of home directories) is answered from one
+// listing of their parent, with the answers of a statx each: directories
+// on the parent's device, not mount roots; a link, a file and a missing
+// name still get the statx's answer and error.
+class ListedParentTest : public DirWalkTest {
+ protected:
+  void SetUp() override {
+    DirWalkTest::SetUp();
+    parent_ = dir_ + "/home";
+    ASSERT_EQ(mkdir(parent_.c_str(), 0755), 0);
+    for (int i = 0; i < kDirs; ++i) {
+      ASSERT_EQ(mkdir(Name(i).c_str(), 0755), 0);
+    }
+    struct statfs fs;
+    ASSERT_EQ(statfs(parent_.c_str(), &fs), 0);
+    // ext4, xfs, tmpfs, zfs: the file systems the checker lists.
+    const unsigned long t = static_cast<unsigned long>(fs.f_type);
+    listable_ = t == 0xEF53 || t == 0x58465342 || t == 0x01021994 ||
+                t == 0x2FC12FC1;
+  }
+  std::string Name(int i) const {
+    char b[16];
+    snprintf(b, sizeof b, "/u%04d", i);
+    return parent_ + b;
+  }
+  // Checks `paths` as one run and compares each answer with
+  // CanonicalDirectoryPlace's; returns how many were listed.
+  std::size_t CheckRun(const std::vector<std::string>& paths,
+                       uint64_t* listed_dev = nullptr) {
+    CanonicalDirectoryChecker checker;
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+      const std::string& p = paths[k];
+      const std::size_t before = checker.listed_answers();
+      absl::StatusOr<DirectoryPlace> got = checker.Check(p, paths.size() - k);
+      absl::StatusOr<DirectoryPlace> want = CanonicalDirectoryPlace(p);
+      EXPECT_EQ(got.status(), want.status()) << p;
+      if (got.ok() && want.ok()) {
+        EXPECT_EQ(got->dev, want->dev) << p;
+        EXPECT_EQ(got->mount_root, want->mount_root) << p;
+        if (checker.listed_answers() > before && listed_dev != nullptr) {
+          *listed_dev = got->dev;
+        }
+      }
+    }
+    return checker.listed_answers();
+  }
+
+  static constexpr int kDirs = 300;
+  std::string parent_;
+  bool listable_ = false;
+};
+
+TEST_F(ListedParentTest, RunOfSiblingsAnsweredFromOneListingAsByStatx) {
+  {
+    std::ofstream f(parent_ + "/file");
+    f << "x";
+  }
+  ASSERT_EQ(symlink("u0001", (parent_ + "/link").c_str()), 0);
+  std::vector<std::string> paths;
+  for (int i = 0; i < kDirs; ++i) paths.push_back(Name(i));
+  paths.insert(paths.begin() + 7, parent_ + "/link");
+  paths.insert(paths.begin() + 9, parent_ + "/file");
+  paths.insert(paths.begin() + 11, parent_ + "/missing");
+  const std::size_t listed = CheckRun(paths);
+  if (!listable_) GTEST_SKIP() << "not a file system the checker lists";
+  EXPECT_EQ(listed, static_cast<std::size_t>(kDirs));
+  // Fewer siblings than kListSiblings: a statx each, the same answers.
+  paths.resize(CanonicalDirectoryChecker::kListSiblings - 1);
+  EXPECT_EQ(CheckRun(paths), 0u);
+}
+
+// A parent with many more entries than the run is not listed (a statx per
+// sibling costs less than reading them all).
+TEST_F(ListedParentTest, ParentMuchLargerThanTheRunIsNotListed) {
+  const int extra = static_cast<int>(CanonicalDirectoryChecker::kListFactor *
+                                     CanonicalDirectoryChecker::kListSiblings);
+  for (int i = kDirs; i < kDirs + extra; ++i) {
+    ASSERT_EQ(mkdir(Name(i).c_str(), 0755), 0);
+  }
+  std::vector<std::string> paths;
+  for (int i = 0; i < static_cast<int>(CanonicalDirectoryChecker::kListSiblings);
+       ++i) {
+    paths.push_back(Name(i));
+  }
+  EXPECT_EQ(CheckRun(paths), 0u);
+}
+
+// A file system mounted on a sibling (a ZFS dataset per home directory)
+// is answered by statx: its own device, a mount root; a name with a space
+// is matched through mountinfo's escape. In a mount namespace of its own
+// (root only), so nothing is left mounted.
+TEST_F(ListedParentTest, MountedSiblingIsCheckedNotListed) {
+  if (!listable_) GTEST_SKIP() << "not a file system the checker lists";
+  if (geteuid() != 0) GTEST_SKIP() << "mounting needs root";
+  const std::string spaced = parent_ + "/with space";
+  ASSERT_EQ(mkdir(spaced.c_str(), 0755), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (unshare(CLONE_NEWNS) != 0 ||
+        mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+      _exit(77);
+    }
+    if (mount("tmpfs", Name(5).c_str(), "tmpfs", 0, "size=1m") != 0 ||
+        mount("tmpfs", spaced.c_str(), "tmpfs", 0, "size=1m") != 0) {
+      _exit(78);
+    }
+    std::vector<std::string> paths;
+    for (int i = 0; i < kDirs; ++i) paths.push_back(Name(i));
+    paths.push_back(spaced);
+    uint64_t listed_dev = 0;
+    const std::size_t listed = CheckRun(paths, &listed_dev);
+    absl::StatusOr<DirectoryPlace> five = CanonicalDirectoryPlace(Name(5));
+    absl::StatusOr<DirectoryPlace> sp = CanonicalDirectoryPlace(spaced);
+    int bad = 0;
+    bad |= (listed != static_cast<std::size_t>(kDirs - 1)) << 0;
+    bad |= !(five.ok() && five->mount_root && five->dev != listed_dev) << 1;
+    bad |= !(sp.ok() && sp->mount_root && sp->dev != listed_dev) << 2;
+    bad |= ::testing::Test::HasFailure() << 3;
+    _exit(bad);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no mount namespace";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "bits: 1 listed count, 2 the mounted sibling, 4 the spaced one, "
+         "8 an answer unlike CanonicalDirectoryPlace's";
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
@@ -130,13 +131,40 @@ struct DirectoryPlace {
 // the path was when checked (the daemon opens each path again, without
 // following links, where it serves or exports it). Not thread-safe: one
 // per thread.
+//
+// `siblings` says how many paths in a row, this one first, share its
+// parent. From kListSiblings on, and when the parent holds at most
+// kListFactor times that many entries, the parent is listed once
+// (getdents64) instead of one statx per sibling: on a file system whose
+// directories all carry the file system's own device (ext4, xfs, tmpfs,
+// zfs), a name listed as a directory and not a mount point (read from
+// /proc/self/mountinfo when the parent is listed) is a directory on the
+// parent's device. Anything else (a link, another type, a name not
+// listed, a mount point, another file system, a long mountinfo) is
+// checked by statx as before. A listing is the parent as it was when
+// listed, as the statx of a sibling checked ahead of its turn is.
 class CanonicalDirectoryChecker {
  public:
-  [[nodiscard]] absl::StatusOr<DirectoryPlace> Check(const std::string& path);
+  static constexpr std::size_t kListSiblings = 256;
+  static constexpr std::size_t kListFactor = 8;
+
+  [[nodiscard]] absl::StatusOr<DirectoryPlace> Check(const std::string& path,
+                                                     std::size_t siblings = 1);
+  // Paths answered from a listing so far (tests, diagnostics).
+  std::size_t listed_answers() const { return listed_answers_; }
 
  private:
+  void List(std::size_t siblings);
+
   std::string parent_;  // the path of parent_fd_; "" when none is open
   UniqueFd parent_fd_;
+  // The parent's listing: its subdirectories that are not mount points,
+  // as views into names_. Empty when not listed.
+  bool listed_ = false;
+  uint64_t parent_dev_ = 0;
+  std::string names_;
+  absl::flat_hash_set<std::string_view> dirs_;
+  std::size_t listed_answers_ = 0;
 };
 
 }  // namespace libshare

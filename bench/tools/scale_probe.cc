@@ -8,9 +8,11 @@
 //       ROWS rows (default 1; the store writes 32), then COMMIT: what any
 //       store of N shares must pay at least.
 //   scale_probe stat-floor PATHS_FILE ROUNDS
-//       Per path of the file: one statx (the least "the path exists and is a
-//       directory" can cost) and the daemon's check (openat2 refusing
-//       symlinks, statx of the descriptor, close), alternated ROUNDS times.
+//       Per path of the file: one statx, and the daemon's check (openat2
+//       refusing symlinks, statx of the descriptor, close); then one
+//       listing (getdents64) of each run of paths' parent: the least "the
+//       paths exist and are directories" can cost is the cheaper of the
+//       statx and the listing. Alternated ROUNDS times.
 //   scale_probe spawn ROUNDS CMD_A... -- CMD_B...
 //       Process start to exit of CMD_A and CMD_B (posix_spawn, waitpid),
 //       alternated ROUNDS times, output to /dev/null.
@@ -39,6 +41,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -168,7 +171,8 @@ int StatFloor(const std::string& file, int rounds) {
     if (!l.empty()) paths.push_back(l);
   }
   if (paths.empty()) return Fail(file + ": no paths");
-  std::vector<double> statx_ms, check_ms;
+  std::vector<double> statx_ms, check_ms, list_ms;
+  std::size_t list_entries = 0;
   for (int r = 0; r < rounds; ++r) {
     double t0 = NowUs();
     for (const std::string& p : paths) {
@@ -194,16 +198,46 @@ int StatFloor(const std::string& file, int rounds) {
       ::close(static_cast<int>(fd));
     }
     double t2 = NowUs();
+    // The other way to know the paths are directories: one listing of each
+    // parent (the daemon's checker lists a parent of many siblings).
+    std::size_t entries = 0;
+    std::string last;
+    std::vector<char> buf(64 << 10);
+    for (const std::string& p : paths) {
+      const std::string parent = p.substr(0, std::max<std::size_t>(
+                                                 p.rfind('/'), 1));
+      if (parent == last) continue;
+      last = parent;
+      const int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0) return Fail(parent + ": cannot open");
+      for (;;) {
+        const long n = ::syscall(SYS_getdents64, fd, buf.data(), buf.size());
+        if (n < 0) return Fail(parent + ": getdents64 failed");
+        if (n == 0) break;
+        for (long off = 0; off < n;) {
+          unsigned short len;
+          std::memcpy(&len, buf.data() + off + 16, sizeof len);
+          off += len;
+          ++entries;
+        }
+      }
+      ::close(fd);
+    }
+    double t3 = NowUs();
     statx_ms.push_back((t1 - t0) / 1000);
     check_ms.push_back((t2 - t1) / 1000);
+    list_ms.push_back((t3 - t2) / 1000);
+    list_entries = entries;
   }
-  Summary a = Summarize(statx_ms), b = Summarize(check_ms);
+  Summary a = Summarize(statx_ms), b = Summarize(check_ms),
+          c = Summarize(list_ms);
   std::printf(
       "{\"paths\": %zu, \"rounds\": %d, \"statx_ms\": %.2f, "
       "\"statx_us_per_path\": %.3f, \"check_ms\": %.2f, "
-      "\"check_us_per_path\": %.3f}\n",
+      "\"check_us_per_path\": %.3f, \"list_ms\": %.2f, "
+      "\"list_entries\": %zu}\n",
       paths.size(), rounds, a.p50, a.p50 * 1000 / paths.size(), b.p50,
-      b.p50 * 1000 / paths.size());
+      b.p50 * 1000 / paths.size(), c.p50, list_entries);
   return 0;
 }
 

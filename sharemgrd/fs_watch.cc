@@ -34,24 +34,6 @@ constexpr std::size_t kTrimShares = 50000;
 // Log lines about shares not served at one probe, beyond which a count.
 constexpr int kMaxLoggedPerProbe = 20;
 
-// mountinfo escapes space, tab, newline and backslash as \ooo.
-std::string Unescape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' &&
-        s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
-        s[i + 3] >= '0' && s[i + 3] <= '7') {
-      out.push_back(static_cast<char>((s[i + 1] - '0') * 64 +
-                                      (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
-      i += 3;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
 std::string Describe(const FsPlace& p) {
   return absl::StrCat(p.source, " (", p.fstype, ")");
 }
@@ -116,9 +98,9 @@ MountInfo MountInfo::Parse(std::string_view text) {
     }
     if (dash == 0 || dash + 2 >= n || f[4].empty() || f[4][0] != '/') continue;
     FsPlace p;
-    p.mount_point = Unescape(f[4]);
-    p.fstype = Unescape(f[dash + 1]);
-    p.source = Unescape(f[dash + 2]);
+    p.mount_point = libshare::UnescapeMountinfo(f[4]);
+    p.fstype = libshare::UnescapeMountinfo(f[dash + 1]);
+    p.source = libshare::UnescapeMountinfo(f[dash + 2]);
     std::string key = p.mount_point;
     t.by_point_.insert_or_assign(std::move(key), std::move(p));  // on top
   }

@@ -389,24 +389,6 @@ bool DirectoriesShareTheDevice(unsigned long f_type) {
   }
 }
 
-// mountinfo's escapes (\040 for a space and the like) undone.
-std::string UnescapeMountField(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' &&
-        s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
-        s[i + 3] >= '0' && s[i + 3] <= '7') {
-      out.push_back(static_cast<char>((s[i + 1] - '0') * 64 +
-                                      (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
-      i += 3;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
 // The names directly in `dir` that something is mounted on, from
 // /proc/self/mountinfo. False if it cannot be read whole within `cap`
 // bytes (a server with thousands of mounts: the caller then checks each
@@ -442,7 +424,7 @@ bool MountedNamesIn(std::string_view dir, std::size_t cap,
     }
     if (start == std::string_view::npos) continue;
     const std::size_t end = line.find(' ', start);
-    const std::string point = UnescapeMountField(line.substr(
+    const std::string point = UnescapeMountinfo(line.substr(
         start,
         end == std::string_view::npos ? std::string_view::npos : end - start));
     const std::size_t slash = point.rfind('/');
@@ -464,6 +446,23 @@ struct Dirent64 {
 };
 
 }  // namespace
+
+std::string UnescapeMountinfo(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' &&
+        s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
+        s[i + 3] >= '0' && s[i + 3] <= '7') {
+      out.push_back(static_cast<char>((s[i + 1] - '0') * 64 +
+                                      (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
+      i += 3;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
 
 void CanonicalDirectoryChecker::List(std::size_t siblings) {
   listed_ = false;

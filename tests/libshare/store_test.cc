@@ -38,6 +38,16 @@ class StoreTest : public ::testing::Test {
     sqlite3_close(db);
   }
 
+  // A store as an older version left it: its folder, the groups table
+  // (unchanged since schema 1), then `rest`.
+  void RawOldStore(const std::string& rest) {
+    ASSERT_EQ(system(("mkdir -p " + dir_.path() + "/a/b").c_str()), 0);
+    RawExec(R"sql(
+CREATE TABLE groups(name TEXT PRIMARY KEY, enabled INTEGER NOT NULL DEFAULT 1,
+  options TEXT NOT NULL DEFAULT '');
+)sql" + rest);
+  }
+
   std::string RawText(const std::string& sql) {
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
@@ -123,10 +133,7 @@ TEST_F(StoreTest, NewerSchemaIsRefused) {
 
 TEST_F(StoreTest, SchemaOneSharesWithOwnOptionsMigrateAsReplacingTheGroup) {
   // A store as schema version 1 left it.
-  ASSERT_EQ(system(("mkdir -p " + dir_.path() + "/a/b").c_str()), 0);
-  RawExec(R"sql(
-CREATE TABLE groups(name TEXT PRIMARY KEY, enabled INTEGER NOT NULL DEFAULT 1,
-  options TEXT NOT NULL DEFAULT '');
+  RawOldStore(R"sql(
 CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
   "group" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT '',
   description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT '',
@@ -392,10 +399,7 @@ TEST_F(StoreTest, UpdatesChangeTheRightRows) {
 TEST_F(StoreTest, SchemaFourMigratesToOneTreeWithEveryColumnKept) {
   // A store as schema version 4 left it: the path's UNIQUE index and the
   // index by group, which version 5 drops.
-  ASSERT_EQ(system(("mkdir -p " + dir_.path() + "/a/b").c_str()), 0);
-  RawExec(R"sql(
-CREATE TABLE groups(name TEXT PRIMARY KEY, enabled INTEGER NOT NULL DEFAULT 1,
-  options TEXT NOT NULL DEFAULT '');
+  RawOldStore(R"sql(
 CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
   "group" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT '',
   description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT '',

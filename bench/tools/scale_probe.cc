@@ -23,8 +23,12 @@
 //       Per 4 KiB page of a fresh anonymous mapping of MIB MiB: the first
 //       write taking one page fault each, against one madvise
 //       (MADV_POPULATE_WRITE, what libshare::HeapReserve does) making the
-//       whole mapping resident and then the same writes; alternated ROUNDS
-//       times. The cost a batch's heap pays per page touched.
+//       whole mapping resident and then the same writes, and against the
+//       mapping's whole huge pages made huge pages first (MADV_COLLAPSE
+//       after one page of each is written, as HeapReserve does where the
+//       kernel can; "huge_per_page_us" is null where it cannot);
+//       alternated ROUNDS times. The cost a batch's heap pays per page
+//       touched.
 //
 // Times are medians (and p90, max) in microseconds unless named _ms.
 #include <fcntl.h>
@@ -39,6 +43,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -319,39 +324,60 @@ int ClientAdd(const std::string& socket, const std::string& path,
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
 
 int FaultCost(long mib, int rounds) {
   if (mib < 1 || rounds < 1) return 2;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
   const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t huge = std::size_t{2} << 20;
   const double pages = static_cast<double>(bytes / page);
-  std::vector<double> fault_ns, populate_ns;
-  for (int r = 0; r < 2 * rounds; ++r) {
-    const bool populate = r % 2 == 1;
-    void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+  enum Way { kFault, kPopulate, kHuge };
+  std::vector<double> ns_per_page[3];
+  bool huge_ok = true;
+  for (int r = 0; r < 3 * rounds; ++r) {
+    const Way way = static_cast<Way>(r % 3);
+    if (way == kHuge && !huge_ok) continue;
+    // The huge way's range starts on a huge page: mapped with one spare.
+    void* m = ::mmap(nullptr, bytes + huge, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
       std::perror("scale_probe: mmap");
       return 1;
     }
-    auto* p = static_cast<volatile char*>(m);
+    auto* p = reinterpret_cast<volatile char*>(
+        (reinterpret_cast<std::uintptr_t>(m) + huge - 1) & ~(huge - 1));
+    auto* start = const_cast<char*>(p);
     const auto t0 = std::chrono::steady_clock::now();
-    if (populate && ::madvise(m, bytes, MADV_POPULATE_WRITE) != 0) {
+    if (way == kPopulate && ::madvise(start, bytes, MADV_POPULATE_WRITE) != 0) {
       std::perror("scale_probe: madvise(MADV_POPULATE_WRITE)");
       return 1;
+    }
+    if (way == kHuge) {
+      for (std::size_t i = 0; i < bytes; i += huge) p[i] = 1;
+      huge_ok = ::madvise(start, bytes, MADV_COLLAPSE) == 0;
     }
     for (std::size_t i = 0; i < bytes; i += page) p[i] = 1;
     const double ns = std::chrono::duration<double, std::nano>(
                           std::chrono::steady_clock::now() - t0)
                           .count();
-    (populate ? populate_ns : fault_ns).push_back(ns / pages);
-    ::munmap(m, bytes);
+    if (way != kHuge || huge_ok) ns_per_page[way].push_back(ns / pages);
+    ::munmap(m, bytes + huge);
   }
-  Summary f = Summarize(fault_ns), q = Summarize(populate_ns);
+  Summary f = Summarize(ns_per_page[kFault]);
+  Summary q = Summarize(ns_per_page[kPopulate]);
+  char huge_us[32] = "null";
+  if (!ns_per_page[kHuge].empty()) {
+    std::snprintf(huge_us, sizeof huge_us, "%.3f",
+                  Summarize(ns_per_page[kHuge]).p50 / 1000);
+  }
   std::printf(
       "{\"mib\": %ld, \"rounds\": %d, \"fault_per_page_us\": %.2f, "
-      "\"populated_per_page_us\": %.2f, \"ratio\": %.1f}\n",
-      mib, rounds, f.p50 / 1000, q.p50 / 1000, f.p50 / q.p50);
+      "\"populated_per_page_us\": %.2f, \"ratio\": %.1f, "
+      "\"huge_per_page_us\": %s}\n",
+      mib, rounds, f.p50 / 1000, q.p50 / 1000, f.p50 / q.p50, huge_us);
   return 0;
 }
 

@@ -4,8 +4,10 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -81,6 +83,75 @@ TEST(PopulateForWrite, MakesPagesResidentAndKeepsTheirContents) {
   ::munmap(m, kBytes);
 }
 
+// The size of a transparent huge page, or 0 without them.
+std::size_t HugePageSize() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  std::size_t v = 0;
+  return f >> v ? v : 0;
+}
+
+// Whether the kernel makes huge pages on request here (MADV_COLLAPSE,
+// Linux 6.1, and THP not off), tried on a mapping of its own.
+bool KernelCollapses(std::size_t huge) {
+  if (huge == 0) return false;
+  void* m = ::mmap(nullptr, 2 * huge, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return false;
+  const auto a = (reinterpret_cast<std::uintptr_t>(m) + huge - 1) & ~(huge - 1);
+  *reinterpret_cast<char*>(a) = 1;  // only a range with a page collapses
+  const bool ok =
+      ::madvise(reinterpret_cast<void*>(a), huge, 25 /* MADV_COLLAPSE */) == 0;
+  ::munmap(m, 2 * huge);
+  return ok;
+}
+
+// The kB of anonymous huge pages in [p, p + bytes), from /proc/self/smaps.
+long AnonHugeKbIn(const void* p, std::size_t bytes) {
+  const auto lo = reinterpret_cast<std::uintptr_t>(p);
+  const auto hi = lo + bytes;
+  std::ifstream f("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  long kb = 0;
+  while (std::getline(f, line)) {
+    unsigned long long b = 0;
+    unsigned long long e = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx ", &b, &e) == 2) {
+      inside = b < hi && e > lo;
+      continue;
+    }
+    long v = 0;
+    if (inside && std::sscanf(line.c_str(), "AnonHugePages: %ld kB", &v) == 1) {
+      kb += v;
+    }
+  }
+  return kb;
+}
+
+// Where the kernel can, the whole huge pages of a big range become huge
+// pages (one mapping for 512 pages: bench/README.md, "Huge pages"), and
+// what was written before is still there.
+TEST(PopulateForWrite, MakesHugePagesOfWholeOnesAndKeepsContents) {
+  const std::size_t huge = HugePageSize();
+  if (!KernelCollapses(huge)) GTEST_SKIP() << "no huge pages on request here";
+  const std::size_t bytes = 3 * huge;
+  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  auto* p = static_cast<unsigned char*>(m);
+  for (std::size_t i = 0; i < bytes; i += 3 * kPage + 17) p[i] = 0x5a;
+
+  ASSERT_TRUE(PopulateForWrite(p, bytes));
+  // 3 huge pages' worth from an unaligned start hold 2 whole ones.
+  EXPECT_GE(AnonHugeKbIn(p, bytes), static_cast<long>(huge / 1024))
+      << "no huge page made";
+  for (std::size_t i = 0; i < bytes; ++i) {
+    const unsigned char want = i % (3 * kPage + 17) == 0 ? 0x5a : 0;
+    ASSERT_EQ(p[i], want) << "byte " << i << " changed";
+  }
+  ::munmap(m, bytes);
+}
+
 TEST(PopulateForWrite, AnEmptyRangeIsNoError) {
   char c = 0;
   EXPECT_TRUE(PopulateForWrite(&c, 0));
@@ -118,6 +189,28 @@ TEST(HeapReserve, AllocationsAfterItTakeFewFaults) {
   t.join();
   EXPECT_GE(populated, 2 * kBurst - (std::size_t{128} << 10));
   EXPECT_LT(taken, 64) << "of about " << kBurst / kPage << " pages";
+}
+
+// A reserve big enough to hold whole huge pages is backed by some, where
+// the kernel makes them on request: the burst after it then writes to
+// pages the hypervisor maps 512 at a time.
+TEST(HeapReserve, BigReservesAreHugePages) {
+  if (kSanitized) GTEST_SKIP() << "AddressSanitizer's malloc: no reserve";
+  const std::size_t huge = HugePageSize();
+  if (!KernelCollapses(huge)) GTEST_SKIP() << "no huge pages on request here";
+  long kb = -1;
+  std::thread t([&] {
+    HeapReserve reserve(4 * huge);
+    ASSERT_GT(reserve.populated(), 0u);
+    // The reserve's free block is what these are carved from.
+    std::vector<std::unique_ptr<std::string>> strings;
+    for (int i = 0; i < 64; ++i) {
+      strings.push_back(std::make_unique<std::string>(1000, 'h'));
+    }
+    kb = AnonHugeKbIn(strings[32]->data(), 1);
+  });
+  t.join();
+  EXPECT_GT(kb, 0) << "the reserve's memory is not on a huge page";
 }
 
 // The reserve is an optimization only: memory is usable and freed as

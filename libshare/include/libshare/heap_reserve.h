@@ -6,10 +6,17 @@
 // project's VMs the first touch of a page costs 9-12 us, while the kernel
 // populates a range at about half that per page, or less, when asked in
 // one call (bench/README.md, "Page faults"; `scale_probe fault-cost`).
+// Even populated, a page's first write costs about 5 us more there (the
+// hypervisor maps each page the guest maps), and a transparent huge page
+// is one such mapping for 512 pages: where the kernel makes them on
+// request (MADV_COLLAPSE, Linux 6.1), the whole huge pages of a range are
+// made huge pages and only the rest is populated page by page
+// (bench/README.md, "Huge pages").
 //
 // A HeapReserve asks the calling thread's malloc arena for about `bytes`
-// in chunks, has the kernel populate them (madvise MADV_POPULATE_WRITE,
-// Linux 5.14), and frees every chunk but the last. The freed chunks become
+// in chunks, has the kernel make them resident as above (madvise
+// MADV_COLLAPSE, and MADV_POPULATE_WRITE, Linux 5.14), and frees every
+// chunk but the last. The freed chunks become
 // one free block that is not at the arena's top (the last chunk stands
 // between), so free() does not give it back to the kernel, and the
 // allocations that follow on this thread are carved from resident pages.
@@ -35,10 +42,11 @@
 
 namespace libshare {
 
-// Makes the whole pages of [p, p + bytes) resident and writable in one
-// call (MADV_POPULATE_WRITE), for a buffer just allocated that is about to
-// be filled. The contents are unchanged. False where the kernel cannot
-// (older than 5.14, or out of memory): the pages then fault in as usual.
+// Makes the whole pages of [p, p + bytes) resident and writable, its whole
+// huge pages as huge pages where the kernel can (see above), for a buffer
+// just allocated that is about to be filled. The contents are unchanged.
+// False where the kernel cannot (older than 5.14, or out of memory): the
+// pages then fault in as usual.
 bool PopulateForWrite(void* p, std::size_t bytes);
 
 class HeapReserve {

@@ -1305,7 +1305,8 @@ std::size_t CatalogImpl::Validate(
           break;
         }
         if (managed_elsewhere(op.group)) break;
-        if (!op.path.empty() && !share_of_op()) break;
+        std::optional<Overlay::ShareState> st;
+        if (!op.path.empty() && !(st = share_of_op())) break;
         std::shared_ptr<const ShareOptions> compiled;
         if (op.path.empty() || !op.options.empty()) {
           absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
@@ -1317,6 +1318,13 @@ std::size_t CatalogImpl::Validate(
           }
           compiled = *std::move(c);
         }
+        // The same text again changes nothing (a configuration tool that
+        // applies its settings on every run): no new generation, no row
+        // written, and no change reported for the group's shares, which
+        // would have their kernel entries rewritten.
+        step.noop = st ? st->own == op.options && !st->replaces
+                       : ov.FindGroup(op.group)->options == op.options;
+        if (step.noop) break;
         step.text = op.options;
         step.compiled = compiled;
         SetOwnOptions(ov, op.group, op.path, op.options, std::move(compiled));

@@ -533,6 +533,41 @@ TEST_F(CatalogTest, GroupOptionsChangeReachesSharesWithOwnOptions) {
   EXPECT_TRUE(catalog_->FindNearest(b)->options->nosuid);
 }
 
+TEST_F(CatalogTest, SettingTheSameOptionsAgainChangesNothing) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  MustApply(
+      {CreateGroup("g", "nosuid"), AddShare(a, "g"), AddShare(b, "g", "ro")});
+  const uint64_t gen = catalog_->generation();
+  Operation group_again;
+  group_again.type = Type::kSetOptions;
+  group_again.group = "g";
+  group_again.options = "nosuid";
+  Operation share_again = group_again;
+  share_again.path = b;
+  share_again.options = "ro";
+  BatchResult r = Apply({group_again, share_again});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.applied, 2u);
+  EXPECT_EQ(r.generation, gen);
+  EXPECT_EQ(catalog_->generation(), gen);
+  EXPECT_TRUE(r.changes.empty());
+  // Another text is a change, reported for the shares that inherit it.
+  Operation other = group_again;
+  other.options = "nosuid,root=adminhost";
+  r = Apply({other});
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(catalog_->generation(), gen);
+  EXPECT_EQ(r.changes.size(), 2u);
+  Reopen();
+  absl::StatusOr<std::vector<ShareInfo>> shares = catalog_->ListShares({});
+  ASSERT_TRUE(shares.ok());
+  ASSERT_EQ(shares->size(), 2u);
+  for (const ShareInfo& info : *shares) {
+    EXPECT_THAT(info.effective_options, HasSubstr("root=adminhost"));
+  }
+}
+
 TEST_F(CatalogTest, GroupChangeOfPropertyShareOverridesKeepsShareValue) {
   std::string b = dir_.Mkdir("b");
   MustApply({CreateGroup("g", "rw=a"), AddShare(b, "g", "rw=b")});

@@ -12,6 +12,9 @@
 namespace sharectl {
 namespace {
 
+constexpr std::string_view kReadWriteToAll = "read-write to every client";
+constexpr std::string_view kRootToAll = "root for every client";
+
 std::string Key(const libshare::OptionProperty& p) {
   return absl::StrCat(p.scope, "/", p.name);
 }
@@ -74,9 +77,13 @@ std::vector<std::string> OpenConcerns(std::string_view options) {
   absl::StatusOr<libshare::ShareOptions> o = libshare::ParseOptions(options);
   if (!o.ok()) return out;
   if (libshare::OpensReadWriteToAll(*o)) {
-    out.push_back("read-write to every client");
+    out.push_back(std::string(kReadWriteToAll));
   }
-  if (libshare::GivesRootToAll(*o)) out.push_back("root for every client");
+  if (libshare::GivesRootToAll(*o)) out.push_back(std::string(kRootToAll));
+  for (const libshare::HostBitsEntry& h : libshare::NetworksWithHostBits(*o)) {
+    out.push_back(absl::StrCat(
+        h.written, " has host bits set: it matches all of ", h.network));
+  }
   return out;
 }
 
@@ -146,11 +153,8 @@ std::string GroupOpenNote(const libshare::GroupInfo& group,
                .first;
     }
     for (const std::string& c : it->second) {
-      if (c[0] == 'r' && c[1] == 'e') {
-        ++rw;
-      } else {
-        ++root;
-      }
+      rw += c == kReadWriteToAll;
+      root += c == kRootToAll;
     }
   }
   // Shares without own options are as the group is: counted in its note.

@@ -37,8 +37,9 @@ EffectiveView ExplainEffective(const libshare::ShareInfo& share,
 std::string FormatOrigins(const EffectiveView& view);
 
 // "read-write to every client" and/or "root for every client" for an
-// option text that opens so; empty otherwise (and for a text that does
-// not parse).
+// option text that opens so, and "@10.0.0.1/8 has host bits set: it
+// matches all of @10.0.0.0/8" for each such network entry; empty
+// otherwise (and for a text that does not parse).
 std::vector<std::string> OpenConcerns(std::string_view options);
 
 // After a group's options changed from `old_options` to `new_options`:

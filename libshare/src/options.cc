@@ -1182,6 +1182,36 @@ bool OpensReadWriteToAll(const ShareOptions& o) {
   return false;
 }
 
+std::vector<HostBitsEntry> NetworksWithHostBits(const ShareOptions& o) {
+  std::vector<HostBitsEntry> out;
+  for (const SecScope& s : o.scopes) {
+    for (const std::optional<AccessList>* l :
+         {&s.rw, &s.ro, &s.root, &s.none}) {
+      if (!l->has_value()) continue;
+      for (const AccessEntry& e : (*l)->entries) {
+        if (e.kind != AccessEntry::Kind::kNetwork || e.prefix_len < 0) continue;
+        const int bits = e.address.is_v4() ? 96 + e.prefix_len : e.prefix_len;
+        AccessEntry network = e;
+        network.deny = false;
+        for (int i = 0; i < 16; ++i) {
+          const int keep = std::clamp(bits - 8 * i, 0, 8);
+          network.address.bytes[i] &= static_cast<uint8_t>(0xff00 >> keep);
+        }
+        if (network.address == e.address) continue;
+        AccessEntry written = e;
+        written.deny = false;
+        HostBitsEntry h{written.Canonical(), network.Canonical()};
+        if (std::none_of(out.begin(), out.end(), [&h](const HostBitsEntry& x) {
+              return x.written == h.written;
+            })) {
+          out.push_back(std::move(h));
+        }
+      }
+    }
+  }
+  return out;
+}
+
 bool GivesRootToAll(const ShareOptions& o) {
   for (const SecScope& s : o.scopes) {
     if (FirstEntryIsEveryone(s.none)) continue;

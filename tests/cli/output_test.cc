@@ -72,6 +72,22 @@ libshare::ShareInfo WithOptions(std::string path, std::string options) {
   return s;
 }
 
+TEST(OpenNotesTest, HostBitsAreNamedAndNotCountedAsOpenToAll) {
+  libshare::GroupInfo g;
+  g.name = "g";
+  g.options = "rw=@10.0.0.1/8";
+  libshare::ShareInfo s = WithOptions("/srv/a", "ro,root=@192.168.1.9/24");
+  std::string out = FormatShow({g}, {s}, /*verbose=*/true);
+  EXPECT_THAT(out, HasSubstr("g nfs=(rw=@10.0.0.1/8) !! @10.0.0.1/8 has host "
+                             "bits set: it matches all of @10.0.0.0/8\n"));
+  EXPECT_THAT(out, HasSubstr("/srv/a: !! @192.168.1.9/24 has host bits set: "
+                             "it matches all of @192.168.1.0/24\n"));
+  // The list's note counts shares open to every client, which these are not.
+  std::string list = FormatList({g}, {s});
+  EXPECT_THAT(list, HasSubstr("!! @10.0.0.1/8 has host bits set"));
+  EXPECT_THAT(list, Not(HasSubstr("every client")));
+}
+
 TEST(KernelNotesTest, ShowVerboseNamesOptionsTheKernelCannotApply) {
   libshare::GroupInfo g;
   g.name = "g";

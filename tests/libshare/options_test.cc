@@ -1001,5 +1001,21 @@ TEST(OpensToAllTest, FlagsWorldWritableAndRootForAll) {
   EXPECT_FALSE(GivesRootToAll(Parse("root=adminhost")));
 }
 
+TEST(HostBitsTest, NetworksWrittenWithHostBitsAreNamedWithWhatTheyMatch) {
+  std::vector<HostBitsEntry> h = NetworksWithHostBits(
+      Parse("rw=@10.0.0.1/8:@10.0.0.0/8:@10.1:10.0.0.1:@192.168.1.7/32,"
+            "root=-@[fe80::1]/10:@10.0.0.1/8,ro=@172.16.5.0/23"));
+  ASSERT_EQ(h.size(), 3u);
+  EXPECT_EQ(h[0].written, "@10.0.0.1/8");
+  EXPECT_EQ(h[0].network, "@10.0.0.0/8");
+  EXPECT_EQ(h[1].written, "@172.16.5.0/23");
+  EXPECT_EQ(h[1].network, "@172.16.4.0/23");
+  EXPECT_EQ(h[2].written, "@[fe80::1]/10");
+  EXPECT_EQ(h[2].network, "@[fe80::]/10");
+  EXPECT_TRUE(NetworksWithHostBits(Parse("rw=@10.0.0.0/8:@[fe80::]/10,"
+                                         "ro=@10.1.2.3/32:@0.0.0.0/0"))
+                  .empty());
+}
+
 }  // namespace
 }  // namespace libshare

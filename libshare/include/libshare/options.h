@@ -201,6 +201,17 @@ bool OpensReadWriteToAll(const ShareOptions& options);
 // "root=-a:*"), unless its none= list has one too.
 bool GivesRootToAll(const ShareOptions& options);
 
+// Each network entry of an access list written with bits set past its
+// prefix ("@10.0.0.1/8"), as written, with the network it matches
+// ("@10.0.0.0/8"), in option order, each once. Such an entry grants the
+// whole network, as exportfs(8) reads it too; the address may be a typo
+// for a host or a longer prefix, so `sharectl` warns.
+struct HostBitsEntry {
+  std::string written;  // "@10.0.0.1/8"
+  std::string network;  // "@10.0.0.0/8"
+};
+std::vector<HostBitsEntry> NetworksWithHostBits(const ShareOptions& options);
+
 // The options the Linux kernel NFS server (sharemgrd's kernel mode) cannot
 // apply, each as "OPTION: what happens instead", in option order; empty if
 // none. `sharectl check` and `show -v` print them: an option is never

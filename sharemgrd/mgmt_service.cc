@@ -625,13 +625,17 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
         out);
     return SUCCESS;
   }
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point arrived = Clock::now();
   libshare::HeapReserve reserve(ctx.record_bytes * kReservePerCallByte);
+  const Clock::time_point reserved = Clock::now();
   libshare::Batch batch;
   std::size_t bad_type = SIZE_MAX;
   int bad_type_value = 0;
   if (!DecodeBatchArgs(args, &batch, &bad_type, &bad_type_value)) {
     return GARBAGE_ARGS;
   }
+  const Clock::time_point decoded = Clock::now();
   if (bad_type != SIZE_MAX) {
     *error = true;
     EncodeFailure(
@@ -650,6 +654,11 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
     caller.uid = ctx.peer_uid;
     caller.pid = ctx.peer_pid;
   }
+  caller.arrived = arrived;
+  caller.memory_ms =
+      std::chrono::duration<double, std::milli>(reserved - arrived).count();
+  caller.decode_ms =
+      std::chrono::duration<double, std::milli>(decoded - reserved).count();
   libshare::BatchResult r = ApplyBatch(batch, caller);
   *error = !r.ok();
   const accept_stat encoded = EncodeBatchResult(r, out);
@@ -697,7 +706,7 @@ libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch,
   Writer w;
   w.batch = &batch;
   w.caller = &caller;
-  w.start = std::chrono::steady_clock::now();
+  w.start = caller.arrived.value_or(std::chrono::steady_clock::now());
   writers_mu_.Lock();
   writers_.push_back(&w);
   auto ready = [this, &w]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(writers_mu_) {
@@ -823,13 +832,19 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
                            committed == 2 ? " other call)" : " other calls)")
             : "",
         listed ? "" : ": ", listed ? "" : counts,
-        // Where a big batch's time went (validation, the commit, linking,
-        // the change list; the rest is decoding and this report).
+        // Where a big batch's time went (a call's memory made resident
+        // and its decoding, validation, the commit, linking, the change
+        // list; the rest is waiting for an earlier group and this report).
         listed ? ""
-               : absl::StrFormat(" (validation %.0f ms, commit %.0f ms, "
-                                 "linking %.0f ms, change list %.0f ms)",
-                                 r.times.validate_ms, r.times.commit_ms,
-                                 r.times.link_ms, r.times.changes_ms)));
+               : absl::StrFormat(
+                     " (%svalidation %.0f ms, commit %.0f ms, "
+                     "linking %.0f ms, change list %.0f ms)",
+                     caller.arrived
+                         ? absl::StrFormat("memory %.0f ms, decoding %.0f ms, ",
+                                           caller.memory_ms, caller.decode_ms)
+                         : std::string(),
+                     r.times.validate_ms, r.times.commit_ms, r.times.link_ms,
+                     r.times.changes_ms)));
     std::vector<std::string> described;
     if (listed) {
       for (const Operation& op : batch.ops) {

@@ -92,6 +92,12 @@ class MgmtService final : public RpcProgram {
     std::string who;  // as Caller() says it; "" = the daemon itself
     uint32_t uid = 0;
     int32_t pid = 0;
+    // A call's arrival (its record complete), and how long making its
+    // memory resident and decoding it took: the audit line's duration
+    // counts from there. Unset for the daemon's own batches.
+    std::optional<std::chrono::steady_clock::time_point> arrived;
+    double memory_ms = 0;
+    double decode_ms = 0;
   };
   // The result's change list goes to the change log (CHANGES_SINCE): the
   // result returned has none, unless the log could not keep it.

@@ -8,7 +8,12 @@
 # daemon spent on the batch (from /proc/PID/stat, 10 ms ticks), the
 # client's CPU, and the load average.
 #
-#   bench/tools/batch_alternate.sh [--pool DIR] N ROUNDS BIN_DIR...
+#   bench/tools/batch_alternate.sh [--pool DIR] [--idle S] N ROUNDS BIN_DIR...
+#
+# --idle S waits S seconds between the daemon's "serving" and the batch:
+# memory freed that long ago has been handed back to the host by then
+# (free page reporting, after about 2 s), as it has for a daemon that was
+# idle, and costs more to get again (bench/README.md, "Huge pages").
 #
 # Each BIN_DIR holds sharemgrd and sharectl. The N directories are made
 # under --pool (default /dev/shm/sharemgr-batch-pool, tmpfs: the share
@@ -17,9 +22,17 @@
 # --kernel=off.
 set -euo pipefail
 pool=/dev/shm/sharemgr-batch-pool
-if [[ ${1:-} == --pool ]]; then pool=$2; shift 2; fi
+idle=0
+while [[ ${1:-} == --* ]]; do
+  case $1 in
+    --pool) pool=$2 ;;
+    --idle) idle=$2 ;;
+    *) echo "$0: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
 if (($# < 3)); then
-  echo "usage: $0 [--pool DIR] N ROUNDS BIN_DIR..." >&2
+  echo "usage: $0 [--pool DIR] [--idle S] N ROUNDS BIN_DIR..." >&2
   exit 2
 fi
 n=$1 rounds=$2
@@ -64,6 +77,7 @@ for ((r = 1; r <= rounds; r++)); do
       sleep 0.05
     done
     grep -q serving "$d/log" || { cat "$d/log" >&2; kill "$pid"; exit 1; }
+    sleep "$idle"
     c0=$(cpu_ticks "$pid")
     t0=$(date +%s%N)
     /usr/bin/time -f "%U %S" -o "$d/client_time" \

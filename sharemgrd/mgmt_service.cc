@@ -49,11 +49,12 @@ constexpr int kSharetabGapFactor = 10;
 constexpr absl::Duration kSharetabSettle = absl::Milliseconds(50);
 constexpr std::size_t kTrimAfterOps = 1000;
 // A batch's decoded operations, the shares it makes, its overlay and its
-// change list take about 14 bytes of heap per byte of its call (15,000
-// adds: a 1.0 MiB call, 14.5 MiB of pages first touched). That much is
+// change list take about 12 bytes of heap per byte of its call (15,000
+// adds: a 0.92 MiB call; with a reserve of 12 bytes per byte the batch
+// still took 59 page faults after it, with 13 or more 7-9). That much is
 // made resident in one go before decoding (libshare/heap_reserve.h, which
-// bounds it).
-constexpr std::size_t kReservePerCallByte = 16;
+// bounds it): every page reserved and not used costs as much as one used.
+constexpr std::size_t kReservePerCallByte = 13;
 // A committed batch of at most this many operations is logged operation by
 // operation; a bigger one as counts per operation type.
 constexpr std::size_t kAuditOpsListed = 20;

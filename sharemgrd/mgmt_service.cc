@@ -757,7 +757,7 @@ void MgmtService::CommitGroup(const std::vector<Writer*>& group) {
   for (std::size_t i = 0; i < group.size(); ++i) {
     Writer& w = *group[i];
     w.result = std::move(results[i]);
-    if (w.result.ok() && w.result.applied > 0) {
+    if (w.result.ok() && w.result.changed) {
       sharetab_generation = w.result.generation;
     }
     AfterBatch(*w.batch, *w.caller, w.start, committed, w.result);
@@ -825,9 +825,17 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
     // The audit trail: who, what made it, and what it did.
     const bool listed = batch.ops.size() <= kAuditOpsListed;
     const std::string counts = CountOperations(batch);
+    // A batch whose every operation changed nothing (enabling an enabled
+    // group, setting the options it has) says so, under the generation it
+    // left as it was.
+    const std::string head = absl::StrCat(
+        r.changed ? "change generation " : "no change at generation ",
+        r.generation);
     LogLine(absl::StrCat(
-        "change generation ", r.generation, " by ", who, origin, ": ",
-        r.applied, " operations applied in ", ms(), " ms",
+        head, " by ", who, origin, ": ", r.applied,
+        r.changed ? " operations applied in "
+                  : " operations changed nothing in ",
+        ms(), " ms",
         committed > 1
             ? absl::StrCat(" (one commit with ", committed - 1,
                            committed == 2 ? " other call)" : " other calls)")
@@ -850,8 +858,7 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
     if (listed) {
       for (const Operation& op : batch.ops) {
         described.push_back(DescribeOperation(op));
-        LogLine(absl::StrCat("change generation ", r.generation, ": ",
-                             described.back()));
+        LogLine(absl::StrCat(head, ": ", described.back()));
       }
     }
     libshare::ChangeRecord record;

@@ -2082,10 +2082,10 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       // Segment by segment, each with its own generation.
       for (std::size_t k = 0, first = 0; k < ends.size(); first = ends[k++]) {
         uint64_t gen = table_.generation() + 1;
-        if (Link(steps, first, ends[k], pending[k], gen, &dead_shares,
-                 &dead_groups, &touched)) {
-          table_.set_generation(gen);
-        }
+        const bool changed = Link(steps, first, ends[k], pending[k], gen,
+                                  &dead_shares, &dead_groups, &touched);
+        if (changed) table_.set_generation(gen);
+        results[live[k]].changed = changed;
         results[live[k]].generation = table_.generation();
         touched_ends.push_back(touched.shares.size());
         dead_ends.push_back(dead_shares.size());

@@ -552,11 +552,13 @@ TEST_F(CatalogTest, SettingTheSameOptionsAgainChangesNothing) {
   EXPECT_EQ(r.generation, gen);
   EXPECT_EQ(catalog_->generation(), gen);
   EXPECT_TRUE(r.changes.empty());
+  EXPECT_FALSE(r.changed) << "a batch of no-ops reported as a change";
   // Another text is a change, reported for the shares that inherit it.
   Operation other = group_again;
   other.options = "nosuid,root=adminhost";
   r = Apply({other});
   ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r.changed);
   EXPECT_GT(catalog_->generation(), gen);
   EXPECT_EQ(r.changes.size(), 2u);
   Reopen();

@@ -30,6 +30,19 @@ assert_contains "$(cat "$SM_DIR/audit.log")" \
   "unset -p \"ro\" -s \"$SM_DIR/e/a\" \"homes\"" "unset logged"
 assert_contains "$(sc changes --since 3)" "$SM_DIR/e/a" "changes names the share"
 
+# A batch that changes nothing (enabling an enabled group) says so under
+# the generation it leaves, and does not claim a change.
+gen=$(grep -o 'change generation [0-9]*' "$SM_DIR/audit.log" | tail -1 | awk '{print $3}')
+sc enable homes || fail "enable of an enabled group refused"
+assert_contains "$(cat "$SM_DIR/audit.log")" \
+  "no change at generation $gen by uid $uid" "a no-op batch names the generation it left"
+assert_contains "$(cat "$SM_DIR/audit.log")" \
+  "(enable): 1 operations changed nothing in" "a no-op batch says it changed nothing"
+assert_contains "$(cat "$SM_DIR/audit.log")" \
+  "no change at generation $gen: enable \"homes\"" "its operation listed"
+[[ $(grep -c "change generation $gen: " "$SM_DIR/audit.log") == 1 ]] ||
+  fail "the no-op batch claimed generation $gen: $(grep "generation $gen" "$SM_DIR/audit.log")"
+
 # A big batch: counts per command and its origin, not 25 lines.
 mkdir -p "$SM_DIR/e/big"
 for i in $(seq 1 25); do

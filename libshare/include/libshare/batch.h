@@ -122,6 +122,12 @@ struct BatchResult {
   std::string commit_error;
   uint64_t generation = 0;  // table generation after the batch
   std::size_t applied = 0;  // operations applied (0 unless committed)
+  // The batch committed and changed the table: `generation` is its own.
+  // False for one whose every operation changed nothing (enabling an
+  // enabled group, setting the options a share has): it keeps the
+  // generation before it. Set by the Catalog; the client API leaves it
+  // false (as it leaves `changes` empty).
+  bool changed = false;
   // The shares the batch touched, each once, in path order (empty unless
   // committed). A share removed and added again in one batch is kChanged.
   std::vector<ShareChange> changes;

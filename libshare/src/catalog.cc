@@ -367,9 +367,15 @@ class Overlay {
   std::optional<ShareState> TableShare(std::string_view path) const {
     const Share* s = table_.Find(path);
     if (s == nullptr) return std::nullopt;
-    return ShareState{true,       s->group->name,    s->dev,
-                      s->options, s->replaces_group, s->resource,
-                      0,          0,                 s->id};
+    return ShareState{true,
+                      s->group->name,
+                      s->dev,
+                      s->options,
+                      s->replaces_group,
+                      s->resource(),
+                      0,
+                      0,
+                      s->id};
   }
 
   void CountAncestors(std::string_view path, uint64_t dev, int delta) {
@@ -598,9 +604,9 @@ struct StepTexts {
   // share's "".
   std::shared_ptr<const ShareOptions> compiled;
   std::string text;
-  // kModifyShare: the share's description and resource after it.
-  std::string description;
-  std::string resource;
+  // kModifyShare: the share's resource and description after it (null:
+  // neither).
+  std::unique_ptr<ShareTexts> share_texts;
 };
 
 // One validated operation with everything it needs prepared, so that
@@ -724,8 +730,8 @@ ShareInfo MakeInfo(const Share& s) {
   i.generation = s.generation;
   i.path = s.path;
   i.group = s.group->name;
-  i.resource = s.resource;
-  i.description = s.description;
+  i.resource = s.resource();
+  i.description = s.description();
   i.options = s.options;
   i.effective_options = s.effective_options_text();
   i.active = s.active();
@@ -762,8 +768,8 @@ class StepWriter {
     if (op.type == Op::kAddShare) {
       if (rows_.empty()) rows_.reserve(kRun);  // no-op after the first run
       const Share& s = *step.share;
-      rows_.push_back(Store::ShareFields{s.id, s.path, op.group, s.resource,
-                                         s.description, s.options, s.dev});
+      rows_.push_back(Store::ShareFields{s.id, s.path, op.group, s.resource(),
+                                         s.description(), s.options, s.dev});
       return rows_.size() < kRun ? absl::OkStatus() : Finish();
     }
     if (absl::Status s = Finish(); !s.ok()) return s;
@@ -787,7 +793,7 @@ class StepWriter {
                    ? store_.SetGroupOptions(op.group, step.texts->text)
                    : store_.SetShareOptions(step.share_id, op.path,
                                             step.texts->text);
-      case Op::kModifyShare:
+      case Op::kModifyShare: {
         if (op.set_options) {
           if (absl::Status s = store_.SetShareOptions(step.share_id, op.path,
                                                       step.texts->text);
@@ -795,9 +801,12 @@ class StepWriter {
             return s;
           }
         }
-        return store_.SetShareText(step.share_id, op.path,
-                                   step.texts->description,
-                                   step.texts->resource);
+        const ShareTexts* after = step.texts->share_texts.get();
+        return store_.SetShareText(
+            step.share_id, op.path,
+            after != nullptr ? std::string_view(after->description) : "",
+            after != nullptr ? std::string_view(after->resource) : "");
+      }
       case Op::kManageGroup:
         return store_.SetGroupManager(op.group, op.path);
     }
@@ -935,9 +944,9 @@ class CatalogImpl : public Catalog {
         for (const Share& s : g->shares) {
           SharetabEntry& e = out.emplace_back();
           e.path = s.path;
-          e.resource = s.resource;
+          e.resource = s.resource();
           e.options = s.effective_options_text();
-          e.description = s.description;
+          e.description = s.description();
         }
       }
     }
@@ -1287,8 +1296,7 @@ std::size_t CatalogImpl::Validate(
         step.share->dev = dev;
         step.share->mount_root = place->mount_root;
         step.share->path = op.path;
-        step.share->resource = op.resource;
-        step.share->description = op.description;
+        step.share->texts = ShareTexts::Make(op.resource, op.description);
         step.share->options = op.options;
         step.share->compiled = std::move(compiled);
         break;
@@ -1362,7 +1370,7 @@ std::size_t CatalogImpl::Validate(
                    it != batch_descriptions.end()) {
           description = it->second;  // added or described earlier
         } else if (const Share* current = table_.Find(op.path)) {
-          description = current->description;
+          description = current->description();
         }
         std::string_view resource =
             op.set_resource ? std::string_view(op.resource) : st->resource;
@@ -1394,8 +1402,7 @@ std::size_t CatalogImpl::Validate(
           compiled = *std::move(c);
         }
         StepTexts& t = step.Texts();
-        t.description = std::string(description);
-        t.resource = std::string(resource);
+        t.share_texts = ShareTexts::Make(resource, description);
         st->resource =
             op.set_resource ? std::string_view(op.resource) : st->resource;
         ov.UpdateShare(op.path, *st);
@@ -1562,9 +1569,9 @@ void CatalogImpl::RebuildRuleIndexes() {
   // Called with apply_mu_ held (RebuildRuleIndexes requires it); the
   // analysis does not follow the lock into the lambda.
   table_.ForEachShare([&](const Share& s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    if (!s.resource.empty()) {
-      resource_owner_.emplace(s.resource, s.path);
-      resource_of_.emplace(s.path, s.resource);
+    if (!s.resource().empty()) {
+      resource_owner_.emplace(s.resource(), s.path);
+      resource_of_.emplace(s.path, s.resource());
     }
     if (s.effective_options()->public_fh) public_.push_back(s.path);
   });
@@ -1590,9 +1597,9 @@ void CatalogImpl::UpdateRuleIndexes(const BatchResult& result) {
                     public_.end());
       const Share* s = table_.Find(c.path);
       if (s == nullptr) continue;
-      if (!s->resource.empty()) {
-        resource_owner_.emplace(s->resource, s->path);
-        resource_of_.emplace(s->path, s->resource);
+      if (!s->resource().empty()) {
+        resource_owner_.emplace(s->resource(), s->path);
+        resource_of_.emplace(s->path, s->resource());
       }
       if (s->effective_options()->public_fh) public_.push_back(s->path);
     }
@@ -1705,8 +1712,7 @@ bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
           s->options.swap(step.texts->text);
           s->compiled.swap(step.texts->compiled);
         }
-        s->description.swap(step.texts->description);
-        s->resource.swap(step.texts->resource);
+        s->texts.swap(step.texts->share_texts);
         s->generation = gen;
         touched->Note(s);
         break;

@@ -84,8 +84,7 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
       s->dev = row.dev;
       s->generation = generation;
       s->path.assign(row.path);
-      s->resource.assign(row.resource);
-      s->description.assign(row.description);
+      s->texts = ShareTexts::Make(row.resource, row.description);
       s->options.assign(row.options);
       // Only a share with own options replaces its group's (as before).
       s->replaces_group = !row.options.empty() && row.replaces_group;
@@ -120,7 +119,7 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
       ShareGroup* group = work[i].group;
       for (std::unique_ptr<Share>& s : work[i].shares) {
         if (absl::Status v = internal::ValidateShareFields(
-                s->path, s->resource, s->description);
+                s->path, s->resource(), s->description());
             !v.ok()) {
           return fail(BadRow(s->id, v.message()));
         }
@@ -194,8 +193,8 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
                                       " on the same file system"));
       }
       replacing += s.replaces_group;
-      if (!s.resource.empty() || s.effective_options()->public_fh ||
-          !internal::CheckShareLimits(s.path, s.resource, s.description)
+      if (!s.resource().empty() || s.effective_options()->public_fh ||
+          !internal::CheckShareLimits(s.path, s.resource(), s.description())
                .ok()) {
         all.push_back(&s);
       }
@@ -205,17 +204,16 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
       return a->path < b->path;
     });
     for (const Share* s : all) {
-      if (absl::Status v = internal::CheckShareLimits(s->path, s->resource,
-                                                      s->description);
+      if (absl::Status v = internal::CheckShareLimits(s->path, s->resource(),
+                                                      s->description());
           !v.ok()) {
         stats.warnings.push_back(std::string(v.message()));
       }
-      if (!s->resource.empty()) {
-        auto [it, fresh] = resources.emplace(s->resource, s->path);
+      if (!s->resource().empty()) {
+        auto [it, fresh] = resources.emplace(s->resource(), s->path);
         if (!fresh) {
-          stats.warnings.push_back(
-              internal::ResourceTakenMessage(
-              s->path, s->resource,
+          stats.warnings.push_back(internal::ResourceTakenMessage(
+              s->path, s->resource(),
               std::string_view(it->second.data(), it->second.size())));
         }
       }

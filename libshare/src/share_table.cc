@@ -24,6 +24,23 @@ bool IsBelow(std::string_view p, std::string_view dir) {
 
 }  // namespace
 
+std::unique_ptr<ShareTexts> ShareTexts::Make(std::string_view resource,
+                                             std::string_view description) {
+  if (resource.empty() && description.empty()) return nullptr;
+  return std::make_unique<ShareTexts>(
+      ShareTexts{std::string(resource), std::string(description)});
+}
+
+const std::string& Share::resource() const {
+  static const std::string* const kNone = new std::string();
+  return texts != nullptr ? texts->resource : *kNone;
+}
+
+const std::string& Share::description() const {
+  static const std::string* const kNone = new std::string();
+  return texts != nullptr ? texts->description : *kNone;
+}
+
 const std::string& Share::effective_options_text() const {
   return inherited != nullptr ? inherited->text : group->options;
 }

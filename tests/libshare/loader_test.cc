@@ -33,7 +33,7 @@ std::vector<std::string> Describe(const ShareTable& t) {
   t.ForEachShare([&](const Share& s) {
     out.push_back("share " + s.path + " " + std::to_string(s.id) + " " +
                   std::to_string(s.dev) + " " + s.group->name + " " +
-                  s.resource + " " + s.description + " " + s.options + " " +
+                  s.resource() + " " + s.description() + " " + s.options + " " +
                   s.effective_options()->Canonical() + " " +
                   std::to_string(s.generation));
   });
@@ -89,7 +89,7 @@ TEST_F(LoaderTest, LoadsEveryGroupAndShare) {
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->group->name, "g3");
   EXPECT_EQ(s->dev, 105u);
-  EXPECT_EQ(s->description, "d5");
+  EXPECT_EQ(s->description(), "d5");
   EXPECT_EQ(s->generation, t.generation());
 }
 
@@ -304,8 +304,8 @@ TEST_F(LoaderRevalidationTest, StreamedRowsKeepEveryField) {
   ASSERT_NE(sa, nullptr);
   EXPECT_EQ(sa->id, 3u);
   EXPECT_EQ(sa->dev, 9u);
-  EXPECT_EQ(sa->resource, "ra");
-  EXPECT_EQ(sa->description, "da");
+  EXPECT_EQ(sa->resource(), "ra");
+  EXPECT_EQ(sa->description(), "da");
   EXPECT_EQ(sa->options, "ro");
   EXPECT_TRUE(sa->replaces_group);
   EXPECT_EQ(sa->effective_options_text(), "ro");  // the group's replaced

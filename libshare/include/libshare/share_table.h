@@ -57,14 +57,27 @@ struct InheritedOptions {
 };
 
 // One share. Plain fields; the table and its owner keep them consistent.
+// A share's resource name and description. Most shares have neither, so
+// they are kept apart from Share: one pointer there rather than two empty
+// 32-byte strings (64 MB at 1,000,000 shares).
+struct ShareTexts {
+  std::string resource;
+  std::string description;
+
+  // Null when both are empty.
+  static std::unique_ptr<ShareTexts> Make(std::string_view resource,
+                                          std::string_view description);
+};
+
 struct Share {
   uint64_t id = 0;
   uint64_t dev = 0;         // st_dev when the share was added
   uint64_t generation = 0;  // table generation of its last effective change
   std::string path;
-  std::string resource;
-  std::string description;
   std::string options;  // own text; "" inherits the group's
+  // Its resource name and description (resource(), description()); null
+  // when it has neither.
+  std::unique_ptr<ShareTexts> texts;
   std::shared_ptr<const ShareOptions> compiled;  // own options; null if ""
   // Own options written before per-property inheritance (store schema 1):
   // they replace the group's options whole, as they did then, until the
@@ -85,6 +98,9 @@ struct Share {
       boost::intrusive::store_hash<true>>
       path_hook;
   boost::intrusive::list_member_hook<> group_hook;
+
+  const std::string& resource() const;
+  const std::string& description() const;
 
   // The group's options, with the share's own properties overriding.
   const std::string& effective_options_text() const;

@@ -22,6 +22,13 @@ bool IsBelow(std::string_view p, std::string_view dir) {
          p[dir.size()] == '/';
 }
 
+// What resource() and description() give a share with neither: never
+// destroyed, so valid in any destructor.
+const std::string& NoText() {
+  static const std::string* const kNone = new std::string();
+  return *kNone;
+}
+
 }  // namespace
 
 std::unique_ptr<ShareTexts> ShareTexts::Make(std::string_view resource,
@@ -32,13 +39,11 @@ std::unique_ptr<ShareTexts> ShareTexts::Make(std::string_view resource,
 }
 
 const std::string& Share::resource() const {
-  static const std::string* const kNone = new std::string();
-  return texts != nullptr ? texts->resource : *kNone;
+  return texts != nullptr ? texts->resource : NoText();
 }
 
 const std::string& Share::description() const {
-  static const std::string* const kNone = new std::string();
-  return texts != nullptr ? texts->description : *kNone;
+  return texts != nullptr ? texts->description : NoText();
 }
 
 const std::string& Share::effective_options_text() const {

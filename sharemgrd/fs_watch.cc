@@ -485,20 +485,19 @@ void FsWatch::ProbeAll() {
       return;
     }
   }
-  absl::StatusOr<std::vector<libshare::ShareInfo>> shares =
-      catalog_->ListShares({});
-  if (!shares.ok()) return;
+  // Copied out, so that the stats below do not hold the table.
+  const std::vector<libshare::ShareLocation> shares = catalog_->ListLocations();
 
   // The states' keys are views into one block holding every path: a
   // std::string key per share was 32 bytes in the slot plus a heap block
   // of its own (at 1,000,000 shares ~100 MiB against ~30).
   std::size_t path_bytes = 0;
-  for (const libshare::ShareInfo& s : *shares) path_bytes += s.path.size();
+  for (const libshare::ShareLocation& s : shares) path_bytes += s.path.size();
   std::unique_ptr<char[]> paths(new char[std::max<std::size_t>(1, path_bytes)]);
   std::size_t path_end = 0;
   absl::flat_hash_map<absl::string_view, State> next;
   absl::flat_hash_map<std::string, std::string> next_reasons;
-  next.reserve(shares->size());
+  next.reserve(shares.size());
   std::vector<libshare::FsPlaceRow> to_record;
   // lstat sees a share's own folder turned into a link, not one of the
   // folders above it. Each parent is walked once per round, refusing
@@ -531,11 +530,11 @@ void FsWatch::ProbeAll() {
     }
   };
   std::size_t probed = 0;
-  for (const libshare::ShareInfo& s : *shares) {
+  for (const libshare::ShareLocation& s : shares) {
     // A round over a million shares takes seconds: Stop() does not wait
     // for it. Nothing of it is kept; the next start probes again.
     if ((++probed & 1023) == 0 && stop_asked_.load()) return;
-    const bool mountpoint = HasMountpointOption(s.effective_options);
+    const bool mountpoint = s.mountpoint;
     PathStat st = StatPath(s.path, mountpoint);
     check_parent(s.path, &st);
     auto rec = recorded_.find(s.id);
@@ -571,9 +570,9 @@ void FsWatch::ProbeAll() {
       }
     }
   }
-  if (recorded_.size() > shares->size() * 2 + 1024) {
+  if (recorded_.size() > shares.size() * 2 + 1024) {
     absl::flat_hash_map<uint64_t, uint32_t> kept;
-    for (const libshare::ShareInfo& s : *shares) {
+    for (const libshare::ShareLocation& s : shares) {
       auto it = recorded_.find(s.id);
       if (it != recorded_.end()) kept.emplace(s.id, it->second);
     }
@@ -648,7 +647,7 @@ void FsWatch::ProbeAll() {
       const double ms = std::chrono::duration<double, std::milli>(
                             std::chrono::steady_clock::now() - start)
                             .count();
-      config_.log(absl::StrCat("file systems probed: ", shares->size(),
+      config_.log(absl::StrCat("file systems probed: ", shares.size(),
                                " shares, ", mount_count, " mounts, ",
                                static_cast<int64_t>(ms + 0.5), " ms"));
     }

@@ -922,6 +922,17 @@ class CatalogImpl : public Catalog {
     return out;
   }
 
+  std::vector<ShareLocation> ListLocations() const override {
+    absl::ReaderMutexLock l(&mu_);
+    std::vector<ShareLocation> out;
+    out.reserve(table_.size());
+    table_.ForEachShare([&](const Share& s) {
+      out.push_back({s.id, s.dev, s.path, s.mount_root,
+                     s.effective_options()->mountpoint});
+    });
+    return out;
+  }
+
   std::vector<GroupInfo> ListGroups() const override {
     absl::ReaderMutexLock l(&mu_);
     std::vector<GroupInfo> out;

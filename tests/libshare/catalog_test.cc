@@ -1063,6 +1063,35 @@ TEST_F(CatalogTest, ListSharesOfUnknownGroupIsNotFound) {
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("nope"));
 }
 
+// The file-system probe's list: every share (a disabled group's too),
+// with what ListShares says of its id, device and mount, and whether its
+// effective options hold mountpoint (own or the group's).
+TEST_F(CatalogTest, ListLocationsHasEveryShareAndItsMountpointOption) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  std::string c = dir_.Mkdir("c");
+  MustApply({CreateGroup("g", "rw,mountpoint"), CreateGroup("h", "ro"),
+             AddShare(a, "g"), AddShare(b, "h", "ro,mountpoint"),
+             AddShare(c, "h"), GroupOp(Type::kDisableGroup, "h")});
+  std::vector<ShareLocation> got = catalog_->ListLocations();
+  absl::StatusOr<std::vector<ShareInfo>> infos = catalog_->ListShares({});
+  ASSERT_TRUE(infos.ok());
+  ASSERT_EQ(got.size(), 3u);
+  std::sort(got.begin(), got.end(),
+            [](const ShareLocation& x, const ShareLocation& y) {
+              return x.path < y.path;
+            });
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].path, (*infos)[i].path);
+    EXPECT_EQ(got[i].id, (*infos)[i].id);
+    EXPECT_EQ(got[i].dev, (*infos)[i].dev);
+    EXPECT_EQ(got[i].mount_root, (*infos)[i].mount_root);
+  }
+  EXPECT_TRUE(got[0].mountpoint) << "the group's mountpoint";
+  EXPECT_TRUE(got[1].mountpoint) << "its own mountpoint, group disabled";
+  EXPECT_FALSE(got[2].mountpoint);
+}
+
 TEST_F(CatalogTest, MountRecordsSurviveReopen) {
   ASSERT_TRUE(
       catalog_

@@ -54,6 +54,15 @@ struct ShareInfo {
   std::string not_served;
 };
 
+// What sharemgrd's file-system probe needs of a share (ListLocations).
+struct ShareLocation {
+  uint64_t id = 0;
+  uint64_t dev = 0;  // as ShareInfo::dev
+  std::string path;
+  bool mount_root = true;   // as ShareInfo::mount_root
+  bool mountpoint = false;  // its effective options hold "mountpoint"
+};
+
 struct GroupInfo {
   std::string name;
   bool enabled = true;
@@ -157,6 +166,11 @@ class Catalog {
   // Error if a named group does not exist.
   [[nodiscard]] virtual absl::StatusOr<std::vector<ShareInfo>> ListShares(
       const std::vector<std::string>& groups) const = 0;
+  // Every share's location, in no particular order: what ListShares({})
+  // gives without the texts, for a probe that stats every path without
+  // holding the table (1,000,000 shares: one string each rather than
+  // seven).
+  virtual std::vector<ShareLocation> ListLocations() const = 0;
   virtual std::vector<GroupInfo> ListGroups() const = 0;
   // The sharetab view of the active shares, in path order.
   virtual std::vector<SharetabEntry> SharetabEntries() const = 0;

@@ -13,10 +13,9 @@ ChangeLog::ChangeLog(uint64_t start_generation, std::size_t max_shares,
 
 void ChangeLog::Add(libshare::ChangeRecord record, bool complete) {
   absl::MutexLock l(&mu_);
-  // A batch whose every operation was a no-op (a move into the share's
-  // own group, enabling an enabled group) leaves the generation where it
-  // was: it changed nothing, and a second record under a generation
-  // already listed would break "generations only grow".
+  // Generations only grow: a record under one already listed (a batch
+  // that changed nothing keeps the generation before it; AfterBatch does
+  // not add those) is dropped rather than listed twice.
   if (record.generation <= oldest_ ||
       (!batches_.empty() && record.generation <= batches_.back().generation)) {
     return;

@@ -751,7 +751,7 @@ void MgmtService::CommitGroup(const std::vector<Writer*>& group) {
   catalog_->ApplyGroup(batches, absl::MakeSpan(results));
   std::size_t committed = 0;
   for (const libshare::BatchResult& r : results) {
-    committed += r.ok() && r.applied > 0;
+    committed += r.ok() && r.changed;
   }
   uint64_t sharetab_generation = 0;
   for (std::size_t i = 0; i < group.size(); ++i) {
@@ -861,6 +861,9 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
         LogLine(absl::StrCat(head, ": ", described.back()));
       }
     }
+    // The change log lists batches that made a generation; one that
+    // changed nothing made none (sharectl changes never shows it).
+    if (!r.changed) return;
     libshare::ChangeRecord record;
     record.generation = r.generation;
     record.time = absl::ToUnixSeconds(absl::Now());

@@ -68,6 +68,9 @@ constexpr int kWokenRoundGapFactor = 10;
 // the round (and the sharetab view) right after the reply, 3.2 ms with
 // both 100 ms later, 2.9 ms with neither.
 constexpr absl::Duration kBatchRoundSettle = absl::Milliseconds(50);
+// A round over a batch's changes is taken for at least this many changes,
+// however small the table (beyond a quarter of it, a full round is).
+constexpr std::size_t kMinChangedRound = 1024;
 
 }  // namespace
 
@@ -377,6 +380,22 @@ void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
     absl::MutexLock l(&mu_);
     if (!wake_) batch_due_ = absl::Now() + kBatchRoundSettle;
     wake_ = true;
+    // More changes than a quarter of the shares: one full round costs
+    // about as much as probing them one by one, and lists the rest anew.
+    const std::size_t most =
+        std::max(kMinChangedRound, (states_.size() + 3) / 4);
+    if (!probed_ || pending_.size() + changes.size() > most) {
+      if (!pending_full_) {
+        pending_.clear();
+        pending_.shrink_to_fit();
+      }
+      pending_full_ = true;
+    }
+    if (!pending_full_) {
+      for (const libshare::ShareChange& c : changes) {
+        pending_.push_back({c.path, c.id});
+      }
+    }
   }
   uint64_t one = 1;
   (void)!::write(wake_fd_, &one, sizeof one);
@@ -470,20 +489,166 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
   return p.reason;
 }
 
+// lstat sees a share's own folder turned into a link, not one of the
+// folders above it. Each parent is walked once per round, refusing links
+// (one openat2 for the usual thousands of siblings): "" when it has none,
+// else why the shares under it are not served. Looked up by view: no
+// string made per share.
+class FsWatch::ParentWalks {
+ public:
+  void Check(const std::string& path, PathStat* st) {
+    const std::size_t slash = path.rfind('/');
+    if (st->kind != PathStat::Kind::kDirectory || slash == std::string::npos ||
+        slash == 0) {
+      return;
+    }
+    const absl::string_view parent(path.data(), slash);
+    auto it = parents_.find(parent);
+    if (it == parents_.end()) {
+      const std::string p(parent);
+      libshare::WalkResult w = libshare::OpenDirectoryNoSymlinks(p);
+      std::string why;
+      if (w.stop == libshare::WalkStop::kSymlink) {
+        why = absl::StrCat(w.at, ": a symlink component");
+      } else if (!w.ok()) {
+        why = absl::StrCat(w.at, ": ", w.Why());
+      }
+      it = parents_.emplace(p, std::move(why)).first;
+    }
+    if (!it->second.empty()) {
+      st->kind = PathStat::Kind::kLinkAbove;
+      st->error = it->second;
+    }
+  }
+
+ private:
+  absl::flat_hash_map<std::string, std::string> parents_;
+};
+
+// What a round found changed, and the log lines saying so.
+struct FsWatch::RoundReport {
+  std::vector<std::string> changed;
+  // A share with the option mountpoint new to this round was decided live
+  // until now (NotServed), and those answers may be cached (EXPORT):
+  // version_ changes so they are decided again.
+  bool live_until_now = false;
+  std::vector<std::string> lines;
+  int unlogged = 0;
+  std::size_t mounts = 0;
+
+  void Say(std::string line) {
+    if (lines.size() < kMaxLoggedPerProbe) {
+      lines.push_back(std::move(line));
+    } else {
+      ++unlogged;
+    }
+  }
+  // One share's new state `n` against its last (`old`, null when new to
+  // the rounds); `first`: the first round, which lists every share not
+  // served.
+  void Compare(absl::string_view path, const State& n, const State* old,
+               std::string_view reason, std::string_view old_reason,
+               bool first) {
+    if (n.mountpoint && (old == nullptr || !old->mountpoint)) {
+      live_until_now = true;
+    }
+    if (first || old == nullptr) {
+      if (!n.served) {
+        Say(absl::StrCat(path, ": not served: ", ToAbsl(reason)));
+        changed.emplace_back(path);  // first round: EXPORT may list it
+      }
+      return;
+    }
+    if (old->served != n.served) {
+      changed.emplace_back(path);
+      Say(n.served ? absl::StrCat(path, ": served again")
+                   : absl::StrCat(path, ": not served: ", ToAbsl(reason)));
+    } else if (!n.served && old_reason != reason) {
+      Say(absl::StrCat(path, ": not served: ", ToAbsl(reason)));
+    }
+  }
+};
+
+FsWatch::State FsWatch::Probe(const libshare::ShareLocation& s,
+                              const MountInfo& mounts, ParentWalks& parents,
+                              std::vector<libshare::FsPlaceRow>* to_record,
+                              std::string* reason) {
+  PathStat st = StatPath(s.path, s.mountpoint);
+  parents.Check(s.path, &st);
+  auto rec = recorded_.find(s.id);
+  const bool added = s.id >= first_added_id_;
+  ShareProbe p = ProbeShare(
+      s.path, st, rec == recorded_.end() ? nullptr : &OwnPlace(rec->second),
+      mounts, s.mountpoint,
+      added && rec == recorded_.end() ? std::optional<uint64_t>(s.dev)
+                                      : std::nullopt,
+      s.mount_root);
+  State n;
+  if (p.record.has_value()) {
+    to_record->push_back({s.id, s.path, p.record->mount_point, p.record->fstype,
+                          p.record->source});
+    n.recorded = recorded_[s.id] = Intern(*p.record);
+  } else if (rec != recorded_.end()) {
+    n.recorded = rec->second;
+  }
+  n.served = p.served;
+  n.dev = st.dev;
+  n.mountpoint = s.mountpoint;
+  if (!p.served) *reason = std::move(p.reason);
+  return n;
+}
+
+void FsWatch::RecordPlaces(const std::vector<libshare::FsPlaceRow>& rows) {
+  if (rows.empty()) return;
+  if (absl::Status s = store_->RecordFsPlaces(rows); !s.ok()) {
+    // Kept in memory; written again at the next start (still unrecorded).
+    if (config_.log) {
+      config_.log(absl::StrCat("cannot record the file systems of ",
+                               rows.size(), " shares: ", s.message()));
+    }
+  }
+}
+
+void FsWatch::Report(RoundReport& report, std::string_view what, bool first,
+                     std::chrono::steady_clock::time_point start) {
+  if (!report.changed.empty() || report.live_until_now) version_.fetch_add(1);
+  if (config_.log) {
+    for (const std::string& line : report.lines) config_.log(line);
+    if (report.unlogged > 0) {
+      config_.log(absl::StrCat("... and ", report.unlogged,
+                               " more shares changed served state"));
+    }
+    if (first || !report.changed.empty()) {
+      const double ms = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+      config_.log(absl::StrCat("file systems probed: ", ToAbsl(what), ", ",
+                               report.mounts, " mounts, ",
+                               static_cast<int64_t>(ms + 0.5), " ms"));
+    }
+  }
+  if (!report.changed.empty() && changed_) changed_(report.changed);
+}
+
 void FsWatch::ProbeAll() {
   absl::MutexLock probe(&probe_mu_);
   const auto start = std::chrono::steady_clock::now();
   MountInfo mounts = ReadMounts();
-  {
-    if (mounts.size() == 0) {
-      // Without the mount table nothing can be told apart: keep the last
-      // state rather than stop serving everything.
-      if (config_.log) {
-        config_.log(absl::StrCat("cannot read ", config_.mountinfo,
-                                 "; served states kept"));
-      }
-      return;
+  if (mounts.size() == 0) {
+    // Without the mount table nothing can be told apart: keep the last
+    // state rather than stop serving everything.
+    if (config_.log) {
+      config_.log(absl::StrCat("cannot read ", config_.mountinfo,
+                               "; served states kept"));
     }
+    return;
+  }
+  {
+    // Every change committed before the list below is in it.
+    absl::MutexLock l(&mu_);
+    pending_.clear();
+    pending_.shrink_to_fit();
+    pending_full_ = false;
   }
   // Copied out, so that the stats below do not hold the table.
   const std::vector<libshare::ShareLocation> shares = catalog_->ListLocations();
@@ -499,77 +664,20 @@ void FsWatch::ProbeAll() {
   absl::flat_hash_map<std::string, std::string> next_reasons;
   next.reserve(shares.size());
   std::vector<libshare::FsPlaceRow> to_record;
-  // lstat sees a share's own folder turned into a link, not one of the
-  // folders above it. Each parent is walked once per round, refusing
-  // links (one openat2 for the usual thousands of siblings): "" when it
-  // has none, else why the shares under it are not served. Looked up by
-  // view: no string made per share.
-  absl::flat_hash_map<std::string, std::string> parents;
-  const auto check_parent = [&parents](const std::string& path, PathStat* st) {
-    const std::size_t slash = path.rfind('/');
-    if (st->kind != PathStat::Kind::kDirectory || slash == std::string::npos ||
-        slash == 0) {
-      return;
-    }
-    const absl::string_view parent(path.data(), slash);
-    auto it = parents.find(parent);
-    if (it == parents.end()) {
-      const std::string p(parent);
-      libshare::WalkResult w = libshare::OpenDirectoryNoSymlinks(p);
-      std::string why;
-      if (w.stop == libshare::WalkStop::kSymlink) {
-        why = absl::StrCat(w.at, ": a symlink component");
-      } else if (!w.ok()) {
-        why = absl::StrCat(w.at, ": ", w.Why());
-      }
-      it = parents.emplace(p, std::move(why)).first;
-    }
-    if (!it->second.empty()) {
-      st->kind = PathStat::Kind::kLinkAbove;
-      st->error = it->second;
-    }
-  };
+  ParentWalks parents;
   std::size_t probed = 0;
+  std::string reason;
   for (const libshare::ShareLocation& s : shares) {
     // A round over a million shares takes seconds: Stop() does not wait
     // for it. Nothing of it is kept; the next start probes again.
     if ((++probed & 1023) == 0 && stop_asked_.load()) return;
-    const bool mountpoint = s.mountpoint;
-    PathStat st = StatPath(s.path, mountpoint);
-    check_parent(s.path, &st);
-    auto rec = recorded_.find(s.id);
-    const bool added = s.id >= first_added_id_;
-    ShareProbe p = ProbeShare(
-        s.path, st, rec == recorded_.end() ? nullptr : &OwnPlace(rec->second),
-        mounts, mountpoint,
-        added && rec == recorded_.end() ? std::optional<uint64_t>(s.dev)
-                                        : std::nullopt,
-        s.mount_root);
-    if (p.record.has_value()) {
-      to_record.push_back({s.id, s.path, p.record->mount_point,
-                           p.record->fstype, p.record->source});
-      recorded_[s.id] = Intern(*p.record);
-    }
+    const State n = Probe(s, mounts, parents, &to_record, &reason);
     std::memcpy(paths.get() + path_end, s.path.data(), s.path.size());
-    State& n = next[absl::string_view(paths.get() + path_end, s.path.size())];
+    next[absl::string_view(paths.get() + path_end, s.path.size())] = n;
     path_end += s.path.size();
-    n.served = p.served;
-    n.dev = st.dev;
-    if (!p.served) next_reasons[s.path] = std::move(p.reason);
-    n.mountpoint = mountpoint;
-    if (auto r = recorded_.find(s.id); r != recorded_.end()) {
-      n.recorded = r->second;
-    }
+    if (!n.served) next_reasons[s.path] = std::move(reason);
   }
-  if (!to_record.empty()) {
-    if (absl::Status s = store_->RecordFsPlaces(to_record); !s.ok()) {
-      // Kept in memory; written again at the next start (still unrecorded).
-      if (config_.log) {
-        config_.log(absl::StrCat("cannot record the file systems of ",
-                                 to_record.size(), " shares: ", s.message()));
-      }
-    }
-  }
+  RecordPlaces(to_record);
   if (recorded_.size() > shares.size() * 2 + 1024) {
     absl::flat_hash_map<uint64_t, uint32_t> kept;
     for (const libshare::ShareLocation& s : shares) {
@@ -579,19 +687,8 @@ void FsWatch::ProbeAll() {
     recorded_ = std::move(kept);
   }
 
-  const std::size_t mount_count = mounts.size();
-  // What changed, and the log lines saying so.
-  std::vector<std::string> changed;
-  bool live_until_now = false;
-  std::vector<std::string> lines;
-  int unlogged = 0;
-  auto say = [&](std::string line) {
-    if (lines.size() < kMaxLoggedPerProbe) {
-      lines.push_back(std::move(line));
-    } else {
-      ++unlogged;
-    }
-  };
+  RoundReport report;
+  report.mounts = mounts.size();
   {
     absl::MutexLock l(&mu_);
     auto reason_of = [](const absl::flat_hash_map<std::string, std::string>& m,
@@ -601,58 +698,105 @@ void FsWatch::ProbeAll() {
     };
     for (const auto& [path, n] : next) {
       auto old = states_.find(path);
-      // A share with the option mountpoint new to this round was decided
-      // live until now (NotServed), and those answers may be cached
-      // (EXPORT): version_ changes so they are decided again.
-      if (n.mountpoint && (old == states_.end() || !old->second.mountpoint)) {
-        live_until_now = true;
-      }
-      const bool was_served = old == states_.end() || old->second.served;
-      if (first_probe_ || old == states_.end()) {
-        if (!n.served) {
-          say(absl::StrCat(
-              path, ": not served: ", ToAbsl(reason_of(next_reasons, path))));
-          changed.emplace_back(path);  // first round: EXPORT may list it
-        }
-        continue;
-      }
-      if (was_served != n.served) {
-        changed.emplace_back(path);
-        say(n.served ? absl::StrCat(path, ": served again")
-                     : absl::StrCat(path, ": not served: ",
-                                    ToAbsl(reason_of(next_reasons, path))));
-      } else if (!n.served &&
-                 reason_of(reasons_, path) != reason_of(next_reasons, path)) {
-        say(absl::StrCat(
-            path, ": not served: ", ToAbsl(reason_of(next_reasons, path))));
-      }
+      report.Compare(path, n, old == states_.end() ? nullptr : &old->second,
+                     reason_of(next_reasons, path), reason_of(reasons_, path),
+                     first_probe_);
     }
     states_ = std::move(next);
     state_paths_ = std::move(paths);  // after the views into the old one
+    added_paths_.clear();             // likewise
     reasons_ = std::move(next_reasons);
     mounts_ = std::make_shared<const MountInfo>(std::move(mounts));
     probed_ = true;
     initial_.clear();
   }
-  if (!changed.empty() || live_until_now) version_.fetch_add(1);
   const bool first = first_probe_;
   first_probe_ = false;
-  if (config_.log) {
-    for (const std::string& line : lines) config_.log(line);
-    if (unlogged > 0) {
-      config_.log(absl::StrCat("... and ", unlogged,
-                               " more shares changed served state"));
+  full_rounds_.fetch_add(1);
+  Report(report, absl::StrCat(shares.size(), " shares"), first, start);
+}
+
+bool FsWatch::ProbeChanged(std::vector<Pending> pending) {
+  absl::MutexLock probe(&probe_mu_);
+  const auto start = std::chrono::steady_clock::now();
+  std::shared_ptr<const MountInfo> mounts;
+  {
+    absl::ReaderMutexLock l(&mu_);
+    if (!probed_ || mounts_ == nullptr) return false;
+    mounts = mounts_;
+  }
+  // Each path once: the last change of it says its id.
+  std::stable_sort(
+      pending.begin(), pending.end(),
+      [](const Pending& a, const Pending& b) { return a.path < b.path; });
+  std::vector<std::string> paths;
+  paths.reserve(pending.size());
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (i + 1 < pending.size() && pending[i + 1].path == pending[i].path) {
+      continue;
     }
-    if (first || !changed.empty()) {
-      const double ms = std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - start)
-                            .count();
-      config_.log(absl::StrCat("file systems probed: ", shares.size(),
-                               " shares, ", mount_count, " mounts, ",
-                               static_cast<int64_t>(ms + 0.5), " ms"));
+    paths.push_back(pending[i].path);
+  }
+  const std::vector<libshare::ShareLocation> shares =
+      catalog_->LocationsOf(paths);
+  std::vector<libshare::FsPlaceRow> to_record;
+  ParentWalks parents;
+  std::vector<State> states(shares.size());
+  std::vector<std::string> reasons(shares.size());
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    states[i] = Probe(shares[i], *mounts, parents, &to_record, &reasons[i]);
+  }
+  RecordPlaces(to_record);
+  // The paths no longer in the table: removed, their places forgotten.
+  absl::flat_hash_map<absl::string_view, uint64_t> here;
+  here.reserve(shares.size());
+  for (const libshare::ShareLocation& s : shares) here.emplace(s.path, s.id);
+  std::vector<absl::string_view> gone;
+  for (const Pending& p : pending) {
+    auto it = here.find(p.path);
+    if (it == here.end()) {
+      gone.push_back(p.path);
+      recorded_.erase(p.id);
+    } else if (p.id != 0 && p.id != it->second) {
+      recorded_.erase(p.id);  // removed and added again: the old id's
     }
   }
-  if (!changed.empty() && changed_) changed_(changed);
+
+  RoundReport report;
+  report.mounts = mounts->size();
+  {
+    absl::MutexLock l(&mu_);
+    for (absl::string_view path : gone) {
+      states_.erase(path);
+      reasons_.erase(path);
+    }
+    for (std::size_t i = 0; i < shares.size(); ++i) {
+      const std::string& path = shares[i].path;
+      auto old = states_.find(path);
+      auto old_reason = reasons_.find(path);
+      report.Compare(path, states[i],
+                     old == states_.end() ? nullptr : &old->second, reasons[i],
+                     old_reason == reasons_.end()
+                         ? std::string_view()
+                         : std::string_view(old_reason->second),
+                     /*first=*/false);
+      if (old == states_.end()) {
+        added_paths_.push_back(path);
+        states_.emplace(absl::string_view(added_paths_.back()), states[i]);
+      } else {
+        old->second = states[i];
+      }
+      if (states[i].served) {
+        if (old_reason != reasons_.end()) reasons_.erase(old_reason);
+      } else {
+        reasons_[path] = std::move(reasons[i]);
+      }
+    }
+  }
+  changed_rounds_.fetch_add(1);
+  Report(report, absl::StrCat(shares.size(), " changed shares"),
+         /*first=*/false, start);
+  return true;
 }
 
 void FsWatch::TrimAfterRound() const {
@@ -669,28 +813,46 @@ void FsWatch::Loop() {
   TrimAfterRound();
   if (first_round_ && !stop_asked_.load()) first_round_();
   auto next_recheck = absl::Now() + config_.recheck;
-  // Rounds a batch asks for (Wake) are paced: a round is O(shares) (a stat
-  // each), so a stream of single changes (per-share scripts, group
-  // commits) would otherwise keep a core busy probing back to back.
+  // Rounds a wake asks for are paced: a full round is O(shares) (a stat
+  // each), so a stream of decisions that find states changed would
+  // otherwise keep a core busy probing back to back; a round over a
+  // batch's changes is paced by its own length, so that a stream of
+  // single changes (per-share scripts, group commits) shares rounds.
   // Changes arriving during the gap share the next round; mount changes
   // are not paced.
-  auto next_woken_round = absl::InfinitePast();
+  auto next_full_round = absl::InfinitePast();
+  auto next_changed_round = absl::InfinitePast();
+  // Whether the mount table changed since it was last read.
+  const auto mounts_changed = [fd] {
+    pollfd p = {fd, POLLPRI, 0};
+    return fd >= 0 && ::poll(&p, 1, 0) > 0 &&
+           (p.revents & (POLLPRI | POLLERR)) != 0;
+  };
   for (;;) {
     bool probe = false;
     bool paced = false;
+    std::optional<std::vector<Pending>> changed;  // a round over these only
     absl::Time due;
     {
       absl::MutexLock l(&mu_);
       if (stopping_) break;
       // A decision's wake (urgent_) is paced only; a batch's also settled.
-      due = urgent_ ? next_woken_round : std::max(next_woken_round, batch_due_);
+      const bool full = urgent_ || pending_full_;
+      due = full ? (urgent_ ? next_full_round
+                            : std::max(next_full_round, batch_due_))
+                 : std::max(next_changed_round, batch_due_);
       if (wake_ && absl::Now() >= due) {
         wake_ = false;
         urgent_ = false;
         probe = true;
+        if (!full) changed = std::move(pending_);
+        pending_.clear();
+        pending_full_ = false;
       }
       paced = wake_;
     }
+    // Its changes were probed by a full round since they were asked for.
+    if (changed.has_value() && changed->empty()) continue;
     if (!probe) {
       auto until = next_recheck;
       if (paced) until = std::min(until, due);
@@ -711,13 +873,27 @@ void FsWatch::Loop() {
       if (absl::Now() >= next_recheck) probe = true;
       if (!probe) continue;  // woken: the flag is read above
     }
+    if (changed.has_value() && mounts_changed()) {
+      // The changed shares would be decided against a stale mount table.
+      absl::SleepFor(config_.settle);
+      (void)ReadAll(fd);
+      changed.reset();
+    }
     const absl::Time start = absl::Now();
-    ProbeAll();
+    const bool full =
+        !changed.has_value() || !ProbeChanged(*std::move(changed));
+    if (full) ProbeAll();
     const absl::Time end = absl::Now();
-    TrimAfterRound();
-    next_recheck = end + config_.recheck;
-    next_woken_round =
+    const absl::Time next =
         end + std::max(kWokenRoundGap, (end - start) * kWokenRoundGapFactor);
+    if (full) {
+      TrimAfterRound();
+      next_recheck = end + config_.recheck;
+      next_full_round = next;
+      next_changed_round = end + kWokenRoundGap;
+    } else {
+      next_changed_round = next;
+    }
   }
   if (fd >= 0) ::close(fd);
 }

@@ -12,10 +12,14 @@
 // start of this version. st_dev is not compared across probes: ZFS and
 // tmpfs get a new one on every mount.
 //
-// The state is refreshed by one thread: when the mount table changes
-// (mountinfo polled for POLLPRI), every `recheck` interval (a folder moved
-// away changes no mount), and after each committed batch (50 ms after it,
-// paced). Decisions also
+// The state is refreshed by one thread. A full round probes every share:
+// the first, when the mount table changes (mountinfo polled for POLLPRI),
+// every `recheck` interval (a folder moved away changes no mount), and
+// when a decision finds a share's state changed. After a committed batch
+// (50 ms after it, paced) only the shares it changed are probed, against
+// the mount table read last (a change of it not read yet makes the round a
+// full one); a batch that changed more than a quarter of the shares gets a
+// full round. Decisions also
 // check the one share they concern (lstat, same device as last probed), so
 // a share whose folder vanished is refused at once.
 //
@@ -28,7 +32,9 @@
 #define SHAREMGRD_FS_WATCH_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -48,6 +54,7 @@
 
 namespace libshare {
 class Store;
+struct FsPlaceRow;
 }
 
 namespace sharemgrd {
@@ -173,13 +180,20 @@ class FsWatch {
                                        bool mountpoint = false, uint64_t id = 0,
                                        uint64_t dev = 0,
                                        bool mount_root = true) const;
+  // A decision found that a share's path no longer leads where it did
+  // (a folder above it became a link, which the live check of NotServed
+  // does not walk): asks for a full round, paced.
+  void Recheck() const { Wake(); }
   // Changes whenever some share's served state changes.
   uint64_t version() const { return version_.load(); }
-  // Asks for a round after a batch: kBatchRoundSettle (50 ms) after it at
-  // the earliest, and paced (fs_watch.cc).
+  // Asks for a round over the shares a batch changed: kBatchRoundSettle
+  // (50 ms) after it at the earliest, and paced (fs_watch.cc).
   void SharesChanged(const std::vector<libshare::ShareChange>& changes);
   // Probes every share now, on the calling thread (tests, start).
   void ProbeAll();
+  // Rounds done so far: over every share, and over a batch's changes.
+  uint64_t full_rounds() const { return full_rounds_.load(); }
+  uint64_t changed_rounds() const { return changed_rounds_.load(); }
 
  private:
   FsWatch(Config config, const libshare::Catalog* catalog,
@@ -187,6 +201,21 @@ class FsWatch {
   void Loop();
   void Wake() const;
   void TrimAfterRound() const;
+
+  // A share a batch changed, waiting for its round.
+  struct Pending {
+    std::string path;
+    uint64_t id = 0;  // for a removal, the id it had
+  };
+  // Probes the shares at `pending`'s paths (those no longer in the table
+  // are forgotten), on the calling thread. False, having done nothing,
+  // before the first round.
+  bool ProbeChanged(std::vector<Pending> pending);
+  class ParentWalks;
+  struct RoundReport;
+  // Logs a round's report, moves version_ and calls changed_.
+  void Report(RoundReport& report, std::string_view what, bool first,
+              std::chrono::steady_clock::time_point start);
 
   // Places are kept once each (a million shares sit on a few file
   // systems) and named by their index in places_.
@@ -197,6 +226,15 @@ class FsWatch {
     bool served = true;
     bool mountpoint = false;  // the share's option
   };
+  // One share probed by a round (the watch thread's): its state, and why
+  // it is not served (`reason`). Records its place in recorded_ and, when
+  // new, in `to_record`.
+  State Probe(const libshare::ShareLocation& s, const MountInfo& mounts,
+              ParentWalks& parents,
+              std::vector<libshare::FsPlaceRow>* to_record,
+              std::string* reason);
+  // Writes the places a round recorded to the store.
+  void RecordPlaces(const std::vector<libshare::FsPlaceRow>& rows);
   // The index of `p` in places_, added if new. The watch thread's (or
   // Open's); takes mu_ only to add.
   uint32_t Intern(const FsPlace& p);
@@ -220,6 +258,14 @@ class FsWatch {
   // Keyed by views into state_paths_ (all the paths of the last round).
   absl::flat_hash_map<absl::string_view, State> states_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<char[]> state_paths_ ABSL_GUARDED_BY(mu_);
+  // The paths of shares first probed by a round over changes (a deque:
+  // the views stay valid as it grows); emptied by the next full round.
+  std::deque<std::string> added_paths_ ABSL_GUARDED_BY(mu_);
+  // What the batches since the last round changed, for a round over those
+  // only; `pending_full_`: too many (or before the first round), the next
+  // round is a full one.
+  std::vector<Pending> pending_ ABSL_GUARDED_BY(mu_);
+  bool pending_full_ ABSL_GUARDED_BY(mu_) = false;
   // Why each share not served at the last round is not (only those).
   absl::flat_hash_map<std::string, std::string> reasons_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<const MountInfo> mounts_ ABSL_GUARDED_BY(mu_);  // last read
@@ -242,6 +288,8 @@ class FsWatch {
   // shares takes seconds; its unfinished work is redone next start).
   std::atomic<bool> stop_asked_{false};
   std::atomic<uint64_t> version_{1};
+  std::atomic<uint64_t> full_rounds_{0};
+  std::atomic<uint64_t> changed_rounds_{0};
   // The first share id added since the daemon started: set in Open,
   // before any other thread sees the object; read only after.
   uint64_t first_added_id_ = UINT64_MAX;

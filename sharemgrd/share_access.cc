@@ -138,6 +138,10 @@ void ShareAccess::Resolve(const AccessRequest& req, AccessResult* r) const {
             absl::StrCat("share ", share, ": ", root.at, ": not a directory");
         break;
       default:
+        // Served by the last round, so a round has to say it is not
+        // (EXPORT, the sharetab view, the log): none would come before the
+        // next recheck otherwise, as no mount changed.
+        if (served_ != nullptr) served_->Recheck();
         r->outcome = AccessOutcome::kNotShared;
         r->reason = absl::StrCat("share ", share, " is not served: ", root.at,
                                  ": ", root.Why(),

@@ -933,6 +933,20 @@ class CatalogImpl : public Catalog {
     return out;
   }
 
+  std::vector<ShareLocation> LocationsOf(
+      const std::vector<std::string>& paths) const override {
+    absl::ReaderMutexLock l(&mu_);
+    std::vector<ShareLocation> out;
+    out.reserve(paths.size());
+    for (const std::string& path : paths) {
+      if (const Share* s = table_.Find(path)) {
+        out.push_back({s->id, s->dev, s->path, s->mount_root,
+                       s->effective_options()->mountpoint});
+      }
+    }
+    return out;
+  }
+
   std::vector<GroupInfo> ListGroups() const override {
     absl::ReaderMutexLock l(&mu_);
     std::vector<GroupInfo> out;

@@ -1092,6 +1092,31 @@ TEST_F(CatalogTest, ListLocationsHasEveryShareAndItsMountpointOption) {
   EXPECT_FALSE(got[2].mountpoint);
 }
 
+TEST_F(CatalogTest, LocationsOfListsTheSharesAtThePathsInTheirOrder) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  MustApply({CreateGroup("g", "rw"), AddShare(a, "g"),
+             AddShare(b, "g", "ro,mountpoint")});
+  std::vector<ShareLocation> all = catalog_->ListLocations();
+  std::vector<ShareLocation> got =
+      catalog_->LocationsOf({b, dir_.path() + "/none", a, b + "/below"});
+  ASSERT_EQ(got.size(), 2u) << "a path with no share is left out";
+  EXPECT_EQ(got[0].path, b);
+  EXPECT_TRUE(got[0].mountpoint);
+  EXPECT_EQ(got[1].path, a);
+  EXPECT_FALSE(got[1].mountpoint);
+  for (const ShareLocation& g : got) {
+    auto same =
+        std::find_if(all.begin(), all.end(),
+                     [&](const ShareLocation& x) { return x.path == g.path; });
+    ASSERT_NE(same, all.end());
+    EXPECT_EQ(g.id, same->id);
+    EXPECT_EQ(g.dev, same->dev);
+    EXPECT_EQ(g.mount_root, same->mount_root);
+  }
+  EXPECT_TRUE(catalog_->LocationsOf({}).empty());
+}
+
 TEST_F(CatalogTest, MountRecordsSurviveReopen) {
   ASSERT_TRUE(
       catalog_

@@ -171,6 +171,11 @@ class Catalog {
   // holding the table (1,000,000 shares: one string each rather than
   // seven).
   virtual std::vector<ShareLocation> ListLocations() const = 0;
+  // The locations of the shares at `paths` that are in the table, in the
+  // order of `paths` (a path with no share is left out): a probe of the
+  // shares one batch changed, O(paths) whatever the table's size.
+  virtual std::vector<ShareLocation> LocationsOf(
+      const std::vector<std::string>& paths) const = 0;
   virtual std::vector<GroupInfo> ListGroups() const = 0;
   // The sharetab view of the active shares, in path order.
   virtual std::vector<SharetabEntry> SharetabEntries() const = 0;

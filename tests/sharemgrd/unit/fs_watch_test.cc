@@ -1,8 +1,18 @@
 #include "fs_watch.h"
 
-#include <string>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
+#include "libshare/batch.h"
+#include "libshare/catalog.h"
 
 namespace sharemgrd {
 namespace {
@@ -206,6 +216,173 @@ TEST(ProbeShare, MissingLinkAndFileAreNotServed) {
   EXPECT_FALSE(p.served);
   EXPECT_FALSE(p.record.has_value());
   EXPECT_EQ(p.reason, "/a: a symlink component");
+}
+
+// A watch over a real Catalog in a temporary folder (/proc/self/mountinfo,
+// real folders): which rounds a batch wakes, and what they decide.
+class FsWatchRoundsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sharemgrd_fswatch_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto catalog = libshare::Catalog::Open({dir_ + "/db", 1});
+    ASSERT_TRUE(catalog.ok()) << catalog.status();
+    catalog_ = std::move(*catalog);
+    libshare::Operation create;
+    create.type = libshare::Operation::Type::kCreateGroup;
+    create.group = "g";
+    create.options = "rw";
+    std::vector<libshare::Operation> ops = {create};
+    for (int i = 0; i < 3; ++i)
+      ops.push_back(Add(Mkdir("s" + std::to_string(i))));
+    ASSERT_TRUE(Apply(ops).ok());
+    // A copy of the mount table: mounts made meanwhile by other tests
+    // (each wakes a full round) do not reach this watch.
+    ASSERT_EQ(
+        system(("cp /proc/self/mountinfo '" + dir_ + "/mountinfo'").c_str()),
+        0);
+    auto w = FsWatch::Open(
+        {.db_path = dir_ + "/db", .mountinfo = dir_ + "/mountinfo"},
+        catalog_.get());
+    ASSERT_TRUE(w.ok()) << w.status();
+    watch_ = std::move(*w);
+    watch_->Watch(
+        [this](const std::vector<std::string>& paths) {
+          absl::MutexLock l(&mu_);
+          changed_.insert(changed_.end(), paths.begin(), paths.end());
+        },
+        [this] {
+          absl::MutexLock l(&mu_);
+          first_done_ = true;
+        });
+    absl::MutexLock l(&mu_);
+    ASSERT_TRUE(
+        mu_.AwaitWithTimeout(absl::Condition(&first_done_), absl::Seconds(10)));
+  }
+  void TearDown() override {
+    watch_.reset();
+    catalog_.reset();
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    ASSERT_EQ(system(cmd.c_str()), 0);
+  }
+  std::string Mkdir(const std::string& name) {
+    std::string p = dir_ + "/" + name;
+    EXPECT_EQ(mkdir(p.c_str(), 0755), 0) << p;
+    return p;
+  }
+  static libshare::Operation Add(const std::string& path,
+                                 const std::string& options = "") {
+    libshare::Operation op;
+    op.type = libshare::Operation::Type::kAddShare;
+    op.group = "g";
+    op.path = path;
+    op.options = options;
+    return op;
+  }
+  static libshare::Operation Remove(const std::string& path) {
+    libshare::Operation op;
+    op.type = libshare::Operation::Type::kRemoveShare;
+    op.path = path;
+    return op;
+  }
+  // Applies a batch and tells the watch, as the daemon does.
+  libshare::BatchResult Apply(const std::vector<libshare::Operation>& ops) {
+    libshare::Batch b;
+    b.ops = ops;
+    libshare::BatchResult r = catalog_->Apply(b);
+    EXPECT_TRUE(r.ok()) << (r.errors.empty() ? r.commit_error
+                                             : r.errors[0].message);
+    if (watch_ != nullptr) watch_->SharesChanged(r.changes);
+    return r;
+  }
+  // Waits until `done` holds (polled), at most 10 s.
+  template <typename Pred>
+  bool WaitFor(Pred done) {
+    for (int i = 0; i < 1000; ++i) {
+      if (done()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return done();
+  }
+  bool Changed(const std::string& path) {
+    absl::MutexLock l(&mu_);
+    return std::find(changed_.begin(), changed_.end(), path) != changed_.end();
+  }
+
+  std::string dir_;
+  std::unique_ptr<libshare::Catalog> catalog_;
+  std::unique_ptr<FsWatch> watch_;
+  absl::Mutex mu_;
+  bool first_done_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::string> changed_ ABSL_GUARDED_BY(mu_);
+};
+
+// A small batch wakes a round over its own shares, not over every share,
+// and that round decides them as a full one would: a share with the
+// option mountpoint on a plain folder is not served, and its path is
+// reported as changed.
+TEST_F(FsWatchRoundsTest, SmallBatchWakesARoundOverItsSharesOnly) {
+  ASSERT_EQ(watch_->full_rounds(), 1u);
+  const std::string m = Mkdir("m");
+  Apply({Add(m, "rw,mountpoint")});
+  ASSERT_TRUE(WaitFor([&] { return Changed(m); }))
+      << "the new share's state was never reported";
+  EXPECT_EQ(watch_->changed_rounds(), 1u);
+  EXPECT_EQ(watch_->full_rounds(), 1u) << "a full round for one add";
+  EXPECT_EQ(watch_->NotServed(m, false, true).value_or("served"),
+            "no file system is mounted at the path (option mountpoint)");
+
+  // Removed, it is forgotten by the next round over changes: a share added
+  // there again later starts afresh.
+  Apply({Remove(m)});
+  ASSERT_TRUE(WaitFor([&] { return watch_->changed_rounds() == 2; }));
+  EXPECT_EQ(watch_->NotServed(m, false, false), std::nullopt);
+  EXPECT_EQ(watch_->full_rounds(), 1u);
+}
+
+// The round over a batch's changes probes the changed share's folder
+// anew: a share whose folder went away before its options changed is not
+// served once that round is done, and says why.
+TEST_F(FsWatchRoundsTest, ChangedShareIsProbedAgain) {
+  const std::string s1 = dir_ + "/s1";
+  EXPECT_EQ(watch_->NotServed(s1, false, false), std::nullopt);
+  ASSERT_EQ(rmdir(s1.c_str()), 0);
+  libshare::Operation set;
+  set.type = libshare::Operation::Type::kSetOptions;
+  set.group = "g";
+  set.path = s1;
+  set.options = "ro";
+  Apply({set});
+  ASSERT_TRUE(WaitFor([&] { return Changed(s1); }));
+  EXPECT_EQ(watch_->NotServed(s1, false, false).value_or("served"),
+            "the folder does not exist");
+  EXPECT_EQ(watch_->full_rounds(), 1u);
+  // Back, and changed again: served again.
+  Mkdir("s1");
+  set.options = "rw";
+  Apply({set});
+  ASSERT_TRUE(WaitFor([&] { return watch_->changed_rounds() == 2; }));
+  EXPECT_EQ(watch_->NotServed(s1, false, false), std::nullopt);
+}
+
+// A batch that changes more than a quarter of the shares (and at least
+// 1,024) wakes one full round instead.
+TEST_F(FsWatchRoundsTest, BigBatchWakesAFullRound) {
+  ASSERT_EQ(Mkdir("big").empty(), false);
+  std::vector<libshare::Operation> ops;
+  for (int i = 0; i < 1100; ++i) {
+    ops.push_back(Add(Mkdir("big/" + std::to_string(i))));
+  }
+  Apply(ops);
+  ASSERT_TRUE(WaitFor([&] { return watch_->full_rounds() == 2; }));
+  EXPECT_EQ(watch_->changed_rounds(), 0u);
+  // The next small change is a round over it alone again.
+  const std::string m = Mkdir("m");
+  Apply({Add(m, "rw,mountpoint")});
+  ASSERT_TRUE(WaitFor([&] { return Changed(m); }));
+  EXPECT_EQ(watch_->changed_rounds(), 1u);
+  EXPECT_EQ(watch_->full_rounds(), 2u);
 }
 
 }  // namespace

@@ -14,7 +14,8 @@
 //
 // The state is refreshed by one thread. A full round probes every share:
 // the first, when the mount table changes (mountinfo polled for POLLPRI),
-// every `recheck` interval (a folder moved away changes no mount), and
+// every `recheck` interval (a folder moved away changes no mount; at least
+// 50 times the last full round's length: 1,000,000 shares take seconds), and
 // when a decision finds a share's state changed. After a committed batch
 // (50 ms after it, paced) only the shares it changed are probed, against
 // the mount table read last (a change of it not read yet makes the round a

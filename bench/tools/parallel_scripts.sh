@@ -17,8 +17,9 @@
 # scripts) pair, the order alternating from round to round. A adds (default
 # 480) per pair and round are split evenly between the scripts.
 # Prints a Markdown table (median of the rounds) with the ratio to the
-# 1-script figure of the same build, and `uptime` at the start, after each
-# round and at the end; --out also writes it to FILE.
+# 1-script figure of the same build, the CPU each daemon's file-system
+# watch (thread sm-fswatch) spent during the rounds, and `uptime` at the
+# start, after each round and at the end; --out also writes it to FILE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -85,6 +86,7 @@ for ((k = 0; k < max_scripts; k++)); do
   seq -f "$work/new/k$k/a%05g" 0 $((adds - 1)) | xargs mkdir -p
 done
 
+declare -A PID
 start() {  # BUILD
   local b=$1 d=$work/$1 i
   mkdir -p "$d"
@@ -92,12 +94,25 @@ start() {  # BUILD
     --mount-port 0 --db "$d/shares.db" --socket "$d/sock" \
     --sharetab "$d/sharetab" 2>"$d/log" &
   pids+=($!)
+  PID[$b]=$!
   for ((i = 0; i < 600; i++)); do
     grep -q '^sharemgrd: serving' "$d/log" && break
     sleep 0.05
   done
   grep -q '^sharemgrd: serving' "$d/log" || { cat "$d/log" >&2; exit 1; }
   "${BIN[$b]}/sharectl" --socket "$d/sock" batch "$work/load.batch" >/dev/null
+}
+
+# CPU (ms, user + system) of the daemon's thread sm-fswatch so far.
+watch_cpu() {  # BUILD
+  local t
+  for t in /proc/"${PID[$1]}"/task/*; do
+    [[ $(cat "$t/comm" 2>/dev/null) == sm-fswatch ]] || continue
+    awk -v hz="$(getconf CLK_TCK)" \
+      '{ sub(/.*\) /, ""); print int(($12 + $13) * 1000 / hz) }' "$t/stat"
+    return
+  done
+  echo 0
 }
 
 count() {  # BUILD: shares in the daemon
@@ -132,6 +147,18 @@ phase() {  # BUILD VERB S
 }
 
 for b in "${builds[@]}"; do start "$b"; done
+# The load batch's round (seconds at 1,000,000 shares) is done when the
+# watch's CPU stops moving.
+declare -A WATCH0
+for b in "${builds[@]}"; do
+  WATCH0[$b]=-1
+  for ((i = 0; i < 600; i++)); do
+    sleep 0.5
+    c=$(watch_cpu "$b")
+    [[ $c == "${WATCH0[$b]}" ]] && break
+    WATCH0[$b]=$c
+  done
+done
 load_start=$(uptime)
 declare -A ADD REMOVE
 loads=()
@@ -193,6 +220,9 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR 
   done
   echo
   echo "Per round (adds/s): $(for p in "${pairs[@]}"; do printf '%s=[%s] ' "$p" "${ADD[$p]% }"; done)"
+  echo
+  echo "CPU of the file-system watch (sm-fswatch) during the rounds:" \
+    "$(for b in "${builds[@]}"; do printf '%s %d ms; ' "$b" $(($(watch_cpu "$b") - WATCH0[$b])); done)"
   echo
   echo "Load: at start: $load_start"
   for l in "${loads[@]}"; do echo "$l"; done

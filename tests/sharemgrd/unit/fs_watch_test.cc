@@ -242,9 +242,10 @@ class FsWatchRoundsTest : public ::testing::Test {
     ASSERT_EQ(
         system(("cp /proc/self/mountinfo '" + dir_ + "/mountinfo'").c_str()),
         0);
-    auto w = FsWatch::Open(
-        {.db_path = dir_ + "/db", .mountinfo = dir_ + "/mountinfo"},
-        catalog_.get());
+    auto w = FsWatch::Open({.db_path = dir_ + "/db",
+                            .mountinfo = dir_ + "/mountinfo",
+                            .recheck = recheck_},
+                           catalog_.get());
     ASSERT_TRUE(w.ok()) << w.status();
     watch_ = std::move(*w);
     watch_->Watch(
@@ -310,6 +311,7 @@ class FsWatchRoundsTest : public ::testing::Test {
     return std::find(changed_.begin(), changed_.end(), path) != changed_.end();
   }
 
+  absl::Duration recheck_ = absl::Seconds(30);
   std::string dir_;
   std::unique_ptr<libshare::Catalog> catalog_;
   std::unique_ptr<FsWatch> watch_;
@@ -383,6 +385,26 @@ TEST_F(FsWatchRoundsTest, BigBatchWakesAFullRound) {
   ASSERT_TRUE(WaitFor([&] { return Changed(m); }));
   EXPECT_EQ(watch_->changed_rounds(), 1u);
   EXPECT_EQ(watch_->full_rounds(), 2u);
+}
+
+// The periodic recheck probes every share with no change asked for: a
+// folder moved away (no mount changed) is found by it.
+class FsWatchRecheckTest : public FsWatchRoundsTest {
+ protected:
+  void SetUp() override {
+    recheck_ = absl::Milliseconds(200);
+    FsWatchRoundsTest::SetUp();
+  }
+};
+
+TEST_F(FsWatchRecheckTest, RecheckFindsAFolderMovedAway) {
+  const std::string s2 = dir_ + "/s2";
+  ASSERT_EQ(rename(s2.c_str(), (s2 + ".moved").c_str()), 0);
+  ASSERT_TRUE(WaitFor([&] { return Changed(s2); }));
+  EXPECT_GE(watch_->full_rounds(), 2u);
+  EXPECT_EQ(watch_->changed_rounds(), 0u);
+  EXPECT_EQ(watch_->NotServed(s2, false, false).value_or("served"),
+            "the folder does not exist");
 }
 
 }  // namespace

@@ -388,9 +388,11 @@ void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
     wake_ = true;
     // More changes than a quarter of the shares: one full round costs
     // about as much as probing them one by one, and lists the rest anew.
+    // Before the first round has listed the shares (states_ empty) a few
+    // are kept too: a batch made while it runs may come after its list.
     const std::size_t most =
         std::max(kMinChangedRound, (states_.size() + 3) / 4);
-    if (!probed_ || pending_.size() + changes.size() > most) {
+    if (pending_.size() + changes.size() > most) {
       if (!pending_full_) {
         pending_.clear();
         pending_.shrink_to_fit();
@@ -750,6 +752,8 @@ bool FsWatch::ProbeChanged(std::vector<Pending> pending) {
   std::vector<State> states(shares.size());
   std::vector<std::string> reasons(shares.size());
   for (std::size_t i = 0; i < shares.size(); ++i) {
+    // Up to a quarter of a million shares: Stop() does not wait for them.
+    if ((i & 1023) == 1023 && stop_asked_.load()) return true;
     states[i] = Probe(shares[i], *mounts, parents, &to_record, &reasons[i]);
   }
   RecordPlaces(to_record);

@@ -733,10 +733,9 @@ bool FsWatch::ProbeChanged(std::vector<Pending> pending) {
     if (!probed_ || mounts_ == nullptr) return false;
     mounts = mounts_;
   }
-  // Each path once: the last change of it says its id.
-  std::stable_sort(
-      pending.begin(), pending.end(),
-      [](const Pending& a, const Pending& b) { return a.path < b.path; });
+  // In path order, each path probed once.
+  std::sort(pending.begin(), pending.end(),
+            [](const Pending& a, const Pending& b) { return a.path < b.path; });
   std::vector<std::string> paths;
   paths.reserve(pending.size());
   for (std::size_t i = 0; i < pending.size(); ++i) {
@@ -757,19 +756,16 @@ bool FsWatch::ProbeChanged(std::vector<Pending> pending) {
     states[i] = Probe(shares[i], *mounts, parents, &to_record, &reasons[i]);
   }
   RecordPlaces(to_record);
-  // The paths no longer in the table: removed, their places forgotten.
-  absl::flat_hash_map<absl::string_view, uint64_t> here;
-  here.reserve(shares.size());
-  for (const libshare::ShareLocation& s : shares) here.emplace(s.path, s.id);
+  // The paths no longer in the table: removed, their places forgotten
+  // (as the place of an id a path had before it was added again). Both
+  // lists are in path order (LocationsOf keeps the order of `paths`).
   std::vector<absl::string_view> gone;
+  std::size_t j = 0;
   for (const Pending& p : pending) {
-    auto it = here.find(p.path);
-    if (it == here.end()) {
-      gone.push_back(p.path);
-      recorded_.erase(p.id);
-    } else if (p.id != 0 && p.id != it->second) {
-      recorded_.erase(p.id);  // removed and added again: the old id's
-    }
+    while (j < shares.size() && shares[j].path < p.path) ++j;
+    const bool here = j < shares.size() && shares[j].path == p.path;
+    if (!here) gone.push_back(p.path);
+    if (!here || shares[j].id != p.id) recorded_.erase(p.id);
   }
 
   RoundReport report;

@@ -4,9 +4,9 @@
 # round by round, so two builds are compared in the same hour (issue 12,
 # item 1). Prints one line per run: wall time of the sharectl process, the
 # daemon's "applied in" as the client reports it, the daemon's own split
-# from its audit line (memory, decoding, validation, commit), the CPU the
-# daemon spent on the batch (from /proc/PID/stat, 10 ms ticks), the
-# client's CPU, and the load average.
+# from its audit line (memory, decoding, validation, commit, linking,
+# change list), the CPU the daemon spent on the batch (from /proc/PID/stat,
+# 10 ms ticks), the client's CPU, and the load average.
 #
 #   bench/tools/batch_alternate.sh [--pool DIR] [--idle S] N ROUNDS BIN_DIR...
 #
@@ -86,8 +86,8 @@ for ((r = 1; r <= rounds; r++)); do
     c1=$(cpu_ticks "$pid")
     applied=$(grep -o 'applied in [0-9]* ms' "$d/out" || echo "applied in ? ms")
     # The daemon's own split (its audit line): the reserve ("memory") and
-    # decoding, then validation and the commit.
-    split=$(grep -o '(memory [0-9]* ms, decoding [0-9]* ms, validation [0-9]* ms, commit [0-9]* ms' \
+    # decoding, then validation, the commit, linking and the change list.
+    split=$(grep -o '(memory [0-9]* ms, decoding [0-9]* ms, validation [0-9]* ms, commit [0-9]* ms, linking [0-9]* ms, change list [0-9]* ms' \
       "$d/log" | tr -d '(' || true)
     client=$(awk '{printf "%d", ($1 + $2) * 1000}' "$d/client_time")
     echo "$bin n=$n batch $(((t1 - t0) / 1000)) us, $applied," \

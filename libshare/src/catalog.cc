@@ -1044,8 +1044,12 @@ class CatalogImpl : public Catalog {
                 absl::Span<BatchResult> results)
       ABSL_LOCKS_EXCLUDED(apply_mu_, mu_);
   // Brings resource_owner_ and public_ up to date with the shares a
-  // committed batch changed (all shares if the list is incomplete).
-  void UpdateRuleIndexes(const BatchResult& result)
+  // committed batch (one segment of a run) touched and removed, from the
+  // shares themselves: no lookup of their paths in the table (at 1,000,000
+  // adds, a million cache misses). All shares if the list is incomplete.
+  void UpdateRuleIndexes(const BatchResult& result,
+                         absl::Span<const Share* const> touched,
+                         absl::Span<const std::unique_ptr<Share>> dead)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   void RebuildRuleIndexes() ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -1603,25 +1607,42 @@ void CatalogImpl::RebuildRuleIndexes() {
   rule_indexes_stale_ = false;
 }
 
-void CatalogImpl::UpdateRuleIndexes(const BatchResult& result) {
+void CatalogImpl::UpdateRuleIndexes(
+    const BatchResult& result, absl::Span<const Share* const> touched,
+    absl::Span<const std::unique_ptr<Share>> dead) {
   if (!result.changes_complete) {
     rule_indexes_stale_ = true;
     return;
   }
   try {
     absl::ReaderMutexLock l(&mu_);
-    for (const ShareChange& c : result.changes) {
-      if (auto it = resource_of_.find(c.path); it != resource_of_.end()) {
+    auto forget = [&](const std::string& path) {
+      if (auto it = resource_of_.find(path); it != resource_of_.end()) {
         auto owner = resource_owner_.find(it->second);
-        if (owner != resource_owner_.end() && owner->second == c.path) {
+        if (owner != resource_owner_.end() && owner->second == path) {
           resource_owner_.erase(owner);
         }
         resource_of_.erase(it);
       }
-      public_.erase(std::remove(public_.begin(), public_.end(), c.path),
+      public_.erase(std::remove(public_.begin(), public_.end(), path),
                     public_.end());
-      const Share* s = table_.Find(c.path);
-      if (s == nullptr) continue;
+    };
+    // The removed shares first: a path removed and added again ends with
+    // its new share's entries.
+    std::vector<const Share*> dead_set;
+    dead_set.reserve(dead.size());
+    for (const auto& d : dead) {
+      forget(d->path);
+      dead_set.push_back(d.get());
+    }
+    std::sort(dead_set.begin(), dead_set.end());
+    for (const Share* s : touched) {
+      forget(s->path);
+      // Touched, then removed by the same batch: forgotten above.
+      if (!dead_set.empty() &&
+          std::binary_search(dead_set.begin(), dead_set.end(), s)) {
+        continue;
+      }
       if (!s->resource().empty()) {
         resource_owner_.emplace(s->resource(), s->path);
         resource_of_.emplace(s->path, s->resource());
@@ -1670,7 +1691,17 @@ bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
                        TouchedShares* touched) {
   bool changed = false;
   ShareGroup* last_group = nullptr;  // the group the last add went to
+  // Adds link into random buckets of the path index: each is fetched
+  // kPrefetchAhead adds before its insert.
+  constexpr std::size_t kPrefetchAhead = 8;
   for (std::size_t i = begin; i < end; ++i) {
+    if (i + kPrefetchAhead < end) {
+      const Step& ahead = steps[i + kPrefetchAhead];
+      if (!ahead.noop && ahead.share != nullptr &&
+          ahead.op->type == Op::kAddShare) {
+        table_.PrefetchBucket(ahead.share->path);
+      }
+    }
     Step& step = steps[i];
     if (step.noop) continue;
     changed = true;
@@ -2145,11 +2176,13 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       result.changes =
           ChangesOf(t.subspan(t0, touched_ends[k] - t0),
                     d.subspan(d0, dead_ends[k] - d0), first_ids[k]);
+      UpdateRuleIndexes(result, t.subspan(t0, touched_ends[k] - t0),
+                        d.subspan(d0, dead_ends[k] - d0));
     } catch (const std::bad_alloc&) {
       result.changes.clear();
       result.changes_complete = false;
+      UpdateRuleIndexes(result, {}, {});
     }
-    UpdateRuleIndexes(result);
   }
   BatchResult::Times times;
   times.validate_ms = ms(t_start, t_validated);

@@ -214,6 +214,11 @@ std::unique_ptr<Share> ShareTable::Insert(std::unique_ptr<Share> share) {
   return nullptr;
 }
 
+void ShareTable::PrefetchBucket(std::string_view path) const {
+  __builtin_prefetch(&buckets_.array_[index_.bucket(path, PathHash())],
+                     /*rw=*/1);
+}
+
 std::unique_ptr<Share> ShareTable::Remove(std::string_view path) {
   Share* s = FindInIndex(path);
   if (s == nullptr) return nullptr;

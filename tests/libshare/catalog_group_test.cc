@@ -150,6 +150,31 @@ TEST_F(CatalogGroupTest, BatchIsValidatedAgainstTheOnesBeforeIt) {
   EXPECT_FALSE(Shared(a));
 }
 
+// Each call of a group brings the resource and public indexes up to
+// date in its turn: a name a later call frees is free after the group,
+// and one it takes is taken.
+TEST_F(CatalogGroupTest, ResourceFreedOrTakenByALaterCallOfTheGroup) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  std::string c = dir_.Mkdir("c");
+  Operation add_a = AddShare(a, "g");
+  add_a.resource = "proj";
+  std::vector<BatchResult> r =
+      ApplyGroup({BatchOf({add_a}), BatchOf({RemoveShare(a)}),
+                  BatchOf({AddShare(b, "g")}), BatchOf({Rename(b, "proj")})});
+  ASSERT_EQ(r.size(), 4u);
+  for (const BatchResult& one : r) EXPECT_TRUE(one.ok());
+  Operation add_c = AddShare(c, "g");
+  add_c.resource = "proj";
+  BatchResult refused = catalog_->Apply(BatchOf({add_c}));
+  ASSERT_EQ(refused.errors.size(), 1u);
+  EXPECT_EQ(refused.errors[0].message,
+            c + ": resource name \"proj\" is already used by " + b);
+  r = ApplyGroup({BatchOf({Rename(b, "")}), BatchOf({add_c})});
+  EXPECT_TRUE(r[0].ok());
+  EXPECT_TRUE(r[1].ok());
+}
+
 TEST_F(CatalogGroupTest, FailedCommitFailsTheWholeGroupAndChangesNothing) {
   std::string a = dir_.Mkdir("a");
   std::string b = dir_.Mkdir("b");

@@ -784,6 +784,30 @@ TEST_F(CatalogTest, SecondShareWithSameResourceIsRefused) {
             a + ": resource name \"proj\" is already used by " + b);
 }
 
+// The rule indexes after a batch follow its shares, not their paths: a
+// share added with a resource and removed in the same batch leaves the
+// name free; one removed and added again with it keeps it taken.
+TEST_F(CatalogTest, ResourceOfAShareAddedAndRemovedInOneBatchIsFree) {
+  std::string a = dir_.Mkdir("a");
+  std::string b = dir_.Mkdir("b");
+  Operation add_a = AddShare(a, "g");
+  add_a.resource = "proj";
+  MustApply({CreateGroup("g"), add_a, RemoveShare(a)});
+  Operation add_b = AddShare(b, "g");
+  add_b.resource = "proj";
+  MustApply({add_b});
+  // Removed and added again with the name, in one batch: still b's.
+  MustApply({RemoveShare(b), add_b});
+  add_a.resource = "proj";
+  BatchResult r = Apply({add_a});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].message,
+            a + ": resource name \"proj\" is already used by " + b);
+  // Removed and added again without it: free.
+  MustApply({RemoveShare(b), AddShare(b, "g")});
+  MustApply({add_a});
+}
+
 TEST_F(CatalogTest, SecondPublicShareIsRefusedEvenInherited) {
   std::string a = dir_.Mkdir("a");
   std::string b = dir_.Mkdir("b");

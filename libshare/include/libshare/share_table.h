@@ -211,6 +211,11 @@ class ShareTable {
   // bucket array must grow (doubling); call PrepareCapacity/InstallCapacity
   // first to keep linking allocation-free.
   std::unique_ptr<Share> Insert(std::unique_ptr<Share> share);
+  // Asks the CPU to fetch the bucket a share at `path` would be linked
+  // into: a caller inserting many shares in a row names one a few inserts
+  // ahead, so that the bucket's cache miss overlaps the inserts before it
+  // (at 1,000,000 shares the bucket array is 8 MiB). Changes nothing.
+  void PrefetchBucket(std::string_view path) const;
   // Unlinks the share at `path` and returns it; nullptr if there is none.
   std::unique_ptr<Share> Remove(std::string_view path);
   // Moves a linked share to another group of this table.

@@ -34,6 +34,12 @@ constexpr std::size_t kTrimShares = 50000;
 // Log lines about shares not served at one probe, beyond which a count.
 constexpr int kMaxLoggedPerProbe = 20;
 
+// "1 share", "2 shares" (log lines).
+std::string Shares(std::size_t n, absl::string_view kind = "") {
+  return absl::StrCat(n, " ", kind, kind.empty() ? "" : " ",
+                      n == 1 ? "share" : "shares");
+}
+
 std::string Describe(const FsPlace& p) {
   return absl::StrCat(p.source, " (", p.fstype, ")");
 }
@@ -612,7 +618,7 @@ void FsWatch::RecordPlaces(const std::vector<libshare::FsPlaceRow>& rows) {
     // Kept in memory; written again at the next start (still unrecorded).
     if (config_.log) {
       config_.log(absl::StrCat("cannot record the file systems of ",
-                               rows.size(), " shares: ", s.message()));
+                               Shares(rows.size()), ": ", s.message()));
     }
   }
 }
@@ -623,8 +629,8 @@ void FsWatch::Report(RoundReport& report, std::string_view what, bool first,
   if (config_.log) {
     for (const std::string& line : report.lines) config_.log(line);
     if (report.unlogged > 0) {
-      config_.log(absl::StrCat("... and ", report.unlogged,
-                               " more shares changed served state"));
+      config_.log(absl::StrCat("... and ", Shares(report.unlogged, "more"),
+                               " changed served state"));
     }
     if (first || !report.changed.empty()) {
       const double ms = std::chrono::duration<double, std::milli>(
@@ -644,7 +650,14 @@ void FsWatch::ProbeAll() {
   MountInfo mounts = ReadMounts();
   if (mounts.size() == 0) {
     // Without the mount table nothing can be told apart: keep the last
-    // state rather than stop serving everything.
+    // state rather than stop serving everything. The changes this round
+    // was to cover stay asked for: the next round (the next change's, or
+    // the recheck) is a full one.
+    {
+      absl::MutexLock l(&mu_);
+      pending_.clear();
+      pending_full_ = true;
+    }
     if (config_.log) {
       config_.log(absl::StrCat("cannot read ", config_.mountinfo,
                                "; served states kept"));
@@ -721,7 +734,7 @@ void FsWatch::ProbeAll() {
   const bool first = first_probe_;
   first_probe_ = false;
   full_rounds_.fetch_add(1);
-  Report(report, absl::StrCat(shares.size(), " shares"), first, start);
+  Report(report, Shares(shares.size()), first, start);
 }
 
 bool FsWatch::ProbeChanged(std::vector<Pending> pending) {
@@ -800,7 +813,7 @@ bool FsWatch::ProbeChanged(std::vector<Pending> pending) {
     }
   }
   changed_rounds_.fetch_add(1);
-  Report(report, absl::StrCat(shares.size(), " changed shares"),
+  Report(report, Shares(shares.size(), "changed"),
          /*first=*/false, start);
   return true;
 }

@@ -244,7 +244,12 @@ class FsWatchRoundsTest : public ::testing::Test {
         0);
     auto w = FsWatch::Open({.db_path = dir_ + "/db",
                             .mountinfo = dir_ + "/mountinfo",
-                            .recheck = recheck_},
+                            .recheck = recheck_,
+                            .log =
+                                [this](const std::string& line) {
+                                  absl::MutexLock l(&mu_);
+                                  log_.push_back(line);
+                                }},
                            catalog_.get());
     ASSERT_TRUE(w.ok()) << w.status();
     watch_ = std::move(*w);
@@ -310,6 +315,12 @@ class FsWatchRoundsTest : public ::testing::Test {
     absl::MutexLock l(&mu_);
     return std::find(changed_.begin(), changed_.end(), path) != changed_.end();
   }
+  bool Logged(const std::string& part) {
+    absl::MutexLock l(&mu_);
+    return std::any_of(log_.begin(), log_.end(), [&](const std::string& line) {
+      return line.find(part) != std::string::npos;
+    });
+  }
 
   absl::Duration recheck_ = absl::Seconds(30);
   std::string dir_;
@@ -318,6 +329,7 @@ class FsWatchRoundsTest : public ::testing::Test {
   absl::Mutex mu_;
   bool first_done_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> changed_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> log_ ABSL_GUARDED_BY(mu_);
 };
 
 // A small batch wakes a round over its own shares, not over every share,
@@ -385,6 +397,32 @@ TEST_F(FsWatchRoundsTest, BigBatchWakesAFullRound) {
   ASSERT_TRUE(WaitFor([&] { return Changed(m); }));
   EXPECT_EQ(watch_->changed_rounds(), 1u);
   EXPECT_EQ(watch_->full_rounds(), 2u);
+}
+
+// A full round that cannot read the mount table keeps the states it has,
+// and the changes it was to cover stay asked for: the next change's round
+// is a full one, not a round over that change alone.
+TEST_F(FsWatchRoundsTest, RoundWithoutTheMountTableKeepsTheChangesAskedFor) {
+  const std::string mountinfo = dir_ + "/mountinfo";
+  ASSERT_EQ(system(("cp '" + mountinfo + "' '" + mountinfo + ".kept' && : >'" +
+                    mountinfo + "'")
+                       .c_str()),
+            0);
+  Mkdir("big");
+  std::vector<libshare::Operation> ops;
+  for (int i = 0; i < 1100; ++i) {
+    ops.push_back(Add(Mkdir("big/" + std::to_string(i))));
+  }
+  Apply(ops);
+  ASSERT_TRUE(WaitFor([&] { return Logged("cannot read " + mountinfo); }));
+  EXPECT_EQ(watch_->full_rounds(), 1u);
+  ASSERT_EQ(rename((mountinfo + ".kept").c_str(), mountinfo.c_str()), 0);
+  const std::string m = Mkdir("m");
+  Apply({Add(m, "rw,mountpoint")});
+  ASSERT_TRUE(WaitFor([&] { return Changed(m); }));
+  EXPECT_EQ(watch_->full_rounds(), 2u) << "the big batch's shares were lost";
+  EXPECT_EQ(watch_->changed_rounds(), 0u);
+  EXPECT_TRUE(Logged("file systems probed: 1104 shares"));
 }
 
 // The periodic recheck probes every share with no change asked for: a

@@ -140,8 +140,12 @@ void ShareAccess::Resolve(const AccessRequest& req, AccessResult* r) const {
       default:
         // Served by the last round, so a round has to say it is not
         // (EXPORT, the sharetab view, the log): none would come before the
-        // next recheck otherwise, as no mount changed.
-        if (served_ != nullptr) served_->Recheck();
+        // next recheck otherwise, as no mount changed. Not for a failure
+        // that says nothing of the path (EMFILE, EIO): a round would meet
+        // it too, and clients retrying would wake one each.
+        if (served_ != nullptr && root.stop != libshare::WalkStop::kError) {
+          served_->Recheck();
+        }
         r->outcome = AccessOutcome::kNotShared;
         r->reason = absl::StrCat("share ", share, " is not served: ", root.at,
                                  ": ", root.Why(),

@@ -2,14 +2,18 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/types/span.h"
 #include "authcache/auth_cache.h"
@@ -348,6 +352,62 @@ TEST_F(ServedShareAccessTest, RecordedOnTheParentRefusedOnceADatasetIsMounted) {
   EXPECT_EQ(*why, "recorded on a file system mounted at /, now " + share_);
   watch_->ProbeAll();  // the round says the same
   EXPECT_EQ(watch_->NotServed(share_, false), why);
+}
+
+// A walk to the share that meets a link asks the watch for a full round
+// (the last one served the share); one that fails for a reason that says
+// nothing of the path (here EMFILE) does not: every client's retry would
+// wake a round that fails the same way.
+TEST_F(ServedShareAccessTest, OnlyAWalkThatMeetsAChangeWakesAFullRound) {
+  ASSERT_EQ(mkdir((dir_ + "/p").c_str(), 0755), 0);
+  share_ = dir_ + "/p/share";
+  ASSERT_EQ(mkdir(share_.c_str(), 0755), 0);
+  Share("rw");
+  ASSERT_EQ(
+      system(("cp /proc/self/mountinfo '" + dir_ + "/mountinfo'").c_str()), 0);
+  OpenWatch();
+  absl::Mutex mu;
+  bool first = false;
+  watch_->Watch([](const std::vector<std::string>&) {},
+                [&] {
+                  absl::MutexLock l(&mu);
+                  first = true;
+                });
+  {
+    absl::MutexLock l(&mu);
+    ASSERT_TRUE(
+        mu.AwaitWithTimeout(absl::Condition(&first), absl::Seconds(10)));
+  }
+  ASSERT_EQ(watch_->full_rounds(), 1u);
+  // No descriptor left: every fd below the limit is taken.
+  const int base = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(base, 0);
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+  std::vector<int> held;
+  rlimit low = old;
+  low.rlim_cur = 256;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  for (int fd; (fd = dup(base)) >= 0;) held.push_back(fd);
+  const int dup_errno = errno;
+  AccessResult r = DecideServed(share_);
+  for (int fd : held) close(fd);
+  close(base);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+  ASSERT_EQ(dup_errno, EMFILE);
+  EXPECT_EQ(r.outcome, AccessOutcome::kNotShared);
+  EXPECT_THAT(r.reason, HasSubstr("is not served"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(watch_->full_rounds(), 1u) << "a round for EMFILE";
+  // A link above the share (its folder moved with its parent): a round
+  // comes.
+  ASSERT_EQ(rename((dir_ + "/p").c_str(), (dir_ + "/moved").c_str()), 0);
+  ASSERT_EQ(symlink("moved", (dir_ + "/p").c_str()), 0);
+  EXPECT_THAT(DecideServed(share_).reason, HasSubstr("is not served"));
+  for (int i = 0; i < 1000 && watch_->full_rounds() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(watch_->full_rounds(), 2u);
 }
 
 TEST_F(ServedShareAccessTest, MovedFolderIsRefusedAtOnceNotNoent) {

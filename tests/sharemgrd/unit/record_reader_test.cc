@@ -77,6 +77,26 @@ TEST(RecordReaderTest, FragmentsAddingUpOverTheLimitBreakTheStream) {
   EXPECT_FALSE(r.Feed(in.data(), in.size(), &out));
 }
 
+// A record of up to 1 MiB is given its whole buffer at its mark; a bigger
+// one holds 1 MiB, then grows with what arrives (at most twice that).
+TEST(RecordReaderTest, BufferIsWholeUpToOneMebibyteThenGrowsWithWhatArrives) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  std::vector<std::string> out;
+  RecordReader small(64 * kMiB);
+  const std::string start(100, 'a');  // past the string's own bytes
+  std::string in = Mark(600000, true) + start;
+  ASSERT_TRUE(small.Feed(in.data(), in.size(), &out));
+  EXPECT_EQ(small.held(), 600000u);
+  RecordReader big(64 * kMiB);
+  in = Mark(static_cast<uint32_t>(10 * kMiB), true) + start;
+  ASSERT_TRUE(big.Feed(in.data(), in.size(), &out));
+  EXPECT_EQ(big.held(), kMiB);
+  const std::string more(kMiB, 'x');
+  ASSERT_TRUE(big.Feed(more.data(), more.size(), &out));
+  EXPECT_EQ(big.held(), 2 * kMiB);
+  EXPECT_THAT(out, IsEmpty());
+}
+
 TEST(RecordReaderTest, EmptyRecordIsARecord) {
   RecordReader r(10);
   std::vector<std::string> out;

@@ -1616,7 +1616,8 @@ void CatalogImpl::UpdateRuleIndexes(
   }
   try {
     absl::ReaderMutexLock l(&mu_);
-    auto forget = [&](const std::string& path) {
+    auto forget = [&](const std::string& path)
+                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) {
       if (auto it = resource_of_.find(path); it != resource_of_.end()) {
         auto owner = resource_owner_.find(it->second);
         if (owner != resource_owner_.end() && owner->second == path) {

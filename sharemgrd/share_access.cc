@@ -1,5 +1,7 @@
 #include "share_access.h"
 
+#include <cerrno>
+
 #include "absl/strings/str_cat.h"
 #include "fs_watch.h"
 #include "libshare/dir_walk.h"
@@ -137,20 +139,27 @@ void ShareAccess::Resolve(const AccessRequest& req, AccessResult* r) const {
         r->reason =
             absl::StrCat("share ", share, ": ", root.at, ": not a directory");
         break;
-      default:
-        // Served by the last round, so a round has to say it is not
-        // (EXPORT, the sharetab view, the log): none would come before the
-        // next recheck otherwise, as no mount changed. Not for a failure
-        // that says nothing of the path (EMFILE, EIO): a round would meet
-        // it too, and clients retrying would wake one each.
-        if (served_ != nullptr && root.stop != libshare::WalkStop::kError) {
-          served_->Recheck();
-        }
+      default: {
+        // The daemon short of descriptors or memory: nothing is known of
+        // the path, and a round would fail the same way.
+        const bool short_of_resources =
+            root.stop == libshare::WalkStop::kError &&
+            (root.error == EMFILE || root.error == ENFILE ||
+             root.error == ENOMEM);
+        // Otherwise the share was served by the last round, so a round has
+        // to say it is not (EXPORT, the sharetab view, the log): none would
+        // come before the next recheck, as no mount changed. Rounds are
+        // paced; a client retrying against a lack of descriptors would
+        // still wake one per pace for nothing.
+        if (served_ != nullptr && !short_of_resources) served_->Recheck();
         r->outcome = AccessOutcome::kNotShared;
-        r->reason = absl::StrCat("share ", share, " is not served: ", root.at,
-                                 ": ", root.Why(),
-                                 " (a share path must stay the canonical "
-                                 "directory it was when added)");
+        r->reason = absl::StrCat(
+            "share ", share, " is not served: ", root.at, ": ", root.Why(),
+            root.stop == libshare::WalkStop::kError
+                ? ""
+                : " (a share path must stay the canonical directory it was "
+                  "when added)");
+      }
     }
     return;
   }

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -355,9 +357,9 @@ TEST_F(ServedShareAccessTest, RecordedOnTheParentRefusedOnceADatasetIsMounted) {
 }
 
 // A walk to the share that meets a link asks the watch for a full round
-// (the last one served the share); one that fails for a reason that says
-// nothing of the path (here EMFILE) does not: every client's retry would
-// wake a round that fails the same way.
+// (the last one served the share); one that fails for lack of descriptors
+// (EMFILE, ENFILE) or memory does not: it says nothing of the path, and a
+// round would fail the same way.
 TEST_F(ServedShareAccessTest, OnlyAWalkThatMeetsAChangeWakesAFullRound) {
   ASSERT_EQ(mkdir((dir_ + "/p").c_str(), 0755), 0);
   share_ = dir_ + "/p/share";
@@ -386,7 +388,7 @@ TEST_F(ServedShareAccessTest, OnlyAWalkThatMeetsAChangeWakesAFullRound) {
   ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
   std::vector<int> held;
   rlimit low = old;
-  low.rlim_cur = 256;
+  low.rlim_cur = std::min<rlim_t>(256, old.rlim_max);
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
   for (int fd; (fd = dup(base)) >= 0;) held.push_back(fd);
   const int dup_errno = errno;
@@ -397,6 +399,7 @@ TEST_F(ServedShareAccessTest, OnlyAWalkThatMeetsAChangeWakesAFullRound) {
   ASSERT_EQ(dup_errno, EMFILE);
   EXPECT_EQ(r.outcome, AccessOutcome::kNotShared);
   EXPECT_THAT(r.reason, HasSubstr("is not served"));
+  EXPECT_THAT(r.reason, HasSubstr(strerror(EMFILE)));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_EQ(watch_->full_rounds(), 1u) << "a round for EMFILE";
   // A link above the share (its folder moved with its parent): a round

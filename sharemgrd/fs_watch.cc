@@ -656,6 +656,7 @@ void FsWatch::ProbeAll() {
     {
       absl::MutexLock l(&mu_);
       pending_.clear();
+      pending_.shrink_to_fit();
       pending_full_ = true;
     }
     if (config_.log) {

@@ -263,8 +263,9 @@ class FsWatch {
   // the views stay valid as it grows); emptied by the next full round.
   std::deque<std::string> added_paths_ ABSL_GUARDED_BY(mu_);
   // What the batches since the last round changed, for a round over those
-  // only; `pending_full_`: too many (or before the first round), the next
-  // round is a full one.
+  // only; `pending_full_`: too many (or before the first round, or the last
+  // full round could not read the mount table), the next round is a full
+  // one.
   std::vector<Pending> pending_ ABSL_GUARDED_BY(mu_);
   bool pending_full_ ABSL_GUARDED_BY(mu_) = false;
   // Why each share not served at the last round is not (only those).

@@ -10,11 +10,14 @@ namespace {
 // From this size on, a new record buffer is populated when it is made
 // (glibc maps such a buffer on its own, so each of its pages would fault).
 constexpr std::size_t kPopulateBytes = std::size_t{256} << 10;
-// A fragment of up to this size gets its whole buffer when its mark
-// arrives: one buffer made and populated, not five grown in turn (a
-// 15,000-add batch is a 0.96 MB call; its transfer took 8-18 ms with the
-// buffer doubled from 64 KiB, 4-9 ms with it whole). A bigger one's
-// buffer starts at this size and grows with what arrives.
+// On a connection allowed calls bigger than this (root and the admin
+// group over the management socket), a fragment of up to this size gets
+// its whole buffer when its first bytes arrive: one buffer made and
+// populated, not five grown in turn (a 15,000-add batch is a 0.96 MB call;
+// its transfer took 8-18 ms with the buffer doubled from 64 KiB, 4-9 ms
+// with it whole), and a bigger one's buffer starts at this size. Other
+// connections (readers, MOUNT clients) get buffers that grow only with
+// what arrives: they cannot make the daemon hold a megabyte for 5 bytes.
 constexpr std::size_t kWholeBytes = std::size_t{1} << 20;
 
 }  // namespace
@@ -44,15 +47,19 @@ bool RecordReader::Feed(const char* data, std::size_t n,
     }
     std::size_t take = std::min<std::size_t>(n, remaining_);
     // Grows with what arrives, not with what the mark announces: a client
-    // announcing a big record and sending little holds at most 1 MiB
-    // (kWholeBytes) or twice what it sent. The new buffer is made exactly
-    // that big (std::string::reserve may double it), so held() is what the
-    // connection costs, and what the listener's input budget counts.
+    // announcing a big record and sending little holds at most twice what
+    // it sent (or kWholeBytes, above). The new buffer is made exactly that
+    // big (std::string::reserve may double it), so held() is what the
+    // connection costs, and what the listener's input budget counts. A
+    // fragment that is not the last may be followed by more: its buffer
+    // doubles past its end, so that many small fragments cost copies in
+    // proportion to the record, not to its square.
     if (std::size_t need = record_.size() + take; need > record_.capacity()) {
+      const std::size_t whole = max_record_ > kWholeBytes ? kWholeBytes : 0;
+      const std::size_t end = last_ ? record_.size() + remaining_ : max_record_;
       std::string bigger;
       bigger.reserve(std::min<std::size_t>(
-          record_.size() + remaining_,
-          std::max({need, record_.capacity() * 2, kWholeBytes})));
+          end, std::max({need, record_.capacity() * 2, whole})));
       // A big buffer's pages are made resident in one call rather than
       // taken one fault at a time as the record arrives: on this project's
       // VMs a page populated costs half a fault or less

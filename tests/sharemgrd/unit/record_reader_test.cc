@@ -77,8 +77,10 @@ TEST(RecordReaderTest, FragmentsAddingUpOverTheLimitBreakTheStream) {
   EXPECT_FALSE(r.Feed(in.data(), in.size(), &out));
 }
 
-// A record of up to 1 MiB is given its whole buffer at its mark; a bigger
-// one holds 1 MiB, then grows with what arrives (at most twice that).
+// On a connection allowed calls over 1 MiB, a record of up to 1 MiB is
+// given its whole buffer when its first bytes arrive; a bigger one holds
+// 1 MiB, then grows with what arrives (at most twice that). A connection
+// limited to 1 MiB (a reader) holds what it sent.
 TEST(RecordReaderTest, BufferIsWholeUpToOneMebibyteThenGrowsWithWhatArrives) {
   constexpr std::size_t kMiB = std::size_t{1} << 20;
   std::vector<std::string> out;
@@ -94,7 +96,27 @@ TEST(RecordReaderTest, BufferIsWholeUpToOneMebibyteThenGrowsWithWhatArrives) {
   const std::string more(kMiB, 'x');
   ASSERT_TRUE(big.Feed(more.data(), more.size(), &out));
   EXPECT_EQ(big.held(), 2 * kMiB);
+  RecordReader reader(kMiB);
+  in = Mark(600000, true) + start;
+  ASSERT_TRUE(reader.Feed(in.data(), in.size(), &out));
+  EXPECT_EQ(reader.held(), start.size());
   EXPECT_THAT(out, IsEmpty());
+}
+
+// A record sent as many small fragments: the buffer grows geometrically
+// (more than it holds, at most twice), not by each fragment's bytes.
+TEST(RecordReaderTest, ManySmallFragmentsGrowTheBufferGeometrically) {
+  RecordReader r(1u << 20);
+  std::vector<std::string> out;
+  std::string in;
+  for (int i = 0; i < 1000; ++i) in += Mark(1, false) + "f";
+  ASSERT_TRUE(r.Feed(in.data(), in.size(), &out));
+  EXPECT_GT(r.held(), 1000u);
+  EXPECT_LE(r.held(), 2000u);
+  in = Mark(1, true) + "l";
+  ASSERT_TRUE(r.Feed(in.data(), in.size(), &out));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], std::string(1000, 'f') + "l");
 }
 
 TEST(RecordReaderTest, EmptyRecordIsARecord) {

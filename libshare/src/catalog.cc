@@ -1616,18 +1616,18 @@ void CatalogImpl::UpdateRuleIndexes(
   }
   try {
     absl::ReaderMutexLock l(&mu_);
-    auto forget = [&](const std::string& path)
-                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) {
-      if (auto it = resource_of_.find(path); it != resource_of_.end()) {
-        auto owner = resource_owner_.find(it->second);
-        if (owner != resource_owner_.end() && owner->second == path) {
-          resource_owner_.erase(owner);
-        }
-        resource_of_.erase(it);
-      }
-      public_.erase(std::remove(public_.begin(), public_.end(), path),
-                    public_.end());
-    };
+    auto forget =
+        [&](const std::string& path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) {
+          if (auto it = resource_of_.find(path); it != resource_of_.end()) {
+            auto owner = resource_owner_.find(it->second);
+            if (owner != resource_owner_.end() && owner->second == path) {
+              resource_owner_.erase(owner);
+            }
+            resource_of_.erase(it);
+          }
+          public_.erase(std::remove(public_.begin(), public_.end(), path),
+                        public_.end());
+        };
     // The removed shares first: a path removed and added again ends with
     // its new share's entries.
     std::vector<const Share*> dead_set;

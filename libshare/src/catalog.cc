@@ -99,6 +99,7 @@ class PathMap {
 
   void reserve(std::size_t n) {
     entries_.reserve(n);
+    AdviseHugePages(entries_.data(), n * sizeof(Entry));
     Grow(n);
   }
   V* find(std::string_view key) {
@@ -439,6 +440,8 @@ class DirectoryChecks {
     for (const Operation& op : batch.ops) adds += op.type == Op::kAddShare;
     if (adds < kMinPaths) return;
     ops_.reserve(adds);
+    results_.reserve(adds);
+    AdviseHugePages(results_.data(), adds * sizeof(results_[0]));
     for (std::size_t i = 0; i < batch.ops.size(); ++i) {
       if (batch.ops[i].type == Op::kAddShare) ops_.push_back(i);
     }
@@ -1850,6 +1853,7 @@ std::vector<ShareChange> ChangesOf(
   }
   std::vector<ShareChange> out;
   out.reserve(all.size());
+  AdviseHugePages(out.data(), all.size() * sizeof(ShareChange));
   for (const Share* s : all) {
     const bool is_dead =
         std::binary_search(dead_set.begin(), dead_set.end(), s);
@@ -2095,6 +2099,7 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
     }
     for (const std::vector<PendingInherit>& p : pending) touches += p.size();
     touched.shares.reserve(touches);
+    AdviseHugePages(touched.shares.data(), touches * sizeof(const Share*));
     buckets = table_.PrepareCapacity(table_.size() + adds);
     // Room for what Link removes, so that linking after the commit does
     // not allocate for it.

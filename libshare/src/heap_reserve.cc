@@ -111,6 +111,23 @@ bool PopulateForWrite(void* p, std::size_t bytes) {
   return Populate((b + page - 1) & ~(page - 1), (b + bytes) & ~(page - 1));
 }
 
+void AdviseHugePages(void* p, std::size_t bytes) {
+  const std::uintptr_t huge = HugePageSize();
+  if (huge == 0 || bytes < kAdviseHugeBytes) return;
+  const auto b = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t begin = (b + huge - 1) & ~(huge - 1);
+  const std::uintptr_t end = (b + bytes) & ~(huge - 1);
+  if (end <= begin) return;
+  // Carved from a reserve (or any memory already written): its pages are
+  // there, and the advice would only split the arena's mapping.
+  unsigned char resident = 0;
+  if (::mincore(reinterpret_cast<void*>(begin), PageSize(), &resident) != 0 ||
+      (resident & 1) != 0) {
+    return;
+  }
+  (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 HeapReserve::HeapReserve(std::size_t bytes) {
 #if LIBSHARE_RESERVE
   if (bytes < kMinBytes) return;

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -149,6 +150,67 @@ TEST(PopulateForWrite, MakesHugePagesOfWholeOnesAndKeepsContents) {
     const unsigned char want = i % (3 * kPage + 17) == 0 ? 0x5a : 0;
     ASSERT_EQ(p[i], want) << "byte " << i << " changed";
   }
+  ::munmap(m, bytes);
+}
+
+// Whether the mapping holding `p` carries MADV_HUGEPAGE's mark ("hg" in
+// its VmFlags, /proc/self/smaps).
+bool AdvisedHuge(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::ifstream f("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(f, line)) {
+    unsigned long long b = 0;
+    unsigned long long e = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx ", &b, &e) == 2) {
+      inside = b <= a && a < e;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return (line + " ").find(" hg ") != std::string::npos;
+    }
+  }
+  return false;
+}
+
+// THP on request ("madvise" or "always"), as the advice needs.
+bool KernelAdvisesHugePages() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode;
+  std::getline(f, mode);
+  return !mode.empty() && mode.find("[never]") == std::string::npos;
+}
+
+// A big buffer not written yet takes its first writes as huge pages; one
+// already resident is left as it is (the advice would only split its
+// mapping), and a small one is not advised.
+TEST(AdviseHugePages, FreshBigBufferFaultsInHugePages) {
+  const std::size_t huge = HugePageSize();
+  if (huge == 0 || !KernelAdvisesHugePages()) {
+    GTEST_SKIP() << "no transparent huge pages here";
+  }
+  const std::size_t bytes = std::max(kAdviseHugeBytes, 3 * huge) + huge;
+  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  auto* p = static_cast<unsigned char*>(m);
+  AdviseHugePages(p, bytes);
+  EXPECT_TRUE(AdvisedHuge(p + bytes / 2));
+  for (std::size_t i = 0; i < bytes; i += kPage) p[i] = 1;
+  EXPECT_GE(AnonHugeKbIn(p, bytes), static_cast<long>(huge / 1024))
+      << "no huge page on first write";
+  ::munmap(m, bytes);
+
+  // The same buffer written first: not advised (its mapping keeps its
+  // flags: no "hg", MADV_HUGEPAGE's mark, in /proc/self/smaps).
+  m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  p = static_cast<unsigned char*>(m);
+  for (std::size_t i = 0; i < bytes; i += kPage) p[i] = 1;
+  AdviseHugePages(p, bytes);
+  EXPECT_FALSE(AdvisedHuge(p + bytes / 2)) << "a resident buffer was advised";
   ::munmap(m, bytes);
 }
 

@@ -49,6 +49,17 @@ namespace libshare {
 // pages then fault in as usual.
 bool PopulateForWrite(void* p, std::size_t bytes);
 
+// Below this, AdviseHugePages does nothing.
+inline constexpr std::size_t kAdviseHugeBytes = std::size_t{8} << 20;
+
+// For a big buffer just mapped and not written yet (a vector reserved for
+// a batch's entries, beyond what a HeapReserve holds): its whole huge pages
+// are marked MADV_HUGEPAGE, so that each first write there takes a 2 MiB
+// page in one fault instead of 512 (transparent huge pages in "madvise"
+// mode). Nothing for a buffer under kAdviseHugeBytes, or whose first whole
+// huge page is already resident (carved from a reserve). Best effort.
+void AdviseHugePages(void* p, std::size_t bytes);
+
 class HeapReserve {
  public:
   // Below this, nothing is reserved: a few faults cost less than the calls.

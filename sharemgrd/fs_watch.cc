@@ -384,6 +384,12 @@ void FsWatch::Wake() const {
   (void)!::write(wake_fd_, &one, sizeof one);
 }
 
+void FsWatch::ResetPending(bool full) {
+  pending_.clear();
+  pending_.shrink_to_fit();
+  pending_full_ = full;
+}
+
 void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
   // Added, removed, or options or group state changed (a share enabled
   // again is probed too): every change asks for a round, settled.
@@ -398,13 +404,7 @@ void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
     // are kept too: a batch made while it runs may come after its list.
     const std::size_t most =
         std::max(kMinChangedRound, (states_.size() + 3) / 4);
-    if (pending_.size() + changes.size() > most) {
-      if (!pending_full_) {
-        pending_.clear();
-        pending_.shrink_to_fit();
-      }
-      pending_full_ = true;
-    }
+    if (pending_.size() + changes.size() > most) ResetPending(/*full=*/true);
     if (!pending_full_) {
       for (const libshare::ShareChange& c : changes) {
         pending_.push_back({c.path, c.id});
@@ -655,9 +655,7 @@ void FsWatch::ProbeAll() {
     // the recheck) is a full one.
     {
       absl::MutexLock l(&mu_);
-      pending_.clear();
-      pending_.shrink_to_fit();
-      pending_full_ = true;
+      ResetPending(/*full=*/true);
     }
     if (config_.log) {
       config_.log(absl::StrCat("cannot read ", config_.mountinfo,
@@ -668,9 +666,7 @@ void FsWatch::ProbeAll() {
   {
     // Every change committed before the list below is in it.
     absl::MutexLock l(&mu_);
-    pending_.clear();
-    pending_.shrink_to_fit();
-    pending_full_ = false;
+    ResetPending(/*full=*/false);
   }
   // Copied out, so that the stats below do not hold the table.
   const std::vector<libshare::ShareLocation> shares = catalog_->ListLocations();

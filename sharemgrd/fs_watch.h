@@ -201,6 +201,9 @@ class FsWatch {
           std::unique_ptr<libshare::Store> store);
   void Loop();
   void Wake() const;
+  // Forgets the changes waiting for a round (and their memory); `full`:
+  // the next round is a full one.
+  void ResetPending(bool full) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TrimAfterRound() const;
 
   // A share a batch changed, waiting for its round.

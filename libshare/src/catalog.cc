@@ -74,6 +74,14 @@ namespace {
 using Op = Operation::Type;
 using internal::ToAbsl;
 
+// Reserves room for n elements and, for a big vector mapped afresh, asks
+// that its first writes take huge pages (AdviseHugePages).
+template <typename Vector>
+void ReserveHuge(Vector& v, std::size_t n) {
+  v.reserve(n);
+  AdviseHugePages(v.data(), n * sizeof(typename Vector::value_type));
+}
+
 bool IsBelow(std::string_view p, std::string_view dir) {
   if (dir == "/") return p.size() > 1 && p[0] == '/';
   return p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 &&
@@ -98,8 +106,7 @@ class PathMap {
   };
 
   void reserve(std::size_t n) {
-    entries_.reserve(n);
-    AdviseHugePages(entries_.data(), n * sizeof(Entry));
+    ReserveHuge(entries_, n);
     Grow(n);
   }
   V* find(std::string_view key) {
@@ -440,8 +447,7 @@ class DirectoryChecks {
     for (const Operation& op : batch.ops) adds += op.type == Op::kAddShare;
     if (adds < kMinPaths) return;
     ops_.reserve(adds);
-    results_.reserve(adds);
-    AdviseHugePages(results_.data(), adds * sizeof(results_[0]));
+    ReserveHuge(results_, adds);
     for (std::size_t i = 0; i < batch.ops.size(); ++i) {
       if (batch.ops[i].type == Op::kAddShare) ops_.push_back(i);
     }
@@ -1047,12 +1053,13 @@ class CatalogImpl : public Catalog {
                 absl::Span<BatchResult> results)
       ABSL_LOCKS_EXCLUDED(apply_mu_, mu_);
   // Brings resource_owner_ and public_ up to date with the shares a
-  // committed batch (one segment of a run) touched and removed, from the
-  // shares themselves: no lookup of their paths in the table (at 1,000,000
-  // adds, a million cache misses). All shares if the list is incomplete.
+  // committed batch (one segment of a run) touched and removed (`dead_set`,
+  // in address order), from the shares themselves: no lookup of their
+  // paths in the table (at 1,000,000 adds, a million cache misses). All
+  // shares if the list is incomplete.
   void UpdateRuleIndexes(const BatchResult& result,
                          absl::Span<const Share* const> touched,
-                         absl::Span<const std::unique_ptr<Share>> dead)
+                         absl::Span<const Share* const> dead_set)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   void RebuildRuleIndexes() ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -1610,9 +1617,9 @@ void CatalogImpl::RebuildRuleIndexes() {
   rule_indexes_stale_ = false;
 }
 
-void CatalogImpl::UpdateRuleIndexes(
-    const BatchResult& result, absl::Span<const Share* const> touched,
-    absl::Span<const std::unique_ptr<Share>> dead) {
+void CatalogImpl::UpdateRuleIndexes(const BatchResult& result,
+                                    absl::Span<const Share* const> touched,
+                                    absl::Span<const Share* const> dead_set) {
   if (!result.changes_complete) {
     rule_indexes_stale_ = true;
     return;
@@ -1633,13 +1640,7 @@ void CatalogImpl::UpdateRuleIndexes(
         };
     // The removed shares first: a path removed and added again ends with
     // its new share's entries.
-    std::vector<const Share*> dead_set;
-    dead_set.reserve(dead.size());
-    for (const auto& d : dead) {
-      forget(d->path);
-      dead_set.push_back(d.get());
-    }
-    std::sort(dead_set.begin(), dead_set.end());
+    for (const Share* d : dead_set) forget(d->path);
     for (const Share* s : touched) {
       forget(s->path);
       // Touched, then removed by the same batch: forgotten above.
@@ -1821,20 +1822,27 @@ bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
   return changed;
 }
 
-// The change list of a committed batch: each path once, in path order.
+// The shares of `owned` in address order (for binary_search).
+std::vector<const Share*> SortedShares(
+    absl::Span<const std::unique_ptr<Share>> owned) {
+  std::vector<const Share*> out;
+  out.reserve(owned.size());
+  for (const auto& s : owned) out.push_back(s.get());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The change list of a committed batch (the shares it touched, and those
+// it removed in address order: SortedShares): each path once, in path order.
 // A path both removed and present afterwards (removed and re-added) is
 // kChanged; a share added by the batch (id >= first_new_id) is kAdded even
 // if later steps changed it. Only standard containers: a bad_alloc halfway
 // leaves nothing inconsistent behind.
-std::vector<ShareChange> ChangesOf(
-    absl::Span<const Share* const> touched,
-    absl::Span<const std::unique_ptr<Share>> dead, uint64_t first_new_id) {
-  std::vector<const Share*> dead_set;
-  dead_set.reserve(dead.size());
-  for (const auto& d : dead) dead_set.push_back(d.get());
-  std::sort(dead_set.begin(), dead_set.end());
+std::vector<ShareChange> ChangesOf(absl::Span<const Share* const> touched,
+                                   absl::Span<const Share* const> dead_set,
+                                   uint64_t first_new_id) {
   std::vector<const Share*> all;
-  all.reserve(dead.size() + touched.size());
+  all.reserve(dead_set.size() + touched.size());
   all.insert(all.end(), dead_set.begin(), dead_set.end());
   for (const Share* s : touched) {
     // Added or changed, then removed: reported once, as removed.
@@ -1852,8 +1860,7 @@ std::vector<ShareChange> ChangesOf(
     std::stable_sort(all.begin(), all.end(), by_path);
   }
   std::vector<ShareChange> out;
-  out.reserve(all.size());
-  AdviseHugePages(out.data(), all.size() * sizeof(ShareChange));
+  ReserveHuge(out, all.size());
   for (const Share* s : all) {
     const bool is_dead =
         std::binary_search(dead_set.begin(), dead_set.end(), s);
@@ -2098,8 +2105,7 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       }
     }
     for (const std::vector<PendingInherit>& p : pending) touches += p.size();
-    touched.shares.reserve(touches);
-    AdviseHugePages(touched.shares.data(), touches * sizeof(const Share*));
+    ReserveHuge(touched.shares, touches);
     buckets = table_.PrepareCapacity(table_.size() + adds);
     // Room for what Link removes, so that linking after the commit does
     // not allocate for it.
@@ -2179,11 +2185,11 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       absl::Span<const std::unique_ptr<Share>> d(dead_shares);
       const std::size_t t0 = k == 0 ? 0 : touched_ends[k - 1];
       const std::size_t d0 = k == 0 ? 0 : dead_ends[k - 1];
-      result.changes =
-          ChangesOf(t.subspan(t0, touched_ends[k] - t0),
-                    d.subspan(d0, dead_ends[k] - d0), first_ids[k]);
-      UpdateRuleIndexes(result, t.subspan(t0, touched_ends[k] - t0),
-                        d.subspan(d0, dead_ends[k] - d0));
+      const std::vector<const Share*> dead_set =
+          SortedShares(d.subspan(d0, dead_ends[k] - d0));
+      result.changes = ChangesOf(t.subspan(t0, touched_ends[k] - t0), dead_set,
+                                 first_ids[k]);
+      UpdateRuleIndexes(result, t.subspan(t0, touched_ends[k] - t0), dead_set);
     } catch (const std::bad_alloc&) {
       result.changes.clear();
       result.changes_complete = false;

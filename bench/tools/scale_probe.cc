@@ -100,7 +100,9 @@ int SqliteFloor(const std::string& path, long n, const std::string& prefix,
   ::unlink((path + "-shm").c_str());
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return Fail("open " + path);
-  if (!Exec(db, "PRAGMA journal_mode=WAL") ||
+  // The store's pragmas (libshare/src/store.cc), its page size first.
+  if (!Exec(db, "PRAGMA page_size=16384") ||
+      !Exec(db, "PRAGMA journal_mode=WAL") ||
       !Exec(db, "PRAGMA synchronous=FULL") ||
       !Exec(db, "PRAGMA cache_size=-32768") ||
       !Exec(db,

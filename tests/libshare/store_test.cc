@@ -90,6 +90,38 @@ TEST_F(StoreTest, UsesWriteAheadLog) {
   EXPECT_EQ(RawText("PRAGMA journal_mode"), "wal");
 }
 
+TEST_F(StoreTest, ANewStoreHasPagesOf16KiB) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertGroup({"g", true, "ro"}).ok());
+  ASSERT_TRUE(store->Commit().ok());
+  EXPECT_EQ(RawText("PRAGMA page_size"), "16384");
+}
+
+TEST_F(StoreTest, AnOlderStoreKeepsItsPageSize) {
+  // Made with SQLite's default of 4 KiB, as stores before 16 KiB pages.
+  RawOldStore(R"sql(
+CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
+  "group" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT '',
+  dev INTEGER NOT NULL);
+CREATE TABLE mounts(client TEXT NOT NULL, path TEXT NOT NULL,
+  PRIMARY KEY(client, path));
+INSERT INTO groups VALUES('g', 1, '');
+INSERT INTO shares VALUES(1, '/x', 'g', '', '', '', 7);
+PRAGMA user_version = 1;
+)sql");
+  ASSERT_EQ(RawText("PRAGMA page_size"), "4096");
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertShare(Row(2, "/y", "g")).ok());
+  ASSERT_TRUE(store->Commit().ok());
+  EXPECT_EQ(store->LoadAllShares()->size(), 2u);
+  EXPECT_EQ(RawText("PRAGMA page_size"), "4096");
+}
+
 TEST_F(StoreTest, AStoreRemovedWhileOpenIsNeverWrittenAgain) {
   auto store = Open();
   ASSERT_NE(store, nullptr);

@@ -2210,6 +2210,10 @@ absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
   absl::StatusOr<std::unique_ptr<Store>> store =
       Store::Open(config.db_path, config.busy_timeout_ms);
   if (!store.ok()) return store.status();
+  // A batch's commit, or a single change's, never waits for a checkpoint
+  // (Store::CheckpointInBackground). Best effort: without the thread,
+  // SQLite's automatic checkpoint stays, in the commits, as before.
+  (void)(*store)->CheckpointInBackground();
   absl::StatusOr<std::unique_ptr<Store>> mounts =
       Store::Open(config.db_path, config.busy_timeout_ms);
   if (!mounts.ok()) return mounts.status();

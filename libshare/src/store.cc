@@ -1,12 +1,18 @@
 #include "libshare/store.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <new>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "internal_text.h"
 #include "libshare/files.h"
 
@@ -237,9 +243,125 @@ std::string_view ColumnView(sqlite3_stmt* st, int i) {
 
 Store::Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
 
+// CheckpointInBackground's thread and its connection. The writing
+// connection's WAL hook (AfterCommit) asks for a checkpoint; the thread
+// runs one per request, however many commits asked meanwhile.
+class Store::Checkpointer {
+ public:
+  Checkpointer(sqlite3* db, int wal_pages, std::function<void()> before_each)
+      : db_(db), wal_pages_(wal_pages), before_each_(std::move(before_each)) {}
+  ~Checkpointer() {
+    {
+      absl::MutexLock l(&mu_);
+      stop_ = true;
+    }
+    if (thread_.joinable()) thread_.join();  // after a checkpoint under way
+    sqlite3_close(db_);
+  }
+  Checkpointer(const Checkpointer&) = delete;
+  Checkpointer& operator=(const Checkpointer&) = delete;
+
+  // Throws std::system_error when no thread can be made.
+  void Start() {
+    thread_ = std::thread([this] { Loop(); });
+  }
+
+  // sqlite3_wal_hook's callback: runs on the committing thread, inside its
+  // commit, with the WAL's page count after it.
+  static int AfterCommit(void* self, sqlite3*, const char*, int pages) {
+    auto* c = static_cast<Checkpointer*>(self);
+    if (pages >= c->wal_pages_) {
+      absl::MutexLock l(&c->mu_);
+      c->wanted_ = true;
+    }
+    return SQLITE_OK;
+  }
+
+ private:
+  void Loop() {
+    (void)pthread_setname_np(pthread_self(), "sm-checkpoint");
+    for (;;) {
+      {
+        absl::MutexLock l(&mu_);
+        mu_.Await(absl::Condition(
+            +[](Checkpointer* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c->mu_) {
+              return c->wanted_ || c->stop_;
+            },
+            this));
+        if (stop_) return;
+        wanted_ = false;
+      }
+      if (before_each_) before_each_();
+      // Busy (another connection's checkpoint under way) or failed: the
+      // next commit over the mark asks again.
+      (void)sqlite3_wal_checkpoint_v2(db_, "main", SQLITE_CHECKPOINT_PASSIVE,
+                                      nullptr, nullptr);
+    }
+  }
+
+  sqlite3* const db_;
+  const int wal_pages_;
+  const std::function<void()> before_each_;
+  absl::Mutex mu_;
+  bool wanted_ ABSL_GUARDED_BY(mu_) = false;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
 Store::~Store() {
+  if (checkpointer_ != nullptr) {
+    sqlite3_wal_hook(db_, nullptr, nullptr);
+    checkpointer_.reset();
+  }
   for (sqlite3_stmt* st : stmts_) sqlite3_finalize(st);
   sqlite3_close(db_);
+}
+
+absl::Status Store::CheckpointInBackground(int wal_pages,
+                                           std::function<void()> before_each) {
+  if (checkpointer_ != nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path_, ": checkpoints already run in the background"));
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path_.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
+    absl::Status s = absl::InternalError(
+        absl::StrCat(path_, ": cannot open a connection for checkpoints: ",
+                     db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
+    sqlite3_close(db);
+    return s;
+  }
+  sqlite3_busy_timeout(db, kDefaultBusyTimeoutMs);
+  // A read opens the connection's WAL: until then SQLite does not know the
+  // file is in WAL mode, and a checkpoint does nothing.
+  if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr,
+                   nullptr) != SQLITE_OK) {
+    absl::Status s = absl::InternalError(absl::StrCat(
+        path_,
+        ": cannot read the store for checkpoints: ", sqlite3_errmsg(db)));
+    sqlite3_close(db);
+    return s;
+  }
+  std::unique_ptr<Checkpointer> c;
+  try {
+    c = std::make_unique<Checkpointer>(db, wal_pages, std::move(before_each));
+  } catch (const std::bad_alloc&) {
+    sqlite3_close(db);
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path_, ": out of memory for the checkpoint thread"));
+  }
+  try {
+    c->Start();
+  } catch (const std::system_error& e) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        path_, ": cannot start the checkpoint thread: ", e.what()));
+  }
+  // The hook replaces SQLite's automatic checkpoint on this connection.
+  sqlite3_wal_hook(db_, &Checkpointer::AfterCommit, c.get());
+  checkpointer_ = std::move(c);
+  return absl::OkStatus();
 }
 
 absl::Status Store::Error(std::string_view what) const {

@@ -1,14 +1,18 @@
 #include "libshare/store.h"
 
 #include <sqlite3.h>
-
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "share_test_dirs.h"
@@ -340,6 +344,72 @@ TEST_F(StoreTest, InsertSharesWritesEveryRowWhateverTheCount) {
     ASSERT_TRUE(store->DeleteGroup("g").ok());
     ASSERT_TRUE(store->Commit().ok());
   }
+}
+
+off_t FileSize(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
+}
+
+// A commit that leaves the WAL over the mark returns before anything is
+// copied into the database file; the checkpoint thread copies it after.
+TEST_F(StoreTest, ACommitOverTheMarkLeavesTheCheckpointToItsThread) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  absl::Notification go;
+  std::atomic<int> checkpoints{0};
+  ASSERT_TRUE(store
+                  ->CheckpointInBackground(8,
+                                           [&] {
+                                             go.WaitForNotification();
+                                             ++checkpoints;
+                                           })
+                  .ok());
+  EXPECT_EQ(store->CheckpointInBackground().code(),
+            absl::StatusCode::kFailedPrecondition);
+  const off_t before = FileSize(path_);
+  std::vector<std::string> paths;
+  for (int i = 0; i < 3000; ++i) {
+    paths.push_back("/export/home/user" + std::to_string(i));
+  }
+  std::vector<Store::ShareFields> rows;
+  for (int i = 0; i < 3000; ++i) {
+    rows.push_back(
+        {static_cast<uint64_t>(i + 1), paths[i], "g", "", "", "", 7});
+  }
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertGroup({"g", true, ""}).ok());
+  ASSERT_TRUE(store->InsertShares(rows).ok());
+  ASSERT_TRUE(store->Commit().ok());
+  // In the WAL only: the commit did not checkpoint.
+  EXPECT_EQ(FileSize(path_), before);
+  go.Notify();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (FileSize(path_) <= before &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GT(FileSize(path_), before + 8 * 16384);
+  EXPECT_GE(checkpoints.load(), 1);
+  // Every row reads back, from a connection of its own too.
+  EXPECT_EQ(store->LoadAllShares()->size(), 3000u);
+  EXPECT_EQ(RawText("SELECT count(*) FROM shares"), "3000");
+}
+
+// Under the mark, nothing is asked of the thread.
+TEST_F(StoreTest, ACommitUnderTheMarkWakesNoCheckpoint) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  std::atomic<int> checkpoints{0};
+  ASSERT_TRUE(store->CheckpointInBackground(1000, [&] { ++checkpoints; }).ok());
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(store->Begin().ok());
+    ASSERT_TRUE(store->InsertGroup({"g" + std::to_string(i), true, ""}).ok());
+    ASSERT_TRUE(store->Commit().ok());
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(checkpoints.load(), 0);
 }
 
 // A duplicate inside a statement of 32 rows names its own path, and the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The daemon's housekeeping threads (the fs_watch round, the sharetab view,
-# the mount-record flush) carry names, so ps -L, top and perf tell them
+# the mount-record flush, the store's checkpoints) carry names, so ps -L, top and perf tell them
 # apart from the threads that answer calls; their priority is the
 # daemon's own (not lowered: two of them hold the catalog's read lock while
 # they copy the table, and a starved one would hold up commits).
@@ -19,7 +19,7 @@ declare -A nice_of
 for t in /proc/"$DAEMON_PID"/task/*; do
   nice_of[$(<"$t/comm")]=$(nice_of_stat "$(<"$t/stat")")
 done
-for name in sm-fswatch sm-sharetab sm-mountflush; do
+for name in sm-fswatch sm-sharetab sm-mountflush sm-checkpoint; do
   [[ -n ${nice_of[$name]:-} ]] ||
     fail "no thread named $name (threads: ${!nice_of[*]})"
   assert_eq "$main_nice" "${nice_of[$name]}" "nice of $name"

@@ -18,6 +18,7 @@
 #define LIBSHARE_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -193,6 +194,25 @@ class Store {
   // Records the generation a batch gives the table, in its transaction.
   [[nodiscard]] absl::Status SaveGeneration(uint64_t generation);
 
+  // ---- Checkpoints.
+  // SQLite copies the WAL back into the database file (a checkpoint) inside
+  // the commit that leaves the WAL at 1,000 pages or more, and that commit
+  // waits for the copy and a sync of the file: about 100 ms after a
+  // 1,000,000-add batch, or a single change's reply held up when its
+  // commit is the one that crosses the mark. From this call on, this
+  // connection's commits leave it: a thread of its own ("sm-checkpoint"),
+  // with a connection of its own, checkpoints after a commit that left
+  // `wal_pages` or more, never waiting for readers or writers (PASSIVE:
+  // what a reader still uses is copied after a later commit). Other
+  // connections keep SQLite's automatic checkpoint. `before_each`, if
+  // given, runs on that thread before each checkpoint (tests). The
+  // destructor stops the thread. Fails, changing nothing (the automatic
+  // checkpoint stays), if the thread or its connection cannot be made.
+  static constexpr int kCheckpointPages = 1000;
+  [[nodiscard]] absl::Status CheckpointInBackground(
+      int wal_pages = kCheckpointPages,
+      std::function<void()> before_each = nullptr);
+
   // ---- Mount records, each call one transaction of its own.
   [[nodiscard]] absl::Status RecordMounts(
       const std::vector<MountRecord>& added,
@@ -253,6 +273,8 @@ class Store {
     kStmtCount
   };
 
+  class Checkpointer;
+
   Store(sqlite3* db, std::string path);
   [[nodiscard]] absl::Status Configure(int busy_timeout_ms, bool writable);
   [[nodiscard]] absl::Status Migrate();
@@ -288,6 +310,7 @@ class Store {
   std::string path_;
   FileId db_file_, wal_file_;
   sqlite3_stmt* stmts_[kStmtCount] = {};
+  std::unique_ptr<Checkpointer> checkpointer_;  // CheckpointInBackground
 };
 
 }  // namespace libshare

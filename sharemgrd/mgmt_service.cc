@@ -49,12 +49,14 @@ constexpr int kSharetabGapFactor = 10;
 constexpr absl::Duration kSharetabSettle = absl::Milliseconds(50);
 constexpr std::size_t kTrimAfterOps = 1000;
 // A batch's decoded operations, the shares it makes, its overlay and its
-// change list take about 12 bytes of heap per byte of its call (15,000
-// adds: a 0.92 MiB call; with a reserve of 12 bytes per byte the batch
-// still took 59 page faults after it, with 13 or more 7-9). That much is
-// made resident in one go before decoding (libshare/heap_reserve.h, which
-// bounds it): every page reserved and not used costs as much as one used.
-constexpr std::size_t kReservePerCallByte = 13;
+// change list take about 12 bytes of heap per byte of its call. That much
+// is made resident in one go before decoding (libshare/heap_reserve.h,
+// which bounds it): every page reserved and not used costs as much as one
+// used. The worker's page faults after its reserve (getrusage, a test
+// build, 2026-12-05), 15,000 adds (a 0.92 MiB call) / 100,000 adds: 7 / 7-34
+// with 13 bytes per byte, 7-8 / 7-21 with 12, 123 / 189-260 with 11,
+// 334 / 752-1,750 with 10.
+constexpr std::size_t kReservePerCallByte = 12;
 // A committed batch of at most this many operations is logged operation by
 // operation; a bigger one as counts per operation type.
 constexpr std::size_t kAuditOpsListed = 20;

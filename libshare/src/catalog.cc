@@ -74,14 +74,6 @@ namespace {
 using Op = Operation::Type;
 using internal::ToAbsl;
 
-// Reserves room for n elements and, for a big vector mapped afresh, asks
-// that its first writes take huge pages (AdviseHugePages).
-template <typename Vector>
-void ReserveHuge(Vector& v, std::size_t n) {
-  v.reserve(n);
-  AdviseHugePages(v.data(), n * sizeof(typename Vector::value_type));
-}
-
 bool IsBelow(std::string_view p, std::string_view dir) {
   if (dir == "/") return p.size() > 1 && p[0] == '/';
   return p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 &&

@@ -111,6 +111,19 @@ bool PopulateForWrite(void* p, std::size_t bytes) {
   return Populate((b + page - 1) & ~(page - 1), (b + bytes) & ~(page - 1));
 }
 
+std::size_t PopulateIfFresh(void* p, std::size_t bytes) {
+  if (bytes < HeapReserve::kMinBytes) return 0;
+  const std::uintptr_t page = PageSize();
+  const auto b = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t first = (b + page - 1) & ~(page - 1);
+  unsigned char resident = 0;
+  if (::mincore(reinterpret_cast<void*>(first), page, &resident) != 0 ||
+      (resident & 1) != 0) {
+    return 0;
+  }
+  return PopulateForWrite(p, bytes) ? bytes : 0;
+}
+
 void AdviseHugePages(void* p, std::size_t bytes) {
   const std::uintptr_t huge = HugePageSize();
   if (huge == 0 || bytes < kAdviseHugeBytes) return;

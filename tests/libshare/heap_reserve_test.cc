@@ -214,6 +214,57 @@ TEST(AdviseHugePages, FreshBigBufferFaultsInHugePages) {
   ::munmap(m, bytes);
 }
 
+// A fresh buffer is made resident whole: writing it afterwards takes
+// (almost) no fault. One written before, or a small one, is left alone.
+TEST(PopulateIfFresh, MakesAFreshBufferResidentAndLeavesOthers) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  const std::size_t bytes = 4 * HeapReserve::kMinBytes;
+  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  auto* p = static_cast<unsigned char*>(m);
+  EXPECT_EQ(PopulateIfFresh(p, bytes), bytes);
+  const long before = ThreadFaults();
+  FlipOneBytePerPage(p, bytes);
+  EXPECT_LT(ThreadFaults() - before, 8) << "of " << bytes / kPage << " pages";
+  // Resident now: nothing more to do.
+  EXPECT_EQ(PopulateIfFresh(p, bytes), 0u);
+  ::munmap(m, bytes);
+
+  m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  p = static_cast<unsigned char*>(m);
+  EXPECT_EQ(PopulateIfFresh(p, HeapReserve::kMinBytes - 1), 0u);
+  unsigned char resident = 1;
+  ASSERT_EQ(::mincore(p, kPage, &resident), 0);
+  EXPECT_EQ(resident & 1, 0) << "a small buffer was populated";
+  ::munmap(m, bytes);
+}
+
+// A vector too big for a thread's arena (64 MiB) is mapped afresh, beside
+// any reserve: ReserveResident makes its room resident before it is
+// filled, on any thread.
+TEST(ReserveResident, ABigVectorsRoomIsResidentBeforeItIsFilled) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  // Its instrumented writes also fault in their shadow memory.
+  if (kSanitized) GTEST_SKIP() << "AddressSanitizer";
+  constexpr std::size_t kCount = (std::size_t{80} << 20) / sizeof(uint64_t);
+  long taken = -1;
+  std::size_t room = 0;
+  std::thread t([&] {
+    std::vector<uint64_t> v;
+    room = ReserveResident(v, kCount);
+    const long before = ThreadFaults();
+    for (std::size_t i = 0; i < kCount; ++i) v.push_back(i);
+    taken = ThreadFaults() - before;
+    ASSERT_EQ(v[kCount - 1], kCount - 1);
+  });
+  t.join();
+  EXPECT_EQ(room, kCount * sizeof(uint64_t));
+  EXPECT_LT(taken, 64) << "of " << room / kPage << " pages";
+}
+
 TEST(PopulateForWrite, AnEmptyRangeIsNoError) {
   char c = 0;
   EXPECT_TRUE(PopulateForWrite(&c, 0));

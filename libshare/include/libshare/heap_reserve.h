@@ -60,6 +60,34 @@ inline constexpr std::size_t kAdviseHugeBytes = std::size_t{8} << 20;
 // huge page is already resident (carved from a reserve). Best effort.
 void AdviseHugePages(void* p, std::size_t bytes);
 
+// Reserves room for n elements of `v` (a std::vector) and, for a big
+// vector mapped afresh, asks that its first writes take huge pages
+// (AdviseHugePages).
+template <typename Vector>
+void ReserveHuge(Vector& v, std::size_t n) {
+  v.reserve(n);
+  AdviseHugePages(v.data(), n * sizeof(typename Vector::value_type));
+}
+
+// For a buffer just allocated, HeapReserve::kMinBytes or bigger: unless
+// its first whole page is resident already (carved from memory written
+// before), makes it resident as PopulateForWrite does. Returns the bytes
+// made resident (0: small, resident already, or the kernel could not).
+std::size_t PopulateIfFresh(void* p, std::size_t bytes);
+
+// Reserves room for n elements of `v` (a std::vector) and makes that room
+// resident if it is fresh (PopulateIfFresh), before a burst fills it: a
+// vector bigger than a thread's malloc arena holds in one piece (64 MiB)
+// is mapped afresh beside any HeapReserve made on that thread. Returns the
+// room's size in bytes, so that a HeapReserve made next can hold the rest.
+template <typename Vector>
+std::size_t ReserveResident(Vector& v, std::size_t n) {
+  v.reserve(n);
+  const std::size_t bytes = n * sizeof(typename Vector::value_type);
+  (void)PopulateIfFresh(v.data(), bytes);
+  return bytes;
+}
+
 class HeapReserve {
  public:
   // Below this, nothing is reserved: a few faults cost less than the calls.

@@ -290,6 +290,7 @@ absl::Status RpcClient::Call(uint32_t proc, xdrproc_t args_fn, void* args,
   // A big call's buffer is made resident in one go before it is written
   // (1,000,000 adds: 76 MB, past the batch's heap reserve, was faulted in
   // 4 KiB at a time while zeroed).
+  buf_.clear();  // the last reply: not copied into a bigger buffer
   (void)ReserveResident(buf_, 4 + body);
   buf_.resize(4 + body);
   XDR x;

@@ -117,10 +117,10 @@ std::size_t PopulateIfFresh(void* p, std::size_t bytes) {
   const auto b = reinterpret_cast<std::uintptr_t>(p);
   const std::uintptr_t first = (b + page - 1) & ~(page - 1);
   unsigned char resident = 0;
-  if (::mincore(reinterpret_cast<void*>(first), page, &resident) != 0 ||
-      (resident & 1) != 0) {
+  if (::mincore(reinterpret_cast<void*>(first), page, &resident) != 0) {
     return 0;
   }
+  if ((resident & 1) != 0) return bytes;
   return PopulateForWrite(p, bytes) ? bytes : 0;
 }
 

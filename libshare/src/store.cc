@@ -266,13 +266,39 @@ class Store::Checkpointer {
     thread_ = std::thread([this] { Loop(); });
   }
 
-  // sqlite3_wal_hook's callback: runs on the committing thread, inside its
-  // commit, with the WAL's page count after it.
-  static int AfterCommit(void* self, sqlite3*, const char*, int pages) {
+  // sqlite3_wal_hook's callback: runs on the committing thread after its
+  // commit (the write lock released), with the WAL's page count then.
+  //
+  // A PASSIVE checkpoint copies the frames there when it starts, and the
+  // WAL starts over (instead of growing) only at a write that finds every
+  // frame copied. Commits that keep landing while the thread checkpoints
+  // would let the WAL grow for as long as they come. So once the WAL is
+  // past twice the mark while the thread has not caught up (a checkpoint
+  // asked for and not run, under way, or the last one left frames
+  // behind), the commit checkpoints itself, as SQLite's automatic
+  // checkpoint does: while the thread's own checkpoint runs, that returns
+  // at once (busy), and the next commit tries again.
+  static int AfterCommit(void* self, sqlite3* db, const char* name, int pages) {
     auto* c = static_cast<Checkpointer*>(self);
-    if (pages >= c->wal_pages_) {
+    if (pages < c->wal_pages_) return SQLITE_OK;
+    bool here = false;
+    {
       absl::MutexLock l(&c->mu_);
-      c->wanted_ = true;
+      here = pages >= 2 * c->wal_pages_ &&
+             (c->wanted_ || c->running_ || c->behind_);
+      if (!here) c->wanted_ = true;
+    }
+    if (here) {
+      int log = 0;
+      int copied = 0;
+      const bool all =
+          sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, &log,
+                                    &copied) == SQLITE_OK &&
+          log == copied;
+      if (all) {
+        absl::MutexLock l(&c->mu_);
+        c->behind_ = false;
+      }
     }
     return SQLITE_OK;
   }
@@ -290,12 +316,20 @@ class Store::Checkpointer {
             this));
         if (stop_) return;
         wanted_ = false;
+        running_ = true;
       }
       if (before_each_) before_each_();
-      // Busy (another connection's checkpoint under way) or failed: the
-      // next commit over the mark asks again.
-      (void)sqlite3_wal_checkpoint_v2(db_, "main", SQLITE_CHECKPOINT_PASSIVE,
-                                      nullptr, nullptr);
+      // Busy (another checkpoint under way) or failed: the next commit
+      // over the mark asks again.
+      int log = 0;
+      int copied = 0;
+      const bool all =
+          sqlite3_wal_checkpoint_v2(db_, "main", SQLITE_CHECKPOINT_PASSIVE,
+                                    &log, &copied) == SQLITE_OK &&
+          log == copied;
+      absl::MutexLock l(&mu_);
+      running_ = false;
+      behind_ = !all;
     }
   }
 
@@ -304,6 +338,8 @@ class Store::Checkpointer {
   const std::function<void()> before_each_;
   absl::Mutex mu_;
   bool wanted_ ABSL_GUARDED_BY(mu_) = false;
+  bool running_ ABSL_GUARDED_BY(mu_) = false;
+  bool behind_ ABSL_GUARDED_BY(mu_) = false;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
@@ -334,10 +370,21 @@ absl::Status Store::CheckpointInBackground(int wal_pages,
     return s;
   }
   sqlite3_busy_timeout(db, kDefaultBusyTimeoutMs);
+  // The file this connection writes, and the sync of the database file
+  // after each checkpoint, as the store's own connection.
+  const FileId opened = IdOf(path_);
+  if (!opened.known || !db_file_.known || opened.dev != db_file_.dev ||
+      opened.ino != db_file_.ino) {
+    sqlite3_close(db);
+    return absl::FailedPreconditionError(absl::StrCat(
+        path_, ": is no longer the store opened; no checkpoint thread"));
+  }
   // A read opens the connection's WAL: until then SQLite does not know the
   // file is in WAL mode, and a checkpoint does nothing.
-  if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr,
-                   nullptr) != SQLITE_OK) {
+  if (sqlite3_exec(db,
+                   "PRAGMA synchronous=FULL; "
+                   "SELECT count(*) FROM sqlite_master",
+                   nullptr, nullptr, nullptr) != SQLITE_OK) {
     absl::Status s = absl::InternalError(absl::StrCat(
         path_,
         ": cannot read the store for checkpoints: ", sqlite3_errmsg(db)));

@@ -224,11 +224,16 @@ TEST(PopulateIfFresh, MakesAFreshBufferResidentAndLeavesOthers) {
   ASSERT_NE(m, MAP_FAILED);
   auto* p = static_cast<unsigned char*>(m);
   EXPECT_EQ(PopulateIfFresh(p, bytes), bytes);
+  std::vector<unsigned char> in(bytes / kPage);
+  ASSERT_EQ(::mincore(p, bytes, in.data()), 0);
+  EXPECT_TRUE(std::all_of(in.begin(), in.end(), [](unsigned char c) {
+    return (c & 1) != 0;
+  })) << "not every page resident";
   const long before = ThreadFaults();
   FlipOneBytePerPage(p, bytes);
   EXPECT_LT(ThreadFaults() - before, 8) << "of " << bytes / kPage << " pages";
-  // Resident now: nothing more to do.
-  EXPECT_EQ(PopulateIfFresh(p, bytes), 0u);
+  // Resident now: nothing more to do, and said so.
+  EXPECT_EQ(PopulateIfFresh(p, bytes), bytes);
   ::munmap(m, bytes);
 
   m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
@@ -252,9 +257,20 @@ TEST(ReserveResident, ABigVectorsRoomIsResidentBeforeItIsFilled) {
   constexpr std::size_t kCount = (std::size_t{80} << 20) / sizeof(uint64_t);
   long taken = -1;
   std::size_t room = 0;
+  bool all_resident = false;
   std::thread t([&] {
     std::vector<uint64_t> v;
     room = ReserveResident(v, kCount);
+    // Resident before the first write (also where every fault would take
+    // a huge page: transparent huge pages "always").
+    std::vector<unsigned char> in(room / kPage);
+    const auto first =
+        (reinterpret_cast<std::uintptr_t>(v.data()) + kPage - 1) &
+        ~std::uintptr_t{kPage - 1};
+    all_resident = ::mincore(reinterpret_cast<void*>(first), room - kPage,
+                             in.data()) == 0 &&
+                   std::all_of(in.begin(), in.end() - 1,
+                               [](unsigned char c) { return (c & 1) != 0; });
     const long before = ThreadFaults();
     for (std::size_t i = 0; i < kCount; ++i) v.push_back(i);
     taken = ThreadFaults() - before;
@@ -262,7 +278,29 @@ TEST(ReserveResident, ABigVectorsRoomIsResidentBeforeItIsFilled) {
   });
   t.join();
   EXPECT_EQ(room, kCount * sizeof(uint64_t));
+  EXPECT_TRUE(all_resident) << "its room was not resident before writing";
   EXPECT_LT(taken, 64) << "of " << room / kPage << " pages";
+}
+
+// The room made resident stops at the bound given; the vector is whole.
+TEST(ReserveResident, MakesAtMostTheBoundResident) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  std::vector<char> v;
+  const std::size_t n = 64 * HeapReserve::kMinBytes;
+  EXPECT_EQ(ReserveResident(v, n, 2 * HeapReserve::kMinBytes),
+            2 * HeapReserve::kMinBytes);
+  EXPECT_GE(v.capacity(), n);
+  const auto first = (reinterpret_cast<std::uintptr_t>(v.data()) + kPage - 1) &
+                     ~std::uintptr_t{kPage - 1};
+  // Well past the bound (and past any huge page it rounds to): untouched.
+  unsigned char far = 1;
+  ASSERT_EQ(
+      ::mincore(reinterpret_cast<void*>(first + 32 * HeapReserve::kMinBytes),
+                kPage, &far),
+      0);
+  EXPECT_EQ(far & 1, 0) << "past the bound was made resident";
+  std::vector<char> small;
+  EXPECT_EQ(ReserveResident(small, 1000), 0u);
 }
 
 TEST(PopulateForWrite, AnEmptyRangeIsNoError) {

@@ -351,13 +351,39 @@ off_t FileSize(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
 }
 
+// `count` rows of store shape, ids from `first`.
+std::vector<Store::ShareFields> Rows(int first, int count,
+                                     std::vector<std::string>* paths) {
+  paths->clear();
+  for (int i = 0; i < count; ++i) {
+    paths->push_back("/export/home/user" + std::to_string(first + i));
+  }
+  std::vector<Store::ShareFields> rows;
+  for (int i = 0; i < count; ++i) {
+    rows.push_back(
+        {static_cast<uint64_t>(first + i), (*paths)[i], "g", "", "", "", 7});
+  }
+  return rows;
+}
+
+// Waits up to 20 s for the database file to pass `size` bytes.
+off_t WaitForFileOver(const std::string& path, off_t size) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (FileSize(path) <= size &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return FileSize(path);
+}
+
 // A commit that leaves the WAL over the mark returns before anything is
 // copied into the database file; the checkpoint thread copies it after.
 TEST_F(StoreTest, ACommitOverTheMarkLeavesTheCheckpointToItsThread) {
+  absl::Notification go;  // outlives the store and its thread
+  std::atomic<int> checkpoints{0};
   auto store = Open();
   ASSERT_NE(store, nullptr);
-  absl::Notification go;
-  std::atomic<int> checkpoints{0};
   ASSERT_TRUE(store
                   ->CheckpointInBackground(8,
                                            [&] {
@@ -369,39 +395,51 @@ TEST_F(StoreTest, ACommitOverTheMarkLeavesTheCheckpointToItsThread) {
             absl::StatusCode::kFailedPrecondition);
   const off_t before = FileSize(path_);
   std::vector<std::string> paths;
-  for (int i = 0; i < 3000; ++i) {
-    paths.push_back("/export/home/user" + std::to_string(i));
-  }
-  std::vector<Store::ShareFields> rows;
-  for (int i = 0; i < 3000; ++i) {
-    rows.push_back(
-        {static_cast<uint64_t>(i + 1), paths[i], "g", "", "", "", 7});
-  }
   ASSERT_TRUE(store->Begin().ok());
   ASSERT_TRUE(store->InsertGroup({"g", true, ""}).ok());
-  ASSERT_TRUE(store->InsertShares(rows).ok());
+  ASSERT_TRUE(store->InsertShares(Rows(1, 3000, &paths)).ok());
   ASSERT_TRUE(store->Commit().ok());
   // In the WAL only: the commit did not checkpoint.
   EXPECT_EQ(FileSize(path_), before);
   go.Notify();
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (FileSize(path_) <= before &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  EXPECT_GT(FileSize(path_), before + 8 * 16384);
+  EXPECT_GT(WaitForFileOver(path_, before + 8 * 16384), before + 8 * 16384);
   EXPECT_GE(checkpoints.load(), 1);
   // Every row reads back, from a connection of its own too.
   EXPECT_EQ(store->LoadAllShares()->size(), 3000u);
   EXPECT_EQ(RawText("SELECT count(*) FROM shares"), "3000");
 }
 
-// Under the mark, nothing is asked of the thread.
-TEST_F(StoreTest, ACommitUnderTheMarkWakesNoCheckpoint) {
+// While the thread has not caught up and the WAL is past twice the mark,
+// commits checkpoint themselves: the WAL cannot grow for as long as
+// writes come.
+TEST_F(StoreTest, CommitsCheckpointThemselvesWhileTheThreadLags) {
+  absl::Notification go;  // outlives the store and its thread
   auto store = Open();
   ASSERT_NE(store, nullptr);
-  std::atomic<int> checkpoints{0};
+  ASSERT_TRUE(
+      store->CheckpointInBackground(8, [&] { go.WaitForNotification(); }).ok());
+  const off_t before = FileSize(path_);
+  std::vector<std::string> paths;
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertGroup({"g", true, ""}).ok());
+  ASSERT_TRUE(store->InsertShares(Rows(1, 6000, &paths)).ok());
+  ASSERT_TRUE(store->Commit().ok());
+  EXPECT_EQ(FileSize(path_), before) << "the first commit checkpointed";
+  // The thread is held: the next commit finds the WAL past twice the mark
+  // and its checkpoint not done.
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertShares(Rows(6001, 10, &paths)).ok());
+  ASSERT_TRUE(store->Commit().ok());
+  EXPECT_GT(FileSize(path_), before + 16 * 16384) << "the WAL was left to grow";
+  go.Notify();
+  EXPECT_EQ(RawText("SELECT count(*) FROM shares"), "6010");
+}
+
+// Under the mark, nothing is asked of the thread.
+TEST_F(StoreTest, ACommitUnderTheMarkWakesNoCheckpoint) {
+  std::atomic<int> checkpoints{0};  // outlives the store and its thread
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
   ASSERT_TRUE(store->CheckpointInBackground(1000, [&] { ++checkpoints; }).ok());
   for (int i = 0; i < 20; ++i) {
     ASSERT_TRUE(store->Begin().ok());

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The daemon's housekeeping threads (the fs_watch round, the sharetab view,
-# the mount-record flush, the store's checkpoints) carry names, so ps -L, top and perf tell them
-# apart from the threads that answer calls; their priority is the
-# daemon's own (not lowered: two of them hold the catalog's read lock while
-# they copy the table, and a starved one would hold up commits).
+# the mount-record flush, the store's checkpoints) carry names, so ps -L,
+# top and perf tell them apart from the threads that answer calls; their
+# priority is the daemon's own (not lowered: two of them hold the catalog's
+# read lock while they copy the table, and a starved one would hold up
+# commits).
 source "$(dirname "$0")/lib.sh"
 sm_setup
 start_daemon --kernel=off

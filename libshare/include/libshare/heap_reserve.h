@@ -71,21 +71,23 @@ void ReserveHuge(Vector& v, std::size_t n) {
 
 // For a buffer just allocated, HeapReserve::kMinBytes or bigger: unless
 // its first whole page is resident already (carved from memory written
-// before), makes it resident as PopulateForWrite does. Returns the bytes
-// made resident (0: small, resident already, or the kernel could not).
+// before), makes it resident as PopulateForWrite does. Returns `bytes`
+// when the buffer is resident, found so or made so; 0 when it is small or
+// the kernel could not populate it.
 std::size_t PopulateIfFresh(void* p, std::size_t bytes);
 
-// Reserves room for n elements of `v` (a std::vector) and makes that room
-// resident if it is fresh (PopulateIfFresh), before a burst fills it: a
-// vector bigger than a thread's malloc arena holds in one piece (64 MiB)
-// is mapped afresh beside any HeapReserve made on that thread. Returns the
-// room's size in bytes, so that a HeapReserve made next can hold the rest.
+// Reserves room for n elements of `v` (a std::vector) and makes the first
+// `max_bytes` of that room resident if it is fresh (PopulateIfFresh),
+// before a burst fills it: a vector bigger than a thread's malloc arena
+// holds in one piece (64 MiB) is mapped afresh beside any HeapReserve made
+// on that thread. Returns the bytes of the room that are resident (0 if
+// none), so that a HeapReserve made next can hold the rest.
 template <typename Vector>
-std::size_t ReserveResident(Vector& v, std::size_t n) {
+std::size_t ReserveResident(Vector& v, std::size_t n,
+                            std::size_t max_bytes = ~std::size_t{0}) {
   v.reserve(n);
   const std::size_t bytes = n * sizeof(typename Vector::value_type);
-  (void)PopulateIfFresh(v.data(), bytes);
-  return bytes;
+  return PopulateIfFresh(v.data(), bytes < max_bytes ? bytes : max_bytes);
 }
 
 class HeapReserve {

@@ -203,7 +203,10 @@ class Store {
   // connection's commits leave it: a thread of its own ("sm-checkpoint"),
   // with a connection of its own, checkpoints after a commit that left
   // `wal_pages` or more, never waiting for readers or writers (PASSIVE:
-  // what a reader still uses is copied after a later commit). Other
+  // what a reader still uses is copied after a later commit). Should the
+  // thread fall behind while the WAL passes twice `wal_pages` (commits
+  // landing during its checkpoints), the commit checkpoints itself, as
+  // before, so that the WAL cannot grow for as long as writes come. Other
   // connections keep SQLite's automatic checkpoint. `before_each`, if
   // given, runs on that thread before each checkpoint (tests). The
   // destructor stops the thread. Fails, changing nothing (the automatic

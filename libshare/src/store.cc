@@ -507,9 +507,10 @@ absl::Status Store::Configure(int busy_timeout_ms, bool writable) {
     // it was made with (SQLite sets it only on an empty file, and reads
     // nothing to take the request: what is wrong with a file is reported
     // by the pragma below). A batch's commit writes each dirty page to the
-    // WAL with a frame of its own: 15,000 adds wrote 354 frames of 4 KiB,
-    // and one transaction of 100,000 store-shaped rows committed in 49 ms
-    // with 4 KiB pages against 24 ms with 16 KiB (bench/README.md, "Pages
+    // WAL with a frame of its own: 15,000 adds wrote 354 frames of 4 KiB.
+    // One transaction of 100,000 store-shaped rows committed in 24 ms
+    // with 4 KiB pages and 20-22 ms with 16 KiB (without a checkpoint),
+    // and its checkpoint took 16 against 10 ms (bench/README.md, "Pages
     // of 16 KiB").
     (void)sqlite3_exec(db_, "PRAGMA page_size=16384", nullptr, nullptr,
                        nullptr);

@@ -42,6 +42,19 @@ class StoreTest : public ::testing::Test {
     sqlite3_close(db);
   }
 
+  // A store as schema version 1 left it, with `rows` (SQL) in it.
+  void RawSchemaOneStore(const std::string& rows) {
+    RawOldStore(R"sql(
+CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
+  "group" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT '',
+  dev INTEGER NOT NULL);
+CREATE INDEX shares_by_group ON shares("group");
+CREATE TABLE mounts(client TEXT NOT NULL, path TEXT NOT NULL,
+  PRIMARY KEY(client, path));
+)sql" + rows + "PRAGMA user_version = 1;\n");
+  }
+
   // A store as an older version left it: its folder, the groups table
   // (unchanged since schema 1), then `rest`.
   void RawOldStore(const std::string& rest) {
@@ -95,26 +108,16 @@ TEST_F(StoreTest, UsesWriteAheadLog) {
 }
 
 TEST_F(StoreTest, ANewStoreHasPagesOf16KiB) {
-  auto store = Open();
+  auto store = Open();  // its schema written: the page size is set
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(store->Begin().ok());
-  ASSERT_TRUE(store->InsertGroup({"g", true, "ro"}).ok());
-  ASSERT_TRUE(store->Commit().ok());
   EXPECT_EQ(RawText("PRAGMA page_size"), "16384");
 }
 
 TEST_F(StoreTest, AnOlderStoreKeepsItsPageSize) {
   // Made with SQLite's default of 4 KiB, as stores before 16 KiB pages.
-  RawOldStore(R"sql(
-CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
-  "group" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT '',
-  description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT '',
-  dev INTEGER NOT NULL);
-CREATE TABLE mounts(client TEXT NOT NULL, path TEXT NOT NULL,
-  PRIMARY KEY(client, path));
+  RawSchemaOneStore(R"sql(
 INSERT INTO groups VALUES('g', 1, '');
 INSERT INTO shares VALUES(1, '/x', 'g', '', '', '', 7);
-PRAGMA user_version = 1;
 )sql");
   ASSERT_EQ(RawText("PRAGMA page_size"), "4096");
   auto store = Open();
@@ -169,18 +172,10 @@ TEST_F(StoreTest, NewerSchemaIsRefused) {
 
 TEST_F(StoreTest, SchemaOneSharesWithOwnOptionsMigrateAsReplacingTheGroup) {
   // A store as schema version 1 left it.
-  RawOldStore(R"sql(
-CREATE TABLE shares(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
-  "group" TEXT NOT NULL, resource TEXT NOT NULL DEFAULT '',
-  description TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT '',
-  dev INTEGER NOT NULL);
-CREATE INDEX shares_by_group ON shares("group");
-CREATE TABLE mounts(client TEXT NOT NULL, path TEXT NOT NULL,
-  PRIMARY KEY(client, path));
+  RawSchemaOneStore(R"sql(
 INSERT INTO groups VALUES('g', 1, 'root=adminhost');
 INSERT INTO shares VALUES(1, '/x', 'g', '', '', 'rw=h', 7);
 INSERT INTO shares VALUES(2, '/y', 'g', '', '', '', 7);
-PRAGMA user_version = 1;
 )sql");
   auto store = Open();
   ASSERT_NE(store, nullptr);

@@ -101,6 +101,17 @@ bool Populate(std::uintptr_t begin, std::uintptr_t end) {
   return PopulatePages(begin, end);
 }
 
+// Whether the page at `page_start` is resident: 1 yes, 0 no, -1 unknown
+// (mincore failed).
+int PageResident(std::uintptr_t page_start) {
+  unsigned char resident = 0;
+  if (::mincore(reinterpret_cast<void*>(page_start), PageSize(), &resident) !=
+      0) {
+    return -1;
+  }
+  return resident & 1;
+}
+
 }  // namespace
 
 bool PopulateForWrite(void* p, std::size_t bytes) {
@@ -115,13 +126,14 @@ std::size_t PopulateIfFresh(void* p, std::size_t bytes) {
   if (bytes < HeapReserve::kMinBytes) return 0;
   const std::uintptr_t page = PageSize();
   const auto b = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t first = (b + page - 1) & ~(page - 1);
-  unsigned char resident = 0;
-  if (::mincore(reinterpret_cast<void*>(first), page, &resident) != 0) {
-    return 0;
+  switch (PageResident((b + page - 1) & ~(page - 1))) {
+    case 1:
+      return bytes;
+    case 0:
+      return PopulateForWrite(p, bytes) ? bytes : 0;
+    default:
+      return 0;
   }
-  if ((resident & 1) != 0) return bytes;
-  return PopulateForWrite(p, bytes) ? bytes : 0;
 }
 
 void AdviseHugePages(void* p, std::size_t bytes) {
@@ -133,11 +145,7 @@ void AdviseHugePages(void* p, std::size_t bytes) {
   if (end <= begin) return;
   // Carved from a reserve (or any memory already written): its pages are
   // there, and the advice would only split the arena's mapping.
-  unsigned char resident = 0;
-  if (::mincore(reinterpret_cast<void*>(begin), PageSize(), &resident) != 0 ||
-      (resident & 1) != 0) {
-    return;
-  }
+  if (PageResident(begin) != 0) return;
   (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 

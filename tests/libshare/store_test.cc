@@ -372,6 +372,15 @@ off_t WaitForFileOver(const std::string& path, off_t size) {
   return FileSize(path);
 }
 
+// One transaction: group "g" and `count` rows, ids from 1.
+void CommitGroupAndRows(Store* store, int count) {
+  std::vector<std::string> paths;
+  ASSERT_TRUE(store->Begin().ok());
+  ASSERT_TRUE(store->InsertGroup({"g", true, ""}).ok());
+  ASSERT_TRUE(store->InsertShares(Rows(1, count, &paths)).ok());
+  ASSERT_TRUE(store->Commit().ok());
+}
+
 // A commit that leaves the WAL over the mark returns before anything is
 // copied into the database file; the checkpoint thread copies it after.
 TEST_F(StoreTest, ACommitOverTheMarkLeavesTheCheckpointToItsThread) {
@@ -389,11 +398,7 @@ TEST_F(StoreTest, ACommitOverTheMarkLeavesTheCheckpointToItsThread) {
   EXPECT_EQ(store->CheckpointInBackground().code(),
             absl::StatusCode::kFailedPrecondition);
   const off_t before = FileSize(path_);
-  std::vector<std::string> paths;
-  ASSERT_TRUE(store->Begin().ok());
-  ASSERT_TRUE(store->InsertGroup({"g", true, ""}).ok());
-  ASSERT_TRUE(store->InsertShares(Rows(1, 3000, &paths)).ok());
-  ASSERT_TRUE(store->Commit().ok());
+  ASSERT_NO_FATAL_FAILURE(CommitGroupAndRows(store.get(), 3000));
   // In the WAL only: the commit did not checkpoint.
   EXPECT_EQ(FileSize(path_), before);
   go.Notify();
@@ -414,14 +419,11 @@ TEST_F(StoreTest, CommitsCheckpointThemselvesWhileTheThreadLags) {
   ASSERT_TRUE(
       store->CheckpointInBackground(8, [&] { go.WaitForNotification(); }).ok());
   const off_t before = FileSize(path_);
-  std::vector<std::string> paths;
-  ASSERT_TRUE(store->Begin().ok());
-  ASSERT_TRUE(store->InsertGroup({"g", true, ""}).ok());
-  ASSERT_TRUE(store->InsertShares(Rows(1, 6000, &paths)).ok());
-  ASSERT_TRUE(store->Commit().ok());
+  ASSERT_NO_FATAL_FAILURE(CommitGroupAndRows(store.get(), 6000));
   EXPECT_EQ(FileSize(path_), before) << "the first commit checkpointed";
   // The thread is held: the next commit finds the WAL past twice the mark
   // and its checkpoint not done.
+  std::vector<std::string> paths;
   ASSERT_TRUE(store->Begin().ok());
   ASSERT_TRUE(store->InsertShares(Rows(6001, 10, &paths)).ok());
   ASSERT_TRUE(store->Commit().ok());

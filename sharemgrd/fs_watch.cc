@@ -281,8 +281,15 @@ absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
   MountInfo mounts = w->ReadMounts();
   // Rows come in id order; consecutive ones mostly repeat the place and
   // the parent folder, so the last of each is remembered.
-  // At most one row per share.
-  w->recorded_.reserve(catalog->share_count());
+  // At most one row per share. Opened beside the catalog's load, the count
+  // is not known yet: the highest id bounds it (grown row by row instead,
+  // the map kept 16 MiB more at 1,000,000 shares); SetCatalog gives back
+  // what removed shares' ids reserved.
+  if (catalog != nullptr) {
+    w->recorded_.reserve(catalog->share_count());
+  } else if (max_id.ok()) {
+    w->recorded_.reserve(static_cast<std::size_t>(*max_id));
+  }
   uint32_t last = kNoPlace;
   std::string last_parent;
   const FsPlace* parent_mount = nullptr;
@@ -317,6 +324,13 @@ absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
   absl::MutexLock l(&w->mu_);
   w->mounts_ = std::make_shared<const MountInfo>(std::move(mounts));
   return w;
+}
+
+void FsWatch::SetCatalog(const libshare::Catalog* catalog) {
+  catalog_ = catalog;
+  if (recorded_.capacity() > 4 * (catalog->share_count() + 1024)) {
+    recorded_.rehash(0);  // to the size it holds
+  }
 }
 
 const FsPlace& FsWatch::OwnPlace(uint32_t i) const

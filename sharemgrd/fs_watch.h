@@ -157,8 +157,14 @@ class FsWatch {
   // Loads the recorded places and reads the mount table; nothing is
   // probed yet (a daemon with 15,000 shares serves before its first round:
   // until then every decision probes its share live, as exactly).
+  // `catalog` may be null: it is then given by SetCatalog, once loaded (the
+  // daemon opens the watch while the catalog loads, reading the store on a
+  // connection of its own: Catalog::Config::beside_load).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<FsWatch>> Open(
       Config config, const libshare::Catalog* catalog);
+  // The catalog of a watch opened without one: before Watch, ProbeAll or
+  // SharesChanged, and before any other thread uses the watch.
+  void SetCatalog(const libshare::Catalog* catalog);
   // Starts the watch thread (once); its first round probes every share,
   // records the places not recorded yet and logs what is not served.
   // `first_round`, if given, is called from the thread after that round
@@ -249,7 +255,7 @@ class FsWatch {
   const Config config_;
   ChangedFn changed_;  // set once by Watch(), before the thread starts
   std::function<void()> first_round_;  // likewise
-  const libshare::Catalog* const catalog_;
+  const libshare::Catalog* catalog_;   // set before any other thread runs
   std::unique_ptr<libshare::Store> store_;  // the watch thread's (or start's)
   // By share id, the index of its recorded place; the watch thread's (or
   // ProbeAll's caller's), as are the two below.

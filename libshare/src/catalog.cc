@@ -2211,6 +2211,20 @@ absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
   if (!mounts.ok()) return mounts.status();
   auto catalog =
       std::make_unique<CatalogImpl>(*std::move(store), *std::move(mounts));
+  std::thread beside;
+  if (config.beside_load) {
+    try {
+      beside = std::thread(config.beside_load);
+    } catch (const std::system_error&) {
+      config.beside_load();  // no thread: before the load, on this one
+    }
+  }
+  struct Join {
+    std::thread& t;
+    ~Join() {
+      if (t.joinable()) t.join();
+    }
+  } join{beside};
   if (absl::Status s = catalog->Load(config.load_threads); !s.ok()) return s;
   return catalog;
 }

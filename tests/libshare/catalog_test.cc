@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -80,6 +81,73 @@ TEST_F(CatalogTest, OpenCreatesFolderAndEmptyStore) {
   EXPECT_EQ(st.st_mode & 0777, 0755u);
   EXPECT_EQ(catalog_->share_count(), 0u);
   EXPECT_EQ(catalog_->group_count(), 0u);
+}
+
+// Catalog::Config::beside_load runs on a thread of its own, once the
+// store exists with its schema current, and Open returns after it; on a
+// store created by this Open the file does not exist before that.
+TEST_F(CatalogTest, BesideLoadRunsOnItsOwnThreadOnceTheStoreIsCurrent) {
+  catalog_.reset();
+  std::string a = dir_.Mkdir("a");
+  Catalog::Config config;
+  config.db_path = dir_.path() + "/fresh/shares.db";
+  std::thread::id ran_on;
+  int version = -1;
+  std::atomic<bool> done{false};
+  config.beside_load = [&] {
+    ran_on = std::this_thread::get_id();
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(config.db_path.c_str(), &db, SQLITE_OPEN_READONLY,
+                        nullptr) == SQLITE_OK) {
+      sqlite3_stmt* st = nullptr;
+      if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr) ==
+              SQLITE_OK &&
+          sqlite3_step(st) == SQLITE_ROW) {
+        version = sqlite3_column_int(st, 0);
+      }
+      sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    // Longer than the load of an empty table: Open waits for it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    done = true;
+  };
+  auto c = Catalog::Open(config);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(done.load());
+  EXPECT_NE(ran_on, std::this_thread::get_id());
+  EXPECT_EQ(version, Store::kSchemaVersion);
+  // And the catalog it returned works as any other.
+  Batch b;
+  b.ops = {CreateGroup("g"), AddShare(a, "g")};
+  EXPECT_TRUE((*c)->Apply(b).ok());
+}
+
+// A load that fails (a row naming no group) still waits for beside_load,
+// which may use what the caller owns.
+TEST_F(CatalogTest, BesideLoadIsWaitedForWhenTheLoadFails) {
+  std::string a = dir_.Mkdir("a");
+  MustApply({CreateGroup("g"), AddShare(a, "g")});
+  catalog_.reset();
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE shares SET \"group\" = 'gone'", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  Catalog::Config config;
+  config.db_path = db_;
+  std::atomic<bool> done{false};
+  config.beside_load = [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    done = true;
+  };
+  auto c = Catalog::Open(config);
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("group gone does not exist"));
+  EXPECT_TRUE(done.load());
 }
 
 TEST_F(CatalogTest, CreateGroupAndAddShareInOneBatch) {

@@ -115,6 +115,13 @@ class Catalog {
     // How long a commit waits for another writer of the same file before
     // failing (BatchResult::commit_error).
     int busy_timeout_ms = 5000;
+    // If set, run on a thread of its own while the table loads, once the
+    // store is open and its schema current (a connection of its own may
+    // read it then; nothing writes it until Open returns). Open returns
+    // after it has returned, whether the load succeeded or not. The daemon
+    // reads its recorded file systems here: a second scan of every row,
+    // on the core the load leaves idle.
+    std::function<void()> beside_load = nullptr;
   };
 
   // Opens (creating it and its folder if needed) the store at db_path,

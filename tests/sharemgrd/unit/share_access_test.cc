@@ -356,6 +356,40 @@ TEST_F(ServedShareAccessTest, RecordedOnTheParentRefusedOnceADatasetIsMounted) {
   EXPECT_EQ(watch_->NotServed(share_, false), why);
 }
 
+// The daemon's order: the watch is opened while the catalog loads
+// (Catalog::Config::beside_load), without it, and given it after. Its
+// decisions before the first round and its rounds are those of a watch
+// opened after the load.
+TEST_F(ServedShareAccessTest, WatchOpenedWhileTheCatalogLoadsDecidesTheSame) {
+  Share("rw");
+  WriteMountinfo(MountLine("/", "root"));
+  OpenWatch();
+  watch_->ProbeAll();  // recorded on /
+  watch_.reset();
+  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
+  catalog_.reset();
+  FsWatch::Config c;
+  c.db_path = dir_ + "/db";
+  c.mountinfo = dir_ + "/mountinfo";
+  absl::StatusOr<std::unique_ptr<FsWatch>> opened =
+      absl::UnknownError("beside_load did not run");
+  libshare::Catalog::Config cc{dir_ + "/db", 1};
+  cc.beside_load = [&] { opened = FsWatch::Open(c, nullptr); };
+  auto catalog = libshare::Catalog::Open(cc);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  catalog_ = std::move(*catalog);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  watch_ = std::move(*opened);
+  watch_->SetCatalog(catalog_.get());
+  const std::string why =
+      "recorded on a file system mounted at /, now " + share_;
+  EXPECT_EQ(watch_->NotServed(share_, false), why);  // no round yet
+  AccessResult r = DecideServed(share_);
+  EXPECT_TRUE(r.not_served);
+  watch_->ProbeAll();  // a round over the catalog's shares says the same
+  EXPECT_EQ(watch_->NotServed(share_, false), why);
+}
+
 // A walk to the share that meets a link asks the watch for a full round
 // (the last one served the share); one that fails for lack of descriptors
 // (EMFILE, ENFILE) or memory does not: it says nothing of the path, and a

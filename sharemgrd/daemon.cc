@@ -18,15 +18,16 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <thread>
 #include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "file_safety.h"
 #include "libshare/files.h"
 #include "log.h"
@@ -601,10 +602,15 @@ absl::Status Daemon::StartServing() {
       absl::InternalError("the recorded file systems were not read");
   libshare::Catalog::Config catalog_config{config_.db_path, load_threads};
   catalog_config.beside_load = [this, &fs_watch] {
-    fs_watch =
-        FsWatch::Open({.db_path = config_.db_path,
-                       .log = [](const std::string& line) { LogLine(line); }},
-                      nullptr);
+    try {
+      fs_watch =
+          FsWatch::Open({.db_path = config_.db_path,
+                         .log = [](const std::string& line) { LogLine(line); }},
+                        nullptr);
+    } catch (const std::bad_alloc&) {
+      fs_watch = absl::ResourceExhaustedError(
+          "out of memory reading the recorded file systems");
+    }
   };
   absl::StatusOr<std::unique_ptr<libshare::Catalog>> catalog =
       libshare::Catalog::Open(catalog_config);
@@ -617,6 +623,11 @@ absl::Status Daemon::StartServing() {
             : absl::StrCat("cannot open ", config_.db_path, ": ", m));
   }
   catalog_ = std::move(*catalog);
+  if (!fs_watch.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot probe the shares' file systems: ",
+                     fs_watch.status().message()));
+  }
   // Rows a later rule would refuse are served; the log says which.
   for (const std::string& w : catalog_->load_stats().warnings) {
     LogLine(absl::StrCat("store: ", w));
@@ -650,11 +661,6 @@ absl::Status Daemon::StartServing() {
   mgmt_ =
       std::make_unique<MgmtService>(catalog_.get(), cache_.get(), mount_.get(),
                                     config_.sharetab_path, admin_gid);
-  if (!fs_watch.ok()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot probe the shares' file systems: ",
-                     fs_watch.status().message()));
-  }
   fs_watch_ = *std::move(fs_watch);
   fs_watch_->SetCatalog(catalog_.get());
   // Loading a big table frees as much as it keeps (SQLite's pages, the

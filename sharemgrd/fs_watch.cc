@@ -31,6 +31,10 @@ absl::string_view ToAbsl(std::string_view s) {
 // Rounds over at least this many shares give their freed memory back.
 constexpr std::size_t kTrimShares = 50000;
 
+// The least a share's row takes in the store's file (its cell: header,
+// id, a path of two bytes, a group of one, the device).
+constexpr uint64_t kMinShareRowBytes = 16;
+
 // Log lines about shares not served at one probe, beyond which a count.
 constexpr int kMaxLoggedPerProbe = 20;
 
@@ -283,12 +287,16 @@ absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
   // the parent folder, so the last of each is remembered.
   // At most one row per share. Opened beside the catalog's load, the count
   // is not known yet: the highest id bounds it (grown row by row instead,
-  // the map kept 16 MiB more at 1,000,000 shares); SetCatalog gives back
-  // what removed shares' ids reserved.
+  // the map kept 16 MiB more at 1,000,000 shares), and so does the file (a
+  // row takes kMinShareRowBytes of it at least), for a store whose ids
+  // removed shares left far above the count, or written by hand. What is
+  // reserved beyond the count is given back in SetCatalog.
   if (catalog != nullptr) {
     w->recorded_.reserve(catalog->share_count());
   } else if (max_id.ok()) {
-    w->recorded_.reserve(static_cast<std::size_t>(*max_id));
+    absl::StatusOr<uint64_t> used = w->store_->UsedBytes();
+    const uint64_t rows = used.ok() ? *used / kMinShareRowBytes : 0;
+    w->recorded_.reserve(static_cast<std::size_t>(std::min(*max_id, rows)));
   }
   uint32_t last = kNoPlace;
   std::string last_parent;

@@ -40,6 +40,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <memory_resource>
 #include <mutex>
@@ -2211,12 +2212,23 @@ absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
   if (!mounts.ok()) return mounts.status();
   auto catalog =
       std::make_unique<CatalogImpl>(*std::move(store), *std::move(mounts));
+  // What beside_load throws is thrown here, after the join, as if it had
+  // run on this thread.
+  std::exception_ptr thrown;
   std::thread beside;
   if (config.beside_load) {
     try {
-      beside = std::thread(config.beside_load);
+      beside = std::thread([&config, &thrown] {
+        try {
+          config.beside_load();
+        } catch (...) {
+          thrown = std::current_exception();
+        }
+      });
     } catch (const std::system_error&) {
       config.beside_load();  // no thread: before the load, on this one
+    } catch (const std::bad_alloc&) {
+      config.beside_load();
     }
   }
   struct Join {
@@ -2224,8 +2236,14 @@ absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
     ~Join() {
       if (t.joinable()) t.join();
     }
-  } join{beside};
-  if (absl::Status s = catalog->Load(config.load_threads); !s.ok()) return s;
+  };
+  absl::Status loaded;
+  {
+    Join join{beside};
+    loaded = catalog->Load(config.load_threads);
+  }
+  if (thrown) std::rethrow_exception(thrown);
+  if (!loaded.ok()) return loaded;
   return catalog;
 }
 

@@ -1,7 +1,5 @@
 #include "libshare/loader.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -30,9 +28,9 @@ absl::Status BadRow(uint64_t id, absl::string_view why) {
       "; fix or delete the row (sharemgrd refuses to start with it)"));
 }
 
-// Heap reserved for the scan per byte of the store's file: 15,000 shares
-// (a 1.26 MB file) loaded in 16 ms with 5, 17 with 8, 20 with 12, 25 with
-// 3, 30 with 2 and 27-34 ms without a reserve (medians of 12 starts each,
+// Heap reserved for the scan per byte of the store's pages in use: 15,000
+// shares (a 1.26 MB file) loaded in 16 ms with 5, 17 with 8, 20 with 12, 25
+// with 3, 30 with 2 and 27-34 ms without a reserve (medians of 12 starts each,
 // alternated); RSS at serving the same for all.
 constexpr std::size_t kLoadHeapPerStoreByte = 5;
 
@@ -61,13 +59,14 @@ absl::StatusOr<LoadStats> LoadShareTable(Store& store, int threads,
   {
     // The Share objects and their texts come from this thread's heap, all
     // of it fresh: made resident in one go first (libshare/heap_reserve.h),
-    // sized by the store's file. What the load leaves unused is trimmed
-    // after it (the daemon's malloc_trim).
-    struct stat st;
-    HeapReserve reserve(::stat(store.path().c_str(), &st) == 0
-                            ? static_cast<std::size_t>(st.st_size) *
-                                  kLoadHeapPerStoreByte
-                            : 0);
+    // sized by the store's pages in use (not its free ones: a store that
+    // once held many more shares keeps its size). What the load leaves
+    // unused is trimmed after it (the daemon's malloc_trim).
+    absl::StatusOr<uint64_t> used = store.UsedBytes();
+    HeapReserve reserve(used.ok() ? static_cast<std::size_t>(std::min<uint64_t>(
+                                        *used, HeapReserve::kMaxBytes)) *
+                                        kLoadHeapPerStoreByte
+                                  : 0);
     absl::flat_hash_map<absl::string_view, std::size_t> index;
     OptionsCache cache;
     for (GroupRow& row : *groups) {

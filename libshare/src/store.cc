@@ -677,6 +677,25 @@ absl::StatusOr<uint64_t> Store::CountShares() {
   return n;
 }
 
+absl::StatusOr<uint64_t> Store::UsedBytes() {
+  int64_t v[3] = {0, 0, 0};
+  const char* const pragmas[3] = {"PRAGMA page_count", "PRAGMA freelist_count",
+                                  "PRAGMA page_size"};
+  for (int i = 0; i < 3; ++i) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, pragmas[i], -1, &st, nullptr) != SQLITE_OK) {
+      sqlite3_finalize(st);
+      return Error("reading the file's size");
+    }
+    const int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) v[i] = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) return Error("reading the file's size");
+  }
+  const int64_t pages = v[0] > v[1] ? v[0] - v[1] : 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(v[2]);
+}
+
 absl::StatusOr<uint64_t> Store::MaxShareId() {
   absl::StatusOr<sqlite3_stmt*> st = Prepared(kMaxShareId);
   if (!st.ok()) return st.status();

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -121,6 +122,23 @@ TEST_F(CatalogTest, BesideLoadRunsOnItsOwnThreadOnceTheStoreIsCurrent) {
   Batch b;
   b.ops = {CreateGroup("g"), AddShare(a, "g")};
   EXPECT_TRUE((*c)->Apply(b).ok());
+}
+
+// What beside_load throws on its thread is thrown by Open, after the load,
+// as if it had run on the caller's thread (not std::terminate).
+TEST_F(CatalogTest, WhatBesideLoadThrowsOpenThrows) {
+  catalog_.reset();
+  Catalog::Config config;
+  config.db_path = db_;
+  config.beside_load = [] { throw std::runtime_error("beside"); };
+  try {
+    auto c = Catalog::Open(config);
+    ADD_FAILURE() << "Open returned";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "beside");
+  }
+  Reopen();  // the store is left as it was
+  EXPECT_EQ(catalog_->share_count(), 0u);
 }
 
 // A load that fails (a row naming no group) still waits for beside_load,

@@ -381,6 +381,24 @@ void CommitGroupAndRows(Store* store, int count) {
   ASSERT_TRUE(store->Commit().ok());
 }
 
+// UsedBytes counts the pages in use, not the file: rows deleted leave the
+// file's size but give their pages to SQLite's free list.
+TEST_F(StoreTest, UsedBytesLeavesOutTheFreePages) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_NO_FATAL_FAILURE(CommitGroupAndRows(store.get(), 20000));
+  absl::StatusOr<uint64_t> full = store->UsedBytes();
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_GT(*full, 20000u * 20);  // each row's path alone is longer
+  RawExec(
+      "PRAGMA wal_checkpoint(TRUNCATE); DELETE FROM shares; "
+      "PRAGMA wal_checkpoint(TRUNCATE);");
+  absl::StatusOr<uint64_t> emptied = store->UsedBytes();
+  ASSERT_TRUE(emptied.ok()) << emptied.status();
+  EXPECT_LT(*emptied, *full / 4);
+  EXPECT_GE(static_cast<uint64_t>(FileSize(path_)), *full);
+}
+
 // A commit that leaves the WAL over the mark returns before anything is
 // copied into the database file; the checkpoint thread copies it after.
 TEST_F(StoreTest, ACommitOverTheMarkLeavesTheCheckpointToItsThread) {

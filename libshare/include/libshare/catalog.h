@@ -118,7 +118,9 @@ class Catalog {
     // If set, run on a thread of its own while the table loads, once the
     // store is open and its schema current (a connection of its own may
     // read it then; nothing writes it until Open returns). Open returns
-    // after it has returned, whether the load succeeded or not. The daemon
+    // after it has returned, whether the load succeeded or not; what it
+    // throws, Open throws then. Without a thread (none could be started)
+    // it runs on the caller's, before the load. The daemon
     // reads its recorded file systems here: a second scan of every row,
     // on the core the load leaves idle.
     std::function<void()> beside_load = nullptr;

@@ -137,6 +137,9 @@ class Store {
   // which fills it with pages nobody reads again soon).
   void ReleaseMemory();
   [[nodiscard]] absl::StatusOr<uint64_t> CountShares();
+  // Bytes of the file's pages in use (not on SQLite's free list: a store
+  // does not shrink when rows go). Two header reads, no scan.
+  [[nodiscard]] absl::StatusOr<uint64_t> UsedBytes();
   // The largest share id in use, 0 if none.
   [[nodiscard]] absl::StatusOr<uint64_t> MaxShareId();
   // The table generation of the last committed batch (SaveGeneration), 0

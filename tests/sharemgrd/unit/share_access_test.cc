@@ -1,6 +1,7 @@
 #include "share_access.h"
 
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -388,6 +389,40 @@ TEST_F(ServedShareAccessTest, WatchOpenedWhileTheCatalogLoadsDecidesTheSame) {
   EXPECT_TRUE(r.not_served);
   watch_->ProbeAll();  // a round over the catalog's shares says the same
   EXPECT_EQ(watch_->NotServed(share_, false), why);
+}
+
+// Opened without the catalog, the watch reserves its map by the highest
+// share id, bounded by the store's size: a store whose share has a huge id
+// (ids of removed shares are not reused; this one written by hand) opens
+// and decides as any other. Unbounded, the reserve asked for 2^60 slots.
+TEST_F(ServedShareAccessTest, WatchOpenedWithoutTheCatalogBoundsItsReserve) {
+  Share("rw");
+  WriteMountinfo(MountLine("/", "root"));
+  OpenWatch();
+  watch_->ProbeAll();  // recorded on /
+  watch_.reset();
+  catalog_.reset();
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ + "/db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE shares SET id = 1152921504606846976",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
+  FsWatch::Config c;
+  c.db_path = dir_ + "/db";
+  c.mountinfo = dir_ + "/mountinfo";
+  auto w = FsWatch::Open(c, nullptr);
+  ASSERT_TRUE(w.ok()) << w.status();
+  watch_ = std::move(*w);
+  auto catalog = libshare::Catalog::Open({dir_ + "/db", 1});
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  catalog_ = std::move(*catalog);
+  watch_->SetCatalog(catalog_.get());
+  EXPECT_EQ(watch_->NotServed(share_, false),
+            "recorded on a file system mounted at /, now " + share_);
 }
 
 // A walk to the share that meets a link asks the watch for a full round

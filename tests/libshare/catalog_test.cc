@@ -63,6 +63,16 @@ class CatalogTest : public ::testing::Test {
                                              : r.errors[0].message);
   }
 
+  // Runs SQL on the closed store through a plain SQLite connection.
+  void RawExec(const std::string& sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+
   std::vector<std::string> SharePaths() {
     auto shares = catalog_->ListShares({});
     EXPECT_TRUE(shares.ok());
@@ -147,14 +157,7 @@ TEST_F(CatalogTest, BesideLoadIsWaitedForWhenTheLoadFails) {
   std::string a = dir_.Mkdir("a");
   MustApply({CreateGroup("g"), AddShare(a, "g")});
   catalog_.reset();
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "UPDATE shares SET \"group\" = 'gone'", nullptr,
-                           nullptr, nullptr),
-              SQLITE_OK);
-    sqlite3_close(db);
-  }
+  RawExec("UPDATE shares SET \"group\" = 'gone'");
   Catalog::Config config;
   config.db_path = db_;
   std::atomic<bool> done{false};
@@ -695,14 +698,7 @@ TEST_F(CatalogTest, SharesFromSchemaOneKeepReplacingUntilTheirOptionsAreSet) {
     auto store = Store::Open(db_, 50);
     ASSERT_TRUE(store.ok());
   }
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "UPDATE shares SET replaces_group = 1", nullptr,
-                           nullptr, nullptr),
-              SQLITE_OK);
-    sqlite3_close(db);
-  }
+  RawExec("UPDATE shares SET replaces_group = 1");
   Reopen();
   EXPECT_EQ((*catalog_->ListShares({}))[0].effective_options, "rw=x");
   EXPECT_THAT(catalog_->load_stats().warnings,
@@ -983,14 +979,7 @@ TEST_F(CatalogTest, StoredDuplicateResourcesLoadWithAWarning) {
   add_a.resource = "proj";
   MustApply({CreateGroup("g"), add_a, AddShare(b, "g")});
   catalog_.reset();
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "UPDATE shares SET resource = 'proj'", nullptr,
-                           nullptr, nullptr),
-              SQLITE_OK);
-    sqlite3_close(db);
-  }
+  RawExec("UPDATE shares SET resource = 'proj'");
   Reopen();
   EXPECT_EQ(catalog_->share_count(), 2u);
   EXPECT_THAT(

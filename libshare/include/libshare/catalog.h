@@ -119,10 +119,10 @@ class Catalog {
     // store is open and its schema current (a connection of its own may
     // read it then; nothing writes it until Open returns). Open returns
     // after it has returned, whether the load succeeded or not; what it
-    // throws, Open throws then. Without a thread (none could be started)
-    // it runs on the caller's, before the load. The daemon
-    // reads its recorded file systems here: a second scan of every row,
-    // on the core the load leaves idle.
+    // throws, Open throws then (what the load throws, if both do). Without
+    // a thread (none could be started) it runs on the caller's, before the
+    // load. The daemon reads its recorded file systems here: a second scan
+    // of every row, on the core the load leaves idle.
     std::function<void()> beside_load = nullptr;
   };
 

@@ -138,7 +138,7 @@ class Store {
   void ReleaseMemory();
   [[nodiscard]] absl::StatusOr<uint64_t> CountShares();
   // Bytes of the file's pages in use (not on SQLite's free list: a store
-  // does not shrink when rows go). Two header reads, no scan.
+  // does not shrink when rows go). Three pragmas, no scan.
   [[nodiscard]] absl::StatusOr<uint64_t> UsedBytes();
   // The largest share id in use, 0 if none.
   [[nodiscard]] absl::StatusOr<uint64_t> MaxShareId();

@@ -288,6 +288,16 @@ class ServedShareAccessTest : public ShareAccessTest {
     watch_.reset();
     ShareAccessTest::TearDown();
   }
+  // The share recorded on "/" by a round, the watch closed, and a file
+  // system mounted at the share since: no round has seen it yet.
+  void RecordOnRootThenMountAtTheShare() {
+    Share("rw");
+    WriteMountinfo(MountLine("/", "root"));
+    OpenWatch();
+    watch_->ProbeAll();  // recorded on /
+    watch_.reset();
+    WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
+  }
   std::unique_ptr<FsWatch> watch_;
 };
 
@@ -343,12 +353,7 @@ TEST_F(ServedShareAccessTest, PlaceOfTheCurrentMountServedBeforeTheFirstRound) {
 }
 
 TEST_F(ServedShareAccessTest, RecordedOnTheParentRefusedOnceADatasetIsMounted) {
-  Share("rw");
-  WriteMountinfo(MountLine("/", "root"));
-  OpenWatch();
-  watch_->ProbeAll();  // recorded on /
-  watch_.reset();
-  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
+  RecordOnRootThenMountAtTheShare();
   OpenWatch();  // no round yet
   std::optional<std::string> why = watch_->NotServed(share_, false);
   ASSERT_TRUE(why.has_value());
@@ -362,12 +367,7 @@ TEST_F(ServedShareAccessTest, RecordedOnTheParentRefusedOnceADatasetIsMounted) {
 // decisions before the first round and its rounds are those of a watch
 // opened after the load.
 TEST_F(ServedShareAccessTest, WatchOpenedWhileTheCatalogLoadsDecidesTheSame) {
-  Share("rw");
-  WriteMountinfo(MountLine("/", "root"));
-  OpenWatch();
-  watch_->ProbeAll();  // recorded on /
-  watch_.reset();
-  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
+  RecordOnRootThenMountAtTheShare();
   catalog_.reset();
   FsWatch::Config c;
   c.db_path = dir_ + "/db";
@@ -396,11 +396,7 @@ TEST_F(ServedShareAccessTest, WatchOpenedWhileTheCatalogLoadsDecidesTheSame) {
 // (ids of removed shares are not reused; this one written by hand) opens
 // and decides as any other. Unbounded, the reserve asked for 2^60 slots.
 TEST_F(ServedShareAccessTest, WatchOpenedWithoutTheCatalogBoundsItsReserve) {
-  Share("rw");
-  WriteMountinfo(MountLine("/", "root"));
-  OpenWatch();
-  watch_->ProbeAll();  // recorded on /
-  watch_.reset();
+  RecordOnRootThenMountAtTheShare();
   catalog_.reset();
   {
     sqlite3* db = nullptr;
@@ -410,7 +406,6 @@ TEST_F(ServedShareAccessTest, WatchOpenedWithoutTheCatalogBoundsItsReserve) {
               SQLITE_OK);
     sqlite3_close(db);
   }
-  WriteMountinfo(MountLine("/", "root") + MountLine(share_, "data"));
   FsWatch::Config c;
   c.db_path = dir_ + "/db";
   c.mountinfo = dir_ + "/mountinfo";

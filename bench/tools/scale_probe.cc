@@ -29,6 +29,14 @@
 //       kernel can; "huge_per_page_us" is null where it cannot);
 //       alternated ROUNDS times. The cost a batch's heap pays per page
 //       touched.
+//   scale_probe populate-cost MIB ROUNDS IDLE_S
+//       A fresh mapping of MIB MiB made resident as huge pages on one
+//       thread (MADV_COLLAPSE after one page of each huge page is written,
+//       as libshare's Populate does) against libshare::PopulateForWrite
+//       (a big fresh buffer: MADV_HUGEPAGE and MADV_POPULATE_WRITE in two
+//       halves on two threads), each after IDLE_S seconds of sleep, so
+//       that the memory freed before has gone back to the host (free page
+//       reporting) as it has for an idle daemon; alternated ROUNDS times.
 //
 // Times are medians (and p90, max) in microseconds unless named _ms.
 #include <fcntl.h>
@@ -53,6 +61,7 @@
 
 #include "libshare/batch.h"
 #include "libshare/client.h"
+#include "libshare/heap_reserve.h"
 
 extern char** environ;
 
@@ -383,13 +392,64 @@ int FaultCost(long mib, int rounds) {
   return 0;
 }
 
+int PopulateCost(long mib, int rounds, int idle_s) {
+  if (mib < 1 || rounds < 1 || idle_s < 0) return 2;
+  const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
+  const std::size_t huge = std::size_t{2} << 20;
+  std::vector<double> ms[2];  // 0: one thread collapsing, 1: PopulateForWrite
+  bool collapse_ok = true;
+  for (int r = 0; r < 2 * rounds; ++r) {
+    // Alternated, and in the other order every other round.
+    const int way = (r / 2) % 2 == 0 ? r % 2 : 1 - r % 2;
+    if (way == 0 && !collapse_ok) continue;
+    ::sleep(static_cast<unsigned>(idle_s));
+    void* m = ::mmap(nullptr, bytes + huge, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+      std::perror("scale_probe: mmap");
+      return 1;
+    }
+    auto* p = reinterpret_cast<volatile char*>(
+        (reinterpret_cast<std::uintptr_t>(m) + huge - 1) & ~(huge - 1));
+    auto* start = const_cast<char*>(p);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (way == 0) {
+      for (std::size_t i = 0; i < bytes; i += huge) p[i] = 1;
+      collapse_ok = ::madvise(start, bytes, MADV_COLLAPSE) == 0;
+    } else if (!libshare::PopulateForWrite(start, bytes)) {
+      std::fprintf(stderr, "scale_probe: PopulateForWrite failed\n");
+      return 1;
+    }
+    const double t = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - t0)
+                         .count();
+    if (way == 1 || collapse_ok) ms[way].push_back(t);
+    ::munmap(m, bytes + huge);
+  }
+  Summary two = Summarize(ms[1]);
+  char one_ms[32] = "null";
+  char ratio[32] = "null";
+  if (!ms[0].empty()) {
+    const double one = Summarize(ms[0]).p50;
+    std::snprintf(one_ms, sizeof one_ms, "%.1f", one);
+    std::snprintf(ratio, sizeof ratio, "%.2f", one / two.p50);
+  }
+  std::printf(
+      "{\"mib\": %ld, \"rounds\": %d, \"idle_s\": %d, "
+      "\"one_thread_collapse_ms\": %s, \"populate_for_write_ms\": %.1f, "
+      "\"ratio\": %s}\n",
+      mib, rounds, idle_s, one_ms, two.p50, ratio);
+  return 0;
+}
+
 int Usage() {
   std::fprintf(stderr,
                "usage: scale_probe sqlite-floor DB N PREFIX [ROWS]\n"
                "       scale_probe stat-floor PATHS_FILE ROUNDS\n"
                "       scale_probe spawn ROUNDS CMD_A... -- CMD_B...\n"
                "       scale_probe client-add SOCKET PATH GROUP ROUNDS\n"
-               "       scale_probe fault-cost MIB ROUNDS\n");
+               "       scale_probe fault-cost MIB ROUNDS\n"
+               "       scale_probe populate-cost MIB ROUNDS IDLE_S\n");
   return 2;
 }
 
@@ -411,6 +471,10 @@ int main(int argc, char** argv) {
   }
   if (cmd == "fault-cost" && argc == 4) {
     return FaultCost(std::atol(argv[2]), std::atoi(argv[3]));
+  }
+  if (cmd == "populate-cost" && argc == 5) {
+    return PopulateCost(std::atol(argv[2]), std::atoi(argv[3]),
+                        std::atoi(argv[4]));
   }
   if (cmd == "spawn" && argc >= 6) {
     std::vector<char*> a, b;

@@ -214,6 +214,40 @@ TEST(AdviseHugePages, FreshBigBufferFaultsInHugePages) {
   ::munmap(m, bytes);
 }
 
+// A big buffer never written (its first whole huge page not resident) is
+// populated in two halves on two threads, as huge pages where the kernel
+// makes them on a fault: resident whole, huge pages made, and a page
+// written inside it before (its huge page then has a page table, and is
+// populated page by page) keeps what was written.
+TEST(PopulateForWrite, FreshBigBufferBecomesHugePagesAndKeepsContents) {
+  const std::size_t huge = HugePageSize();
+  if (!KernelPopulates() || huge == 0 || !KernelAdvisesHugePages()) {
+    GTEST_SKIP() << "no transparent huge pages populated here";
+  }
+  const std::size_t bytes = (std::size_t{24} << 20) + huge + 3 * kPage;
+  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  auto* p = static_cast<unsigned char*>(m) + 100;  // not page-aligned
+  const std::size_t len = bytes - 100;
+  const std::size_t marked = std::size_t{12} << 20;
+  p[marked] = 0x5a;
+
+  ASSERT_TRUE(PopulateForWrite(p, len));
+  EXPECT_GE(AnonHugeKbIn(p, len),
+            static_cast<long>((std::size_t{16} << 20) >> 10))
+      << "the fresh huge pages were not made huge";
+  const long before = ThreadFaults();
+  FlipOneBytePerPage(p + kPage, len - 2 * kPage);
+  EXPECT_LT(ThreadFaults() - before, 8) << "populated pages faulted";
+  FlipOneBytePerPage(p + kPage, len - 2 * kPage);  // back as they were
+  for (std::size_t i = 0; i < len; i += 509) {
+    ASSERT_EQ(p[i], 0) << "byte " << i << " changed";
+  }
+  EXPECT_EQ(p[marked], 0x5a);
+  ::munmap(m, bytes);
+}
+
 // A fresh buffer is made resident whole: writing it afterwards takes
 // (almost) no fault. One written before, or a small one, is left alone.
 TEST(PopulateIfFresh, MakesAFreshBufferResidentAndLeavesOthers) {

@@ -338,24 +338,50 @@ absl::StatusOr<DirectoryPlace> CanonicalDirectoryPlace(
   return absl::FailedPreconditionError(absl::StrCat(path, ": ", w.Why()));
 }
 
-absl::StatusOr<DirectoryPlace> CanonicalDirectoryChecker::Check(
-    const std::string& path, std::size_t siblings) {
+namespace {
+
+// Where the last '/' of `path` is, when `path` is absolute, in normal form
+// and not "/" itself: what CanonicalDirectoryChecker answers from its
+// parent. npos otherwise.
+std::size_t LastSlashIfPlain(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   if (slash == std::string::npos || slash + 1 == path.size() ||
       path.front() != '/' || !PlainRelative(std::string_view(path).substr(1))) {
-    return CanonicalDirectoryPlace(path);
+    return std::string::npos;
   }
+  return slash;
+}
+
+}  // namespace
+
+bool CanonicalDirectoryChecker::OpenParent(const std::string& path,
+                                           std::size_t slash,
+                                           std::size_t siblings) {
   const std::string_view parent =
       slash == 0 ? std::string_view("/") : std::string_view(path).substr(0, slash);
-  if (!parent_fd_.valid() || parent != parent_) {
-    parent_.clear();
-    parent_fd_ = UniqueFd();
-    listed_ = false;
-    WalkResult w = OpenDirectoryNoSymlinks(parent);
-    if (!w.ok()) return CanonicalDirectoryPlace(path);
-    parent_fd_ = std::move(w.fd);
-    parent_.assign(parent);
-    List(siblings);
+  if (parent_fd_.valid() && parent == parent_) return true;
+  parent_.clear();
+  parent_fd_ = UniqueFd();
+  listed_ = false;
+  WalkResult w = OpenDirectoryNoSymlinks(parent);
+  if (!w.ok()) return false;
+  parent_fd_ = std::move(w.fd);
+  parent_.assign(parent);
+  List(siblings);
+  return true;
+}
+
+void CanonicalDirectoryChecker::Prepare(const std::string& path,
+                                        std::size_t siblings) {
+  const std::size_t slash = LastSlashIfPlain(path);
+  if (slash != std::string::npos) (void)OpenParent(path, slash, siblings);
+}
+
+absl::StatusOr<DirectoryPlace> CanonicalDirectoryChecker::Check(
+    const std::string& path, std::size_t siblings) {
+  const std::size_t slash = LastSlashIfPlain(path);
+  if (slash == std::string::npos || !OpenParent(path, slash, siblings)) {
+    return CanonicalDirectoryPlace(path);
   }
   if (listed_ && dirs_.contains(std::string_view(path).substr(slash + 1))) {
     ++listed_answers_;

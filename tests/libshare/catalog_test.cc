@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -382,6 +383,58 @@ TEST_F(CatalogTest,
   for (const ShareRow& row : *rows) {
     ASSERT_EQ(row.dev, static_cast<uint64_t>(st.st_dev)) << row.path;
   }
+}
+
+TEST_F(CatalogTest, BigBatchOverSeveralParentsGivesTheErrorsOfCheckingInLine) {
+  // Three runs of siblings (300 listed, 12, 400 listed): validation checks
+  // in line what the second thread has not claimed yet (while it lists a
+  // parent), the thread the rest; which side takes which path depends on
+  // timing, the errors and their indices do not. Applied five times.
+  MustApply({CreateGroup("g")});
+  std::vector<Operation> ops;
+  std::vector<std::size_t> bad;
+  const struct {
+    const char* parent;
+    int count;
+    int missing;  // this one is not made
+    int file;     // this one is a file
+  } runs[] = {{"a", 300, 7, 298}, {"b", 12, 2, 11}, {"c", 400, 399, 0}};
+  for (const auto& run : runs) {
+    const std::string parent = dir_.Mkdir(run.parent);
+    for (int i = 0; i < run.count; ++i) {
+      const std::string p = parent + "/d" + std::to_string(i);
+      if (i == run.file) {
+        std::ofstream(p) << "x";
+        bad.push_back(ops.size());
+      } else if (i == run.missing) {
+        bad.push_back(ops.size());
+      } else {
+        ASSERT_EQ(::mkdir(p.c_str(), 0755), 0) << p;
+      }
+      ops.push_back(AddShare(p, "g"));
+    }
+  }
+  std::sort(bad.begin(), bad.end());
+  for (int round = 0; round < 5; ++round) {
+    BatchResult r = Apply(ops);
+    ASSERT_EQ(r.errors.size(), bad.size()) << "round " << round;
+    for (std::size_t e = 0; e < bad.size(); ++e) {
+      EXPECT_EQ(r.errors[e].index, bad[e]) << "round " << round;
+      struct stat st;
+      const bool is_file = ::stat(ops[bad[e]].path.c_str(), &st) == 0;
+      EXPECT_EQ(r.errors[e].message,
+                ops[bad[e]].path +
+                    (is_file ? ": not a directory" : ": no such directory"))
+          << "round " << round;
+    }
+    EXPECT_EQ(catalog_->share_count(), 0u);
+  }
+  std::vector<Operation> good;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (!std::binary_search(bad.begin(), bad.end(), i)) good.push_back(ops[i]);
+  }
+  MustApply(good);
+  EXPECT_EQ(catalog_->share_count(), good.size());
 }
 
 TEST_F(CatalogTest,

@@ -292,6 +292,30 @@ TEST_F(ListedParentTest, RunOfSiblingsAnsweredFromOneListingAsByStatx) {
   EXPECT_EQ(CheckRun(paths), 0u);
 }
 
+// Prepare lists the parent ahead of the run's first Check, which then
+// answers from the listing as it would have listed itself; a parent that
+// cannot be opened leaves Check to answer as CanonicalDirectoryPlace does.
+TEST_F(ListedParentTest, PrepareListsAheadAndChecksAnswerTheSame) {
+  if (!listable_) GTEST_SKIP() << "not a file system the checker lists";
+  CanonicalDirectoryChecker checker;
+  checker.Prepare(Name(0), kDirs);
+  EXPECT_EQ(checker.listed_answers(), 0u);  // nothing answered yet
+  for (int i = 0; i < kDirs; ++i) {
+    absl::StatusOr<DirectoryPlace> got = checker.Check(Name(i), kDirs - i);
+    absl::StatusOr<DirectoryPlace> want = CanonicalDirectoryPlace(Name(i));
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(want.ok()) << want.status();
+    EXPECT_EQ(got->dev, want->dev);
+  }
+  EXPECT_EQ(checker.listed_answers(), static_cast<std::size_t>(kDirs));
+
+  const std::string gone = parent_ + "/nothing/u0000";
+  checker.Prepare(gone, kDirs);
+  absl::StatusOr<DirectoryPlace> got = checker.Check(gone, kDirs);
+  EXPECT_EQ(got.status(), CanonicalDirectoryPlace(gone).status());
+  EXPECT_FALSE(got.ok());
+}
+
 // A parent with many more entries than the run is not listed (a statx per
 // sibling costs less than reading them all).
 TEST_F(ListedParentTest, ParentMuchLargerThanTheRunIsNotListed) {

@@ -529,17 +529,25 @@ absl::Status Store::Configure(int busy_timeout_ms, bool writable) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<int> Store::SchemaVersion() {
+absl::StatusOr<int64_t> Store::IntPragma(const char* pragma,
+                                         std::string_view what) {
   sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &st, nullptr) !=
-      SQLITE_OK) {
-    return Error("reading user_version");
+  if (sqlite3_prepare_v2(db_, pragma, -1, &st, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return Error(what);
   }
-  int rc = sqlite3_step(st);
-  int v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+  const int rc = sqlite3_step(st);
+  const int64_t v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
   sqlite3_finalize(st);
-  if (rc != SQLITE_ROW) return Error("reading user_version");
+  if (rc != SQLITE_ROW) return Error(what);
   return v;
+}
+
+absl::StatusOr<int> Store::SchemaVersion() {
+  absl::StatusOr<int64_t> v =
+      IntPragma("PRAGMA user_version", "reading user_version");
+  if (!v.ok()) return v.status();
+  return static_cast<int>(*v);
 }
 
 absl::Status Store::Migrate() {
@@ -682,15 +690,10 @@ absl::StatusOr<uint64_t> Store::UsedBytes() {
   const char* const pragmas[3] = {"PRAGMA page_count", "PRAGMA freelist_count",
                                   "PRAGMA page_size"};
   for (int i = 0; i < 3; ++i) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_, pragmas[i], -1, &st, nullptr) != SQLITE_OK) {
-      sqlite3_finalize(st);
-      return Error("reading the file's size");
-    }
-    const int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) v[i] = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW) return Error("reading the file's size");
+    absl::StatusOr<int64_t> got =
+        IntPragma(pragmas[i], "reading the file's size");
+    if (!got.ok()) return got.status();
+    v[i] = *got;
   }
   const int64_t pages = v[0] > v[1] ? v[0] - v[1] : 0;
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(v[2]);

@@ -66,12 +66,7 @@ class CatalogTest : public ::testing::Test {
 
   // Runs SQL on the closed store through a plain SQLite connection.
   void RawExec(const std::string& sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
-              SQLITE_OK)
-        << sqlite3_errmsg(db);
-    sqlite3_close(db);
+    ::libshare::testing::RawExec(db_, sql);
   }
 
   std::vector<std::string> SharePaths() {

@@ -1,7 +1,5 @@
 #include "libshare/loader.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -289,14 +287,7 @@ TEST_F(LoaderRevalidationTest, StreamedRowsKeepEveryField) {
   EXPECT_TRUE(store_->InsertShare(a).ok());
   EXPECT_TRUE(store_->InsertShare(b).ok());
   EXPECT_TRUE(store_->Commit().ok());
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "UPDATE shares SET replaces_group = 1", nullptr,
-                           nullptr, nullptr),
-              SQLITE_OK);
-    sqlite3_close(db);
-  }
+  ::libshare::testing::RawExec(path_, "UPDATE shares SET replaces_group = 1");
   ShareTable t;
   absl::StatusOr<LoadStats> stats = LoadShareTable(*store_, 1, &t);
   ASSERT_TRUE(stats.ok()) << stats.status();

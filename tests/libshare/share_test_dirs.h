@@ -1,9 +1,10 @@
 // Test helpers for the share table, store, loader and catalog tests: a
-// temporary folder per test, directories to share inside it, and batch
-// builders.
+// temporary folder per test, directories to share inside it, batch
+// builders, and SQL run on a store file behind its owner's back.
 #ifndef TESTS_LIBSHARE_SHARE_TEST_DIRS_H_
 #define TESTS_LIBSHARE_SHARE_TEST_DIRS_H_
 
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -83,6 +84,18 @@ inline Operation GroupOp(Operation::Type type, std::string group) {
   op.type = type;
   op.group = std::move(group);
   return op;
+}
+
+// Runs `sql` on the store file `db` through a plain SQLite connection of
+// its own (rows edited by hand, as an administrator or an older program
+// would leave them).
+inline void RawExec(const std::string& db, const std::string& sql) {
+  sqlite3* conn = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &conn), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(conn, sql.c_str(), nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(conn);
+  sqlite3_close(conn);
 }
 
 }  // namespace libshare::testing

@@ -34,12 +34,7 @@ class StoreTest : public ::testing::Test {
 
   // Runs SQL through a separate, plain SQLite connection.
   void RawExec(const std::string& sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
-              SQLITE_OK)
-        << sqlite3_errmsg(db);
-    sqlite3_close(db);
+    ::libshare::testing::RawExec(path_, sql);
   }
 
   // A store as schema version 1 left it, with `rows` (SQL) in it.

@@ -298,6 +298,10 @@ class Store {
       const std::vector<MountRecord>& added,
       const std::vector<MountRecord>& removed);
   absl::Status Error(std::string_view what) const;
+  // The one value a PRAGMA such as "PRAGMA page_count" returns; Error(what)
+  // when it cannot be read.
+  [[nodiscard]] absl::StatusOr<int64_t> IntPragma(const char* pragma,
+                                                  std::string_view what);
 
   // The files this connection writes, as opened: a store removed or
   // replaced while the daemon runs (rm, a restore from backup) would take

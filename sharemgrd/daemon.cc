@@ -855,11 +855,14 @@ absl::Status Daemon::StartKernelMode() {
 
 std::string Daemon::ServingLine() const {
   libshare::LoadStats ls = catalog_->load_stats();
+  const std::size_t shares = catalog_->share_count();
+  const std::size_t groups = catalog_->group_count();
   return absl::StrFormat(
-      "serving %d shares in %d groups (loaded in %.1f ms with %d threads); "
+      "serving %d share%s in %d group%s (loaded in %.1f ms with %d threads); "
       "mount port %d; socket %s; MOUNT on %s",
-      catalog_->share_count(), catalog_->group_count(), ls.load_ms, ls.threads,
-      mount_port_, config_.socket_path, absl::StrJoin(listening_, ", "));
+      shares, shares == 1 ? "" : "s", groups, groups == 1 ? "" : "s",
+      ls.load_ms, ls.threads, mount_port_, config_.socket_path,
+      absl::StrJoin(listening_, ", "));
 }
 
 void Daemon::ReloadResolver() {

@@ -147,7 +147,7 @@ def one_run(bindir, golden, work, settle, term_at_serving):
   shutil.copy(golden, os.path.join(folder, "shares.db"))
   d = Daemon(bindir, folder)
   d.start()
-  m = d.wait_for(r"serving (\d+) shares .*loaded in ([\d.]+) ms", 600)
+  m = d.wait_for(r"serving (\d+) shares? .*loaded in ([\d.]+) ms", 600)
   r = {"serving_s": time.perf_counter() - d.t0, "shares": int(m.group(1)),
        "load_ms": float(m.group(2)), "rss_serving": rss_mib(d.proc.pid)}
   if not term_at_serving:

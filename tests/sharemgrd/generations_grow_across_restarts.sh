@@ -25,6 +25,8 @@ out=$(sc changes --since $((g2 + 5)) 2>&1) && fail "a future generation accepted
 assert_contains "$out" "ahead of the table's" "future generation"
 
 restart_daemon
+assert_contains "$(grep '^sharemgrd: serving' "$SM_LOG" | tail -n1)" \
+  "serving 2 shares in 1 group (" "the serving line's counts"
 g3=$(sc --json stats | jq .generation)
 (( g3 >= g2 )) || fail "generation went back after restart: $g2 -> $g3"
 out=$(sc changes --since "$g1" 2>&1) && fail "changes from before the start answered"

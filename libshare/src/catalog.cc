@@ -428,16 +428,19 @@ class Overlay {
 // cores, and at 15,000 adds the checks are about half of validation.
 // Validate takes each result when it reaches the operation's check, so the
 // errors, their order and their text are those of checking in line. A path
-// is checked even if Validate then refuses its operation before the check
-// (it only opens and stats it, as the check in line would). Small batches
-// check in line: starting a thread costs more than they save.
+// the thread claimed is checked even if Validate then refuses its
+// operation before the check (it only opens and stats it, as the check in
+// line would). Small batches check in line: starting a thread costs more
+// than they save.
 //
 // The thread claims the paths a block at a time, and opens (and lists) a
 // new parent before it claims the block that starts with it; Get checks in
 // line a path that nobody has claimed yet, claiming it. So while the
 // thread lists a parent (15,000 siblings: 5-11 ms, during which Validate
 // used to wait; 1,000,000: 0.6 s), Validate goes on with a statx per path,
-// and the thread then claims from where Validate has got.
+// and the thread then claims from where Validate has got. Each side opens
+// a parent afresh whenever it comes to a new run of siblings, as the check
+// in line would, not keeping one open from a run the other side took.
 class DirectoryChecks {
  public:
   static constexpr std::size_t kMinPaths = 256;
@@ -478,6 +481,11 @@ class DirectoryChecks {
     // in line.
     for (std::size_t c = claimed_.load(); c <= k;) {
       if (claimed_.compare_exchange_weak(c, k + 1)) {
+        // Its parent opened afresh unless the path before was Get's too.
+        if (k == 0 || line_last_ != k - 1) {
+          line_checker_ = CanonicalDirectoryChecker();
+        }
+        line_last_ = k;
         return line_checker_.Check(batch_.ops[op].path);
       }
     }
@@ -524,10 +532,12 @@ class DirectoryChecks {
           // claimed, while Get checks them in line; then claimed from
           // where Get has got.
           run_end = RunEnd(k);
+          checker_ = CanonicalDirectoryChecker();  // its parent afresh
           checker_.Prepare(batch_.ops[ops_[k]].path, run_end - k);
           continue;
         }
-        // A block within the parent's run: its checks open nothing.
+        // A block within the parent's run, opened (and listed) already
+        // unless it could not be.
         end = std::min(k + kBlock, run_end);
         if (!claimed_.compare_exchange_weak(k, end)) continue;
         for (; k < end; ++k) {
@@ -553,6 +563,7 @@ class DirectoryChecks {
   const Batch& batch_;
   CanonicalDirectoryChecker checker_;       // the thread's
   CanonicalDirectoryChecker line_checker_;  // Get's, for what it claims
+  std::size_t line_last_ = 0;               // the last path Get checked with it
   std::vector<std::size_t> ops_;            // the add-shares' indices
   // results_[k] is ops_[k]'s check when the thread claimed k, written by
   // the thread before done_ passes k and read by Get only after. The

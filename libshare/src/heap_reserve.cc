@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <system_error>
+#include <cstring>
+#include <exception>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,6 +32,8 @@
 #if !defined(LIBSHARE_RESERVE) && defined(__GLIBC__)
 #define LIBSHARE_RESERVE 1
 #endif
+
+extern char end;  // the program's end, where its break starts (end(3))
 
 namespace libshare {
 namespace {
@@ -114,21 +118,64 @@ int PageResident(std::uintptr_t page_start) {
   return resident & 1;
 }
 
-// From this many bytes of whole huge pages on, a range never written is
-// populated by two threads (PopulateFresh).
-constexpr std::uintptr_t kTwoThreadBytes = std::uintptr_t{16} << 20;
+// A buffer this big or bigger, outside the main arena's heap (the brk
+// area), is a mapping of its own under glibc's malloc: a thread's arena
+// grows by heaps of at most 64 MiB (HEAP_MAX_SIZE on 64-bit), each with
+// its header, so no chunk this big fits in one. Advice given to its pages
+// goes away with it (munmap); advice given to a piece of an arena would
+// outlive the buffer there (a smaller buffer may be carved from one, past
+// a raised mmap threshold or from memory trimmed before). Such a buffer,
+// never written, is populated by two threads (PopulateFresh).
+constexpr std::uintptr_t kOwnMappingBytes = std::uintptr_t{64} << 20;
 
-// Populate for [begin, end) whose whole huge pages [a, e) (kTwoThreadBytes
-// or more) were never written, as in a buffer just mapped: they are advised
-// as huge pages (MADV_HUGEPAGE), so that populating takes one 2 MiB page at
-// a time, and populated in two halves on two threads. Where memory the
-// guest gave back must be mapped again, that mapping is most of the cost,
-// and it runs on both cores at once: 256 MiB after 5 s idle took 300-355 ms
-// in halves against 530-640 ms on one thread. (MADV_COLLAPSE, Populate's
-// way to huge pages, holds the address space's lock for writing: two
-// threads collapsing take as long as one; bench/README.md, "Fresh buffers
-// populated on both cores".) A huge page that has a page table after all
-// is populated page by page, still correctly.
+// Whether a page fault in a range advised MADV_HUGEPAGE takes a huge page,
+// compacting memory for it if need be: THP "always" or "madvise", and
+// defrag "always", "madvise" or "defer+madvise". (Populate's MADV_COLLAPSE
+// follows rules of its own; where it fails, the pages are populated as
+// they are.)
+bool FaultsTakeHugePages() {
+  static const bool yes = [] {
+    const auto selected = [](const char* file) {
+      std::FILE* f = std::fopen(file, "re");
+      if (f == nullptr) return std::string();
+      char line[128] = {};
+      const bool read = std::fgets(line, sizeof line, f) != nullptr;
+      std::fclose(f);
+      if (!read) return std::string();
+      const char* open = std::strchr(line, '[');
+      const char* close = open != nullptr ? std::strchr(open, ']') : nullptr;
+      return close != nullptr ? std::string(open + 1, close) : std::string();
+    };
+    const std::string enabled =
+        selected("/sys/kernel/mm/transparent_hugepage/enabled");
+    const std::string defrag =
+        selected("/sys/kernel/mm/transparent_hugepage/defrag");
+    return (enabled == "always" || enabled == "madvise") &&
+           (defrag == "always" || defrag == "madvise" ||
+            defrag == "defer+madvise");
+  }();
+  return yes;
+}
+
+// Whether [p, p + bytes) lies in the main arena's heap: below the program
+// break, above the program's end.
+bool InBrkHeap(std::uintptr_t p, std::size_t bytes) {
+  const auto brk = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  return p + bytes > reinterpret_cast<std::uintptr_t>(&end) && p < brk;
+}
+
+// Populate for [begin, end) whose whole huge pages [a, e) were never
+// written, in a buffer that is a mapping of its own: they are
+// advised as huge pages (MADV_HUGEPAGE), so that populating takes one
+// 2 MiB page at a time, and populated in two halves on two threads. Where
+// memory the guest gave back must be mapped again, that mapping is most of
+// the cost, and it runs on both cores at once: 256 MiB after 5 s idle took
+// 262-263 ms in halves against 443-502 ms on one thread collapsing
+// (`scale_probe populate-cost 256 3 5`, two runs; MADV_COLLAPSE,
+// Populate's way to huge pages, holds the address space's lock for
+// writing: two threads collapsing take as long as one; bench/README.md,
+// "A big fresh buffer populated on both cores"). A huge page that has a
+// page table after all is populated page by page, still correctly.
 bool PopulateFresh(std::uintptr_t begin, std::uintptr_t a, std::uintptr_t e,
                    std::uintptr_t end) {
   (void)::madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE);
@@ -137,7 +184,7 @@ bool PopulateFresh(std::uintptr_t begin, std::uintptr_t a, std::uintptr_t e,
   std::thread helper;
   try {
     helper = std::thread([&upper, mid, e] { upper = PopulatePages(mid, e); });
-  } catch (const std::system_error&) {
+  } catch (const std::exception&) {  // no thread (system_error, bad_alloc)
     upper = PopulatePages(mid, e);
   }
   const bool lower =
@@ -155,14 +202,14 @@ bool PopulateForWrite(void* p, std::size_t bytes) {
   const auto b = reinterpret_cast<std::uintptr_t>(p);
   const std::uintptr_t begin = (b + page - 1) & ~(page - 1);
   const std::uintptr_t end = (b + bytes) & ~(page - 1);
-  // A big buffer whose first whole huge page was never written is taken
-  // for one just mapped (glibc maps a big allocation on its own).
-  if (const std::uintptr_t huge = HugePageSize(); huge != 0) {
+  // A buffer that is a mapping of its own, whose first whole huge page was
+  // never written: just mapped.
+  if (const std::uintptr_t huge = HugePageSize();
+      huge != 0 && bytes >= kOwnMappingBytes && FaultsTakeHugePages() &&
+      !InBrkHeap(b, bytes)) {
     const std::uintptr_t a = (begin + huge - 1) & ~(huge - 1);
     const std::uintptr_t e = end & ~(huge - 1);
-    if (a < e && e - a >= kTwoThreadBytes && PageResident(a) == 0) {
-      return PopulateFresh(begin, a, e, end);
-    }
+    if (a < e && PageResident(a) == 0) return PopulateFresh(begin, a, e, end);
   }
   return Populate(begin, end);
 }

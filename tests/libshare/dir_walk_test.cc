@@ -300,10 +300,14 @@ TEST_F(ListedParentTest, PrepareListsAheadAndChecksAnswerTheSame) {
   CanonicalDirectoryChecker checker;
   checker.Prepare(Name(0), kDirs);
   EXPECT_EQ(checker.listed_answers(), 0u);  // nothing answered yet
+  // Removed after Prepare: still in the listing Prepare made (a listing is
+  // the parent as it was when listed), so answered from it.
+  ASSERT_EQ(rmdir(Name(0).c_str()), 0);
   for (int i = 0; i < kDirs; ++i) {
     absl::StatusOr<DirectoryPlace> got = checker.Check(Name(i), kDirs - i);
-    absl::StatusOr<DirectoryPlace> want = CanonicalDirectoryPlace(Name(i));
     ASSERT_TRUE(got.ok()) << got.status();
+    if (i == 0) continue;
+    absl::StatusOr<DirectoryPlace> want = CanonicalDirectoryPlace(Name(i));
     ASSERT_TRUE(want.ok()) << want.status();
     EXPECT_EQ(got->dev, want->dev);
   }

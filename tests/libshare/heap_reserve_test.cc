@@ -214,38 +214,72 @@ TEST(AdviseHugePages, FreshBigBufferFaultsInHugePages) {
   ::munmap(m, bytes);
 }
 
-// A big buffer never written (its first whole huge page not resident) is
-// populated in two halves on two threads, as huge pages where the kernel
-// makes them on a fault: resident whole, huge pages made, and a page
-// written inside it before (its huge page then has a page table, and is
-// populated page by page) keeps what was written.
-TEST(PopulateForWrite, FreshBigBufferBecomesHugePagesAndKeepsContents) {
-  const std::size_t huge = HugePageSize();
-  if (!KernelPopulates() || huge == 0 || !KernelAdvisesHugePages()) {
-    GTEST_SKIP() << "no transparent huge pages populated here";
-  }
-  const std::size_t bytes = (std::size_t{24} << 20) + huge + 3 * kPage;
-  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(m, MAP_FAILED);
-  auto* p = static_cast<unsigned char*>(m) + 100;  // not page-aligned
-  const std::size_t len = bytes - 100;
-  const std::size_t marked = std::size_t{12} << 20;
-  p[marked] = 0x5a;
+// Whether a fault in a range advised MADV_HUGEPAGE takes a huge page here:
+// THP "always" or "madvise", and a defrag mode that compacts for it.
+bool FaultsTakeHugePages() {
+  const auto selected = [](const char* file) {
+    std::ifstream f(file);
+    std::string line;
+    std::getline(f, line);
+    const std::size_t open = line.find('[');
+    const std::size_t close = line.find(']', open);
+    return open == std::string::npos || close == std::string::npos
+               ? std::string()
+               : line.substr(open + 1, close - open - 1);
+  };
+  const std::string enabled =
+      selected("/sys/kernel/mm/transparent_hugepage/enabled");
+  const std::string defrag =
+      selected("/sys/kernel/mm/transparent_hugepage/defrag");
+  return (enabled == "always" || enabled == "madvise") &&
+         (defrag == "always" || defrag == "madvise" ||
+          defrag == "defer+madvise");
+}
 
-  ASSERT_TRUE(PopulateForWrite(p, len));
-  EXPECT_GE(AnonHugeKbIn(p, len),
-            static_cast<long>((std::size_t{16} << 20) >> 10))
-      << "the fresh huge pages were not made huge";
-  const long before = ThreadFaults();
-  FlipOneBytePerPage(p + kPage, len - 2 * kPage);
-  EXPECT_LT(ThreadFaults() - before, 8) << "populated pages faulted";
-  FlipOneBytePerPage(p + kPage, len - 2 * kPage);  // back as they were
-  for (std::size_t i = 0; i < len; i += 509) {
-    ASSERT_EQ(p[i], 0) << "byte " << i << " changed";
+// A buffer of 64 MiB or more never written, mapped on its own (as glibc
+// maps one), is populated in two halves on two threads, its huge pages
+// advised (MADV_HUGEPAGE: "hg" in smaps, which the one-thread collapse does
+// not leave) and made on the faults: resident whole, a huge page made, and
+// a page written inside it before (its huge page then has a page table,
+// and is populated page by page) keeps what was written. A smaller one
+// (it may be a piece of a malloc arena, where advice would outlive it) is
+// populated as before, and left unadvised.
+TEST(PopulateForWrite, BigFreshBufferIsAdvisedAndPopulatedWhole) {
+  const std::size_t huge = HugePageSize();
+  if (!KernelPopulates() || huge == 0 || !FaultsTakeHugePages()) {
+    GTEST_SKIP() << "no transparent huge pages taken on faults here";
   }
-  EXPECT_EQ(p[marked], 0x5a);
-  ::munmap(m, bytes);
+  for (const std::size_t mib : {66, 24}) {
+    const bool advised = mib >= 64;
+    SCOPED_TRACE(std::to_string(mib) + " MiB");
+    const std::size_t bytes = (mib << 20) + 3 * kPage;
+    void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(m, MAP_FAILED);
+    // Not page-aligned, as after malloc's header.
+    auto* p = static_cast<unsigned char*>(m) + 16;
+    const std::size_t len = bytes - 16;
+    const std::size_t marked = std::size_t{12} << 20;
+    p[marked] = 0x5a;
+
+    ASSERT_TRUE(PopulateForWrite(p, len));
+    EXPECT_EQ(AdvisedHuge(p + len / 2), advised);
+    if (advised || KernelCollapses(huge)) {
+      EXPECT_GE(AnonHugeKbIn(p, len), static_cast<long>(huge / 1024))
+          << "no huge page made";
+    }
+    const long before = ThreadFaults();
+    FlipOneBytePerPage(p + kPage, len - 2 * kPage);
+    EXPECT_LT(ThreadFaults() - before, 8) << "populated pages faulted";
+    FlipOneBytePerPage(p + kPage, len - 2 * kPage);  // back as they were
+    for (std::size_t i = 0; i < len; i += 509) {
+      if (i != marked) {
+        ASSERT_EQ(p[i], 0) << "byte " << i << " changed";
+      }
+    }
+    EXPECT_EQ(p[marked], 0x5a);
+    ::munmap(m, bytes);
+  }
 }
 
 // A fresh buffer is made resident whole: writing it afterwards takes

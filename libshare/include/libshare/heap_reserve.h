@@ -45,6 +45,11 @@ namespace libshare {
 // Makes the whole pages of [p, p + bytes) resident and writable, its whole
 // huge pages as huge pages where the kernel can (see above), for a buffer
 // just allocated that is about to be filled. The contents are unchanged.
+// A buffer of 64 MiB or more never written, outside the main arena's heap
+// (glibc maps such a buffer on its own), is populated on two threads
+// instead, its huge pages advised (MADV_HUGEPAGE) and taken on the
+// populating faults where transparent huge pages allow: made resident by
+// both cores at once.
 // False where the kernel cannot (older than 5.14, or out of memory): the
 // pages then fault in as usual.
 bool PopulateForWrite(void* p, std::size_t bytes);

@@ -899,6 +899,7 @@ void Daemon::Stop() {
   mount_.reset();
   cache_.reset();
   fs_watch_.reset();
+  if (catalog_ && keep_memory_at_exit_) catalog_->KeepTableMemoryAtExit();
   catalog_.reset();  // closes the store
   if (started_) {
     ::unlink(config_.socket_path.c_str());

@@ -51,6 +51,10 @@ class Daemon {
   // The "serving ..." line (without the prefix), valid after Start().
   std::string ServingLine() const;
   void ReloadResolver();
+  // For the daemon's last Stop before the process exits: the share
+  // table's memory is then left to the exit instead of freed share by
+  // share (Catalog::KeepTableMemoryAtExit).
+  void KeepMemoryAtExit() { keep_memory_at_exit_ = true; }
   void Stop();
 
  private:
@@ -90,6 +94,7 @@ class Daemon {
   int mount_port_ = 0;
   bool registered_ = false;
   bool started_ = false;
+  bool keep_memory_at_exit_ = false;
   bool kernel_on_ = false;
   // The start's sharetab view of a big table waits for fs_watch's first
   // round (see StartServing): whichever of the two comes last writes it.

@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
                                     sig == SIGINT ? "SIGINT" : "SIGTERM"));
     break;
   }
+  daemon.KeepMemoryAtExit();  // the process ends next
   daemon.Stop();
   if (pid_file) ::unlink(config->pid_file.c_str());
   sharemgrd::LogLine("stopped");

@@ -1036,6 +1036,10 @@ class CatalogImpl : public Catalog {
     return out;
   }
 
+  void KeepTableMemoryAtExit() override {
+    absl::MutexLock l(&mu_);
+    table_.KeepMemoryAtExit();
+  }
   LoadStats load_stats() const override {
     absl::ReaderMutexLock l(&mu_);
     return load_stats_;

@@ -54,6 +54,38 @@ TEST_F(ShareTableTest, FindsInsertedShareByPath) {
   EXPECT_EQ(group_->shares.size(), 1u);
 }
 
+// A table told it is destroyed as its process exits frees nothing: its
+// shares and groups stay as they were, linked (the AddressSanitizer build
+// would stop here on a share freed).
+TEST(ShareTableAtExit, KeptMemoryOutlivesTheTable) {
+  auto table = std::make_unique<ShareTable>();
+  auto g = std::make_unique<ShareGroup>();
+  g->name = "a group whose name is longer than a short string";
+  g->compiled = std::make_shared<const ShareOptions>(*ParseOptions(""));
+  ShareGroup* group = g.get();
+  table->AddGroup(std::move(g));
+  std::vector<const Share*> shares;
+  for (int i = 0; i < 3; ++i) {
+    auto s = std::make_unique<Share>();
+    s->path =
+        "/export/home/a-path-longer-than-a-short-string-" + std::to_string(i);
+    s->group = group;
+    shares.push_back(s.get());
+    ASSERT_EQ(table->Insert(std::move(s)), nullptr);
+  }
+  table->KeepMemoryAtExit();
+  table.reset();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(
+        shares[i]->path,
+        "/export/home/a-path-longer-than-a-short-string-" + std::to_string(i));
+    EXPECT_TRUE(shares[i]->group_hook.is_linked());
+    EXPECT_EQ(shares[i]->group, group);
+  }
+  EXPECT_EQ(group->name, "a group whose name is longer than a short string");
+  EXPECT_EQ(group->shares.size(), 3u);
+}
+
 TEST_F(ShareTableTest, InsertOfAPathTheTableHasHandsTheShareBack) {
   Add("/export/a", 1);
   auto again = std::make_unique<Share>();

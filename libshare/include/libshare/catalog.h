@@ -134,6 +134,11 @@ class Catalog {
 
   virtual ~Catalog() = default;
 
+  // For a catalog destroyed as its process exits: the table's memory is
+  // left to the exit (ShareTable::KeepMemoryAtExit). Everything else (the
+  // store's connections, its threads) is closed as usual.
+  virtual void KeepTableMemoryAtExit() {}
+
   // Validates every operation (in order, each seeing the effect of the ones
   // before it), reports every bad one with its index, and, if none is bad,
   // commits them in one transaction; only then does the in-memory table

@@ -341,6 +341,20 @@ int ClientAdd(const std::string& socket, const std::string& path,
 #define MADV_COLLAPSE 25
 #endif
 
+// A fresh mapping of `bytes` that starts on a huge page (mapped with one
+// spare); `*m` is the mapping, to unmap with `bytes + huge`. Null (said
+// on stderr) if it cannot be mapped.
+volatile char* MapFromHugePage(std::size_t bytes, std::size_t huge, void** m) {
+  *m = ::mmap(nullptr, bytes + huge, PROT_READ | PROT_WRITE,
+              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (*m == MAP_FAILED) {
+    std::perror("scale_probe: mmap");
+    return nullptr;
+  }
+  return reinterpret_cast<volatile char*>(
+      (reinterpret_cast<std::uintptr_t>(*m) + huge - 1) & ~(huge - 1));
+}
+
 int FaultCost(long mib, int rounds) {
   if (mib < 1 || rounds < 1) return 2;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
@@ -354,14 +368,9 @@ int FaultCost(long mib, int rounds) {
     const Way way = static_cast<Way>(r % 3);
     if (way == kHuge && !huge_ok) continue;
     // The huge way's range starts on a huge page: mapped with one spare.
-    void* m = ::mmap(nullptr, bytes + huge, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-      std::perror("scale_probe: mmap");
-      return 1;
-    }
-    auto* p = reinterpret_cast<volatile char*>(
-        (reinterpret_cast<std::uintptr_t>(m) + huge - 1) & ~(huge - 1));
+    void* m = nullptr;
+    volatile char* p = MapFromHugePage(bytes, huge, &m);
+    if (p == nullptr) return 1;
     auto* start = const_cast<char*>(p);
     const auto t0 = std::chrono::steady_clock::now();
     if (way == kPopulate && ::madvise(start, bytes, MADV_POPULATE_WRITE) != 0) {
@@ -405,14 +414,9 @@ int PopulateCost(long mib, int rounds, int idle_s) {
     const int way = (r / 2) % 2 == 0 ? r % 2 : 1 - r % 2;
     if (way == 0 && !collapse_ok) continue;
     ::sleep(static_cast<unsigned>(idle_s));
-    void* m = ::mmap(nullptr, bytes + huge, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-      std::perror("scale_probe: mmap");
-      return 1;
-    }
-    auto* p = reinterpret_cast<volatile char*>(
-        (reinterpret_cast<std::uintptr_t>(m) + huge - 1) & ~(huge - 1));
+    void* m = nullptr;
+    volatile char* p = MapFromHugePage(bytes, huge, &m);
+    if (p == nullptr) return 1;
     auto* start = const_cast<char*>(p);
     const auto t0 = std::chrono::steady_clock::now();
     if (way == 0) {

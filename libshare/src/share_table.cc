@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <mutex>
 #include <new>
 #include <utility>
 #include <vector>
@@ -74,18 +75,22 @@ ShareTable::~ShareTable() {
   if (keep_at_exit_) {
     // Moved out whole (each in constant time: the moved-from index keeps
     // no bucket to clear) into a holder that is never destroyed: the
-    // bucket array reaches every share, each group its list. Without the
-    // memory for the holder, freed as usual.
+    // bucket array reaches every share, each group its list; the counts
+    // below each folder go too (one per parent folder of a share).
+    // Without the memory for the holder, freed as usual.
     struct Kept {
       Buckets buckets;
       PathIndex index;
       absl::flat_hash_map<std::string, std::unique_ptr<ShareGroup>> groups;
+      absl::flat_hash_map<std::string, DeviceCounts> below;
     };
     try {
+      static std::mutex mu;  // tables may be destroyed on several threads
       static auto* const kept = new std::vector<Kept*>();
+      std::lock_guard<std::mutex> l(mu);
       kept->reserve(kept->size() + 1);
-      kept->push_back(
-          new Kept{std::move(buckets_), std::move(index_), std::move(groups_)});
+      kept->push_back(new Kept{std::move(buckets_), std::move(index_),
+                               std::move(groups_), std::move(below_)});
       return;
     } catch (const std::bad_alloc&) {
     }

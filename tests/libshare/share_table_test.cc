@@ -80,6 +80,7 @@ TEST(ShareTableAtExit, KeptMemoryOutlivesTheTable) {
         shares[i]->path,
         "/export/home/a-path-longer-than-a-short-string-" + std::to_string(i));
     EXPECT_TRUE(shares[i]->group_hook.is_linked());
+    EXPECT_TRUE(shares[i]->path_hook.is_linked());
     EXPECT_EQ(shares[i]->group, group);
   }
   EXPECT_EQ(group->name, "a group whose name is longer than a short string");

@@ -39,6 +39,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <memory>
@@ -482,9 +483,7 @@ class DirectoryChecks {
     for (std::size_t c = claimed_.load(); c <= k;) {
       if (claimed_.compare_exchange_weak(c, k + 1)) {
         // Its parent opened afresh unless the path before was Get's too.
-        if (k == 0 || line_last_ != k - 1) {
-          line_checker_ = CanonicalDirectoryChecker();
-        }
+        if (line_last_ + 1 != k) line_checker_ = CanonicalDirectoryChecker();
         line_last_ = k;
         return line_checker_.Check(batch_.ops[op].path);
       }
@@ -563,7 +562,8 @@ class DirectoryChecks {
   const Batch& batch_;
   CanonicalDirectoryChecker checker_;       // the thread's
   CanonicalDirectoryChecker line_checker_;  // Get's, for what it claims
-  std::size_t line_last_ = 0;               // the last path Get checked with it
+  // The last path Get checked with it (none: SIZE_MAX, one before 0).
+  std::size_t line_last_ = SIZE_MAX;
   std::vector<std::size_t> ops_;            // the add-shares' indices
   // results_[k] is ops_[k]'s check when the thread claimed k, written by
   // the thread before done_ passes k and read by Get only after. The

@@ -161,7 +161,7 @@ bool FaultsTakeHugePages() {
 // break, above the program's end.
 bool InBrkHeap(std::uintptr_t p, std::size_t bytes) {
   const auto brk = reinterpret_cast<std::uintptr_t>(::sbrk(0));
-  return p + bytes > reinterpret_cast<std::uintptr_t>(&end) && p < brk;
+  return p + bytes > reinterpret_cast<std::uintptr_t>(&::end) && p < brk;
 }
 
 // Populate for [begin, end) whose whole huge pages [a, e) were never

@@ -64,6 +64,9 @@ constexpr std::size_t kReservePerCallByte = 12;
 // (at 1,000,000 adds, 176 MB always was); a smaller one (100,000 adds,
 // 17.6 MB) was carved from the reserve in either kind of arena.
 constexpr std::size_t kOwnResidentBytes = std::size_t{32} << 20;
+// A PREPARE_BATCH announcing a bigger call than this (the management
+// socket's record limit, daemon.cc) warms nothing.
+constexpr uint64_t kMaxPreparedCallBytes = uint64_t{256} << 20;
 // A committed batch of at most this many operations is logged operation by
 // operation; a bigger one as counts per operation type.
 constexpr std::size_t kAuditOpsListed = 20;
@@ -310,15 +313,16 @@ MgmtService::MgmtService(libshare::Catalog* catalog,
       mounts_(mounts),
       sharetab_path_(std::move(sharetab_path)),
       admin_gid_(admin_gid),
-      // Indexed by procedure number (10 is FOLLOW_SYNC).
+      // Indexed by procedure number (11 is PREPARE_BATCH).
       stats_({"MGMT_NULL", "BATCH", "LIST_GROUPS", "LIST_SHARES", "SHARETAB",
               "CHECK", "STATS", "CACHE_FLUSH", "CHANGES_SINCE", "MOUNTS",
-              "FOLLOW_SYNC"}),
+              "FOLLOW_SYNC", "PREPARE_BATCH"}),
       changes_(catalog->generation()) {}
 
 MgmtService::~MgmtService() { Stop(); }
 
 void MgmtService::Stop() {
+  (void)warmer_.Stop();
   {
     absl::MutexLock l(&sharetab_mu_);
     sharetab_stopping_ = true;
@@ -609,6 +613,9 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
     case MGMTPROC_FOLLOW_SYNC:
       result = FollowSync(ctx, out, &error);
       break;
+    case MGMTPROC_PREPARE_BATCH:
+      result = PrepareBatch(ctx, args, out, &error);
+      break;
     default:
       result = PROC_UNAVAIL;
   }
@@ -620,6 +627,36 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
                   error || result != SUCCESS);
   }
   return result;
+}
+
+accept_stat MgmtService::PrepareBatch(const CallContext& ctx, XDR* args,
+                                      std::string* out, bool* error) {
+  Args<mgmt_prepare_args> a(Proc(xdr_mgmt_prepare_args));
+  if (!a.Decode(args)) return GARBAGE_ARGS;
+  // The same rights as the batch it announces: only a caller who may
+  // change shares can have the daemon spend a core and memory on it.
+  if (!ctx.has_peer_cred ||
+      !MayChange(ctx.peer_uid, ctx.peer_gid, admin_gid_)) {
+    *error = true;
+    EncodeFailure(
+        MGMT_ERR_PERM,
+        absl::StrCat("permission denied: preparing a batch needs root",
+                     admin_gid_ ? " or membership of the admin group" : "",
+                     " (caller uid ", ctx.peer_uid, ")"),
+        out);
+    return SUCCESS;
+  }
+  // What the batch will take: its record as received, its reserve and
+  // its operations (kReservePerCallByte), bounded by the warmer. A bigger
+  // call than any connection may send is not announced honestly: nothing.
+  const uint64_t bytes = a->bytes;
+  if (bytes <= kMaxPreparedCallBytes) {
+    (void)warmer_.Start(static_cast<std::size_t>(bytes) *
+                        (kReservePerCallByte + 2));
+  }
+  mgmt_prepare_res r{};
+  r.status = MGMT_OK;
+  return Encode(Proc(xdr_mgmt_prepare_res), &r, out) ? SUCCESS : SYSTEM_ERR;
 }
 
 accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
@@ -640,6 +677,9 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   }
   using Clock = std::chrono::steady_clock;
   const Clock::time_point arrived = Clock::now();
+  // Memory a PREPARE_BATCH made ready is given back now, for this batch to
+  // take (a warm still going stops within one huge page).
+  const std::size_t warmed = warmer_.Stop();
   libshare::Batch batch;
   u_int count = 0;
   if (!DecodeBatchCount(args, &count)) return GARBAGE_ARGS;
@@ -692,6 +732,7 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
       std::chrono::duration<double, std::milli>(reserved - arrived).count();
   caller.decode_ms =
       std::chrono::duration<double, std::milli>(decoded - reserved).count();
+  caller.warmed_bytes = warmed;
   libshare::BatchResult r = ApplyBatch(batch, caller);
   *error = !r.ok();
   const accept_stat encoded = EncodeBatchResult(r, out);
@@ -879,13 +920,17 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
         listed ? ""
                : absl::StrFormat(
                      " (%svalidation %.0f ms, commit %.0f ms, "
-                     "linking %.0f ms, change list %.0f ms)",
+                     "linking %.0f ms, change list %.0f ms%s)",
                      caller.arrived
                          ? absl::StrFormat("memory %.0f ms, decoding %.0f ms, ",
                                            caller.memory_ms, caller.decode_ms)
                          : std::string(),
                      r.times.validate_ms, r.times.commit_ms, r.times.link_ms,
-                     r.times.changes_ms)));
+                     r.times.changes_ms,
+                     caller.warmed_bytes != 0
+                         ? absl::StrCat(", ", caller.warmed_bytes >> 20,
+                                        " MiB warmed ahead")
+                         : std::string())));
     std::vector<std::string> described;
     if (listed) {
       for (const Operation& op : batch.ops) {

@@ -30,6 +30,7 @@
 #include "fs_watch.h"
 #include "libshare/catalog.h"
 #include "libshare/client.h"
+#include "libshare/heap_reserve.h"
 #include "libshare/mgmt_prot.h"
 #include "mount_service.h"
 #include "request_stats.h"
@@ -84,6 +85,10 @@ class MgmtService final : public RpcProgram {
   // batch's changes are passed on. Set before serving (may stay null).
   void SetServedShares(FsWatch* served) { served_ = served; }
 
+  // A big call is being received (RpcServer's on_big_input): memory a
+  // PREPARE_BATCH is warming is given back now, for that batch to take.
+  void BatchComing() { warmer_.RequestStop(); }
+
   // Applies a batch made inside the daemon (the exports follower) as a
   // BATCH call applies its batch: serialized with them, then the cache,
   // the kernel's entries (incrementally) and the sharetab view follow it.
@@ -98,6 +103,8 @@ class MgmtService final : public RpcProgram {
     std::optional<std::chrono::steady_clock::time_point> arrived;
     double memory_ms = 0;
     double decode_ms = 0;
+    // Memory a PREPARE_BATCH had populated before the call came (0: none).
+    std::size_t warmed_bytes = 0;
   };
   // The result's change list goes to the change log (CHANGES_SINCE): the
   // result returned has none, unless the log could not keep it.
@@ -128,6 +135,8 @@ class MgmtService final : public RpcProgram {
  private:
   accept_stat Batch(const CallContext& ctx, XDR* args, std::string* out,
                     bool* error);
+  accept_stat PrepareBatch(const CallContext& ctx, XDR* args, std::string* out,
+                           bool* error);
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
   accept_stat Mounts(std::string* out);
@@ -180,6 +189,10 @@ class MgmtService final : public RpcProgram {
   void RequestSharetab(uint64_t generation, bool wait);
   // Starts the writer thread if it is not running.
   void StartSharetabWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_);
+
+  // PREPARE_BATCH: memory made ready while a client parses its batch;
+  // stopped by the next BATCH call (from any client).
+  libshare::MemoryWarmer warmer_;
 
   // Frees a big batch and its result, and trims the heap, after its reply
   // (on release_thread_; in the caller if no thread can start).

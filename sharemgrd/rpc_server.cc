@@ -222,6 +222,7 @@ struct RpcServer::Source {
   // by Stop() once no worker runs.
   RecordReader reader{0};
   std::deque<std::string> pending;  // complete calls not served yet
+  bool big_input_said = false;      // on_big_input called for this call
   std::size_t pending_bytes = 0;
   // Record-marked replies not sent yet: from out_off in the first chunk.
   // A chunk is owned, or a body shared with other replies.
@@ -741,7 +742,13 @@ void RpcServer::OnStream(Source* s) {
         s->pending_bytes += r.size();
         s->pending.push_back(std::move(r));
       }
+      if (!records.empty()) s->big_input_said = false;
       records.clear();
+      if (ok && s->limits.on_big_input && !s->big_input_said &&
+          s->reader.buffered() >= s->limits.big_input_bytes) {
+        s->big_input_said = true;
+        s->limits.on_big_input(s->base);
+      }
       if (!ok) {
         conn_log_.Log(absl::StrCat("closing a connection: record over ",
                                    s->limits.max_record, " bytes"));

@@ -118,6 +118,13 @@ struct ListenerLimits {
   // connections of this listener together may hold; a connection whose
   // record would pass it is closed.
   std::size_t input_budget = 0;
+  // If set: called on the thread reading a connection, with what is known
+  // of its peer, when the call it is receiving first holds big_input_bytes
+  // or more, before the rest of it arrives (the management socket: a
+  // batch is on its way, and the memory a PREPARE_BATCH warmed is given
+  // back for it).
+  std::function<void(const CallContext&)> on_big_input = nullptr;
+  std::size_t big_input_bytes = 256u << 10;
 };
 
 // Raises the soft RLIMIT_NOFILE towards the hard limit so that `wanted`

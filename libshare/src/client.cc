@@ -242,6 +242,7 @@ class RpcClient final : public Client {
                     xdrproc_t res_fn, void* res, size_t args_size = 0);
 
   absl::StatusOr<BatchResult> Apply(const Batch& batch) override;
+  absl::Status PrepareBatch(std::size_t call_bytes) override;
   absl::StatusOr<std::vector<GroupInfo>> ListGroups() override;
   absl::StatusOr<std::vector<ShareInfo>> ListShares(
       const std::vector<std::string>& groups) override;
@@ -356,6 +357,20 @@ absl::Status RpcClient::Call(uint32_t proc, xdrproc_t args_fn, void* args,
       return absl::InternalError(
           absl::StrCat("sharemgrd at ", conn_.path(), ": call failed"));
   }
+}
+
+absl::Status RpcClient::PrepareBatch(std::size_t call_bytes) {
+  mgmt_prepare_args args{};
+  args.bytes = call_bytes;
+  Decoded<mgmt_prepare_res> res(
+      reinterpret_cast<xdrproc_t>(xdr_mgmt_prepare_res));
+  if (absl::Status s =
+          Call(MGMTPROC_PREPARE_BATCH,
+               reinterpret_cast<xdrproc_t>(xdr_mgmt_prepare_args), &args,
+               reinterpret_cast<xdrproc_t>(xdr_mgmt_prepare_res), res.get());
+      !s.ok())
+    return s;
+  return StatusFromMgmt(res->status, res->mgmt_prepare_res_u.message);
 }
 
 absl::StatusOr<BatchResult> RpcClient::Apply(const Batch& batch) {

@@ -1,9 +1,12 @@
 #include "libshare/heap_reserve.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -193,6 +196,83 @@ bool PopulateFresh(std::uintptr_t begin, std::uintptr_t a, std::uintptr_t e,
   return lower && upper;
 }
 
+// MemAvailable of /proc/meminfo in bytes; 0 when unknown.
+std::size_t AvailableBytes() {
+  std::FILE* f = std::fopen("/proc/meminfo", "re");
+  if (f == nullptr) return 0;
+  char line[128];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return static_cast<std::size_t>(kib) << 10;
+}
+
+// What this process's memory cgroup (v2) still lets it charge:
+// memory.max less memory.current; SIZE_MAX when there is no limit or it
+// cannot be read (cgroup v1, no /sys/fs/cgroup).
+std::size_t CgroupRoomBytes() {
+  std::FILE* f = std::fopen("/proc/self/cgroup", "re");
+  if (f == nullptr) return SIZE_MAX;
+  char line[4096];
+  std::string dir;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::strncmp(line, "0::", 3) == 0) {
+      dir = line + 3;
+      while (!dir.empty() && dir.back() == '\n') dir.pop_back();
+      break;
+    }
+  }
+  std::fclose(f);
+  if (dir.empty()) return SIZE_MAX;
+  const auto read_value = [&dir](const char* name, unsigned long long* v) {
+    std::FILE* g = std::fopen(
+        ("/sys/fs/cgroup" + (dir == "/" ? std::string() : dir) + "/" + name)
+            .c_str(),
+        "re");
+    if (g == nullptr) return false;
+    const bool ok = std::fscanf(g, "%llu", v) == 1;  // "max": no number
+    std::fclose(g);
+    return ok;
+  };
+  unsigned long long max = 0;
+  unsigned long long current = 0;
+  if (!read_value("memory.max", &max) ||
+      !read_value("memory.current", &current)) {
+    return SIZE_MAX;
+  }
+  return max > current ? static_cast<std::size_t>(max - current) : 0;
+}
+
+// A warm populates this much at a time (one huge page on x86-64), and
+// checks between steps whether it should stop.
+constexpr std::size_t kWarmStep = std::size_t{2} << 20;
+
+// MemoryWarmer's thread: maps `bytes`, populates them kWarmStep at a time
+// until done or *stop (at least one step), then unmaps them all (a page
+// unmapped early would only be taken again by the next step).
+void Warm(std::size_t bytes, const std::atomic<bool>& stop,
+          std::atomic<std::size_t>* warmed) {
+  (void)::pthread_setname_np(::pthread_self(), "sm-warm");
+  void* m = ::mmap(nullptr, bytes + kWarmStep, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return;
+  const auto a =
+      (reinterpret_cast<std::uintptr_t>(m) + kWarmStep - 1) & ~(kWarmStep - 1);
+  if (const std::uintptr_t huge = HugePageSize();
+      huge != 0 && kWarmStep % huge == 0 && FaultsTakeHugePages()) {
+    (void)::madvise(reinterpret_cast<void*>(a), bytes, MADV_HUGEPAGE);
+  }
+  std::size_t off = 0;
+  do {
+    if (!PopulatePages(a + off, a + off + kWarmStep)) break;
+    warmed->fetch_add(kWarmStep, std::memory_order_relaxed);
+    off += kWarmStep;
+  } while (off < bytes && !stop.load(std::memory_order_relaxed));
+  ::munmap(m, bytes + kWarmStep);
+}
+
 }  // namespace
 
 bool PopulateForWrite(void* p, std::size_t bytes) {
@@ -288,5 +368,45 @@ HeapReserve::HeapReserve(std::size_t bytes) {
 }
 
 HeapReserve::~HeapReserve() { std::free(last_); }
+
+std::size_t MemoryWarmer::Start(std::size_t bytes) {
+  bytes = std::min(
+              {bytes, kMaxBytes, AvailableBytes() / 4, CgroupRoomBytes() / 4}) &
+          ~(kWarmStep - 1);
+  if (bytes == 0) return 0;
+  std::lock_guard<std::mutex> l(mu_);
+  if (thread_.joinable()) {
+    if (!done_.load()) return 0;  // one at a time
+    thread_.join();  // ended, unmapped; its pages still warm for a while
+  }
+  stop_.store(false);
+  done_.store(false);
+  warmed_.store(0);
+  try {
+    thread_ = std::thread([this, bytes] {
+      Warm(bytes, stop_, &warmed_);
+      ended_ = std::chrono::steady_clock::now();  // read after done_
+      done_.store(true);
+    });
+  } catch (const std::exception&) {  // no thread (system_error, bad_alloc)
+    return 0;
+  }
+  return bytes;
+}
+
+std::size_t MemoryWarmer::Stop() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!thread_.joinable()) return 0;
+  stop_.store(true);
+  const bool ended_before = done_.load();
+  thread_.join();
+  const std::size_t warmed = warmed_.exchange(0);
+  // A warm that ended by itself long ago helps no one now: the guest has
+  // given its pages back again.
+  if (ended_before && std::chrono::steady_clock::now() - ended_ > kKeptWarm) {
+    return 0;
+  }
+  return warmed;
+}
 
 }  // namespace libshare

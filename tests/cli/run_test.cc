@@ -1,9 +1,12 @@
 // sharectl's runner against a fake client: what it sends and what it
 // prints for the answers a test chooses. The real daemon is exercised by
 // the integration tests.
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,6 +32,8 @@ struct FakeDaemon {
   std::vector<libshare::GroupInfo> groups;
   std::vector<libshare::ShareInfo> shares;
   std::string connected_to;  // the socket of the last connection
+  std::vector<std::size_t> prepared;  // PREPARE_BATCH calls, bytes each
+  absl::Status prepare_answer;        // their answer
 };
 
 class FakeClient : public libshare::Client {
@@ -60,6 +65,10 @@ class FakeClient : public libshare::Client {
     return libshare::DaemonStats{};
   }
   absl::Status FlushCache() override { return absl::OkStatus(); }
+  absl::Status PrepareBatch(std::size_t call_bytes) override {
+    d_->prepared.push_back(call_bytes);
+    return d_->prepare_answer;
+  }
 
  private:
   FakeDaemon* d_;
@@ -252,6 +261,46 @@ TEST_F(RunTest, SmallBatchOnATerminalShowsNoProgressButItsSummary) {
   EXPECT_EQ(Run({"batch", "-"}, ManyAdds(10)), kExitOk);
   EXPECT_THAT(err_.str(), Not(HasSubstr("sending")));
   EXPECT_THAT(err_.str(), HasSubstr("10 operations applied in "));
+}
+
+// A batch file of 128 KiB or more is announced (PREPARE_BATCH) before it
+// is sent; a small file or standard input is not; what the daemon answers
+// the announcement changes nothing of the batch, its output or exit code.
+TEST_F(RunTest, BigBatchFileIsAnnouncedAndTheAnswerChangesNothing) {
+  const std::string file = ::testing::TempDir() + "/run_test_announced." +
+                           std::to_string(::getpid()) + ".batch";
+  const std::string text = ManyAdds(4000);
+  ASSERT_GE(text.size(), std::size_t{128} << 10);
+  {
+    std::ofstream f(file);
+    f << text;
+  }
+  EXPECT_EQ(Run({"batch", file}), kExitOk);
+  EXPECT_EQ(daemon_.prepared,
+            (std::vector<std::size_t>{text.size() + text.size() / 2}));
+  ASSERT_EQ(daemon_.batches.size(), 1u);
+  EXPECT_EQ(daemon_.batches[0].ops.size(), 4000u);
+  const std::string said = err_.str();
+  for (const absl::Status& answer :
+       {absl::UnavailableError("procedure 11 not offered"),
+        absl::PermissionDeniedError("permission denied")}) {
+    daemon_.prepare_answer = answer;
+    EXPECT_EQ(Run({"batch", file}), kExitOk) << answer;
+    EXPECT_EQ(std::regex_replace(err_.str(), std::regex("in [0-9]+ ms"), ""),
+              std::regex_replace(said, std::regex("in [0-9]+ ms"), ""))
+        << answer;
+  }
+  EXPECT_EQ(daemon_.batches.size(), 3u);
+  daemon_.prepared.clear();
+  EXPECT_EQ(Run({"batch", "-"}, text), kExitOk);
+  EXPECT_TRUE(daemon_.prepared.empty()) << "standard input announced";
+  {
+    std::ofstream f(file);
+    f << ManyAdds(100);
+  }
+  EXPECT_EQ(Run({"batch", file}), kExitOk);
+  EXPECT_TRUE(daemon_.prepared.empty()) << "a small file announced";
+  std::remove(file.c_str());
 }
 
 TEST_F(RunTest, UnreachableDaemonExitsThreeAndNamesTheSocket) {

@@ -101,6 +101,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Decode("mgmt_follow_sync_res", xdr_mgmt_follow_sync_res, data, size);
     return 0;
   }
+  if (which == 0xfe) {
+    Decode("mgmt_prepare_res", xdr_mgmt_prepare_res, data, size);
+    return 0;
+  }
+  if (which == 0xfd) {
+    Decode("mgmt_prepare_args", xdr_mgmt_prepare_args, data, size);
+    return 0;
+  }
   switch (which % 11) {
     case 0:
       Decode("mgmt_batch_args", xdr_mgmt_batch_args, data, size);

@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -369,6 +370,75 @@ TEST(ReserveResident, MakesAtMostTheBoundResident) {
   EXPECT_EQ(far & 1, 0) << "past the bound was made resident";
   std::vector<char> small;
   EXPECT_EQ(ReserveResident(small, 1000), 0u);
+}
+
+// The process's anonymous resident memory (RssAnon), in KiB; -1 unknown.
+long RssAnonKib() {
+  std::ifstream f("/proc/self/status");
+  std::string key;
+  long kib = -1;
+  while (f >> key) {
+    if (key == "RssAnon:") {
+      f >> kib;
+      return kib;
+    }
+    f.ignore(1 << 10, '\n');
+  }
+  return -1;
+}
+
+constexpr std::size_t kWarmStep = std::size_t{2} << 20;
+
+// A warm populates what it was asked for, in whole 2 MiB steps, on a
+// thread of its own, and gives it all back once done: the process holds
+// no more memory afterwards than before.
+TEST(MemoryWarmer, WarmsWhatItIsAskedAndGivesItBack) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  constexpr std::size_t kBytes = 8 * kWarmStep;
+  const long before = RssAnonKib();
+  MemoryWarmer w;
+  ASSERT_EQ(w.Start(kBytes + kWarmStep / 2), kBytes) << "whole steps";
+  // It ends by itself (a few ms; the deadline only stops a hang).
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (w.warmed() < kBytes && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(w.Stop(), kBytes);
+  EXPECT_LT(RssAnonKib() - before, 2048) << "warmed memory kept";
+  EXPECT_EQ(w.Stop(), 0u) << "nothing warmed since";
+}
+
+// One warm at a time; a stop asked for ends it after its current step,
+// whatever was asked, and its memory is given back; then another starts.
+TEST(MemoryWarmer, StopsWhenAskedAndWarmsOneAtATime) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  MemoryWarmer w;
+  EXPECT_EQ(w.Start(kWarmStep - 1), 0u) << "less than a step";
+  EXPECT_EQ(w.Stop(), 0u);
+  const long before = RssAnonKib();
+  const std::size_t planned = w.Start(MemoryWarmer::kMaxBytes);
+  if (planned < std::size_t{512} << 20) {
+    (void)w.Stop();
+    GTEST_SKIP() << "too little memory available for a long warm";
+  }
+  EXPECT_EQ(w.Start(kWarmStep), 0u) << "a second warm while one runs";
+  w.RequestStop();
+  // It ends by itself after its current step: a new warm can start then.
+  std::size_t last = 0;
+  bool started = false;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!started && std::chrono::steady_clock::now() < deadline) {
+    last = w.warmed();
+    started = w.Start(kWarmStep) != 0;
+    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(started) << "no new warm after a stop";
+  EXPECT_LT(last, planned / 2) << "did not stop when asked";
+  EXPECT_EQ(last % kWarmStep, 0u);
+  EXPECT_LE(w.Stop(), kWarmStep);
+  EXPECT_LT(RssAnonKib() - before, 2048) << "warmed memory kept";
 }
 
 TEST(PopulateForWrite, AnEmptyRangeIsNoError) {

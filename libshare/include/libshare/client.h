@@ -18,6 +18,7 @@
 #ifndef LIBSHARE_CLIENT_H_
 #define LIBSHARE_CLIENT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -145,6 +146,16 @@ class Client {
   virtual ~Client() = default;
 
   [[nodiscard]] virtual absl::StatusOr<BatchResult> Apply(const Batch& batch) = 0;
+  // Says that a batch of about `call_bytes` encoded bytes follows, before
+  // it is read and parsed: the daemon makes memory ready for it meanwhile
+  // (MGMTPROC_PREPARE_BATCH). Nothing changes. kUnavailable from a daemon
+  // without it, kPermissionDenied as for Apply(); either way the batch can
+  // still be sent (and is refused as before).
+  [[nodiscard]] virtual absl::Status PrepareBatch(std::size_t call_bytes) {
+    (void)call_bytes;
+    return absl::UnimplementedError(
+        "PrepareBatch: not supported by this client");
+  }
   [[nodiscard]] virtual absl::StatusOr<std::vector<GroupInfo>> ListGroups() = 0;
   // Shares of `groups` (all if empty); kNotFound names an unknown group.
   [[nodiscard]] virtual absl::StatusOr<std::vector<ShareInfo>> ListShares(

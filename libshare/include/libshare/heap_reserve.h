@@ -38,7 +38,11 @@
 #ifndef LIBSHARE_HEAP_RESERVE_H_
 #define LIBSHARE_HEAP_RESERVE_H_
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <mutex>
+#include <thread>
 
 namespace libshare {
 
@@ -115,6 +119,65 @@ class HeapReserve {
  private:
   void* last_ = nullptr;
   std::size_t populated_ = 0;
+};
+
+// Memory made quick to take again, ahead of a burst that is announced
+// before it comes (a batch whose client says its size first,
+// MGMTPROC_PREPARE_BATCH, while it still reads and parses its file).
+//
+// On a VM whose guest hands pages it has not used for about 2 s back to the
+// host (free page reporting), the first touch of such a page waits for the
+// host to map it again: that is most of what a big batch's memory costs
+// there, 2-3 ms per MiB on one core (bench/README.md, "Huge pages", and
+// "A batch announced before it is parsed"). A warm maps up to `bytes` on a
+// thread of its own ("sm-warm"), populates them 2 MiB at a time (as huge
+// pages where transparent huge pages allow), and unmaps them when it is
+// done or stopped: the pages it freed are mapped in the host again, and
+// the next allocations (of this process or another) take them at the
+// cost of a page zeroed in the guest, until the guest reports them free
+// again.
+//
+// Best effort: nothing where the kernel cannot populate (older than 5.14)
+// or no thread can start. At most one warm at a time.
+class MemoryWarmer {
+ public:
+  // A warm maps at most this much, and at most a quarter of what the
+  // kernel says is available and of what the process's memory cgroup
+  // still allows.
+  static constexpr std::size_t kMaxBytes = std::size_t{1} << 30;
+  // A warm that ended by itself longer ago than this is not reported by
+  // Stop(): its pages have likely been given back to the host again.
+  static constexpr std::chrono::seconds kKeptWarm{2};
+
+  MemoryWarmer() = default;
+  ~MemoryWarmer() { Stop(); }
+  MemoryWarmer(const MemoryWarmer&) = delete;
+  MemoryWarmer& operator=(const MemoryWarmer&) = delete;
+
+  // Starts warming `bytes`, bounded as above and rounded down to whole
+  // 2 MiB steps, unless a warm is in progress. Returns the bytes it will
+  // warm (at least one step whatever Stop() says), 0 when none was
+  // started. (A warm that ended by itself is done with: the next Start
+  // starts another.)
+  std::size_t Start(std::size_t bytes);
+  // Bytes the current (or last) warm has populated so far.
+  std::size_t warmed() const { return warmed_.load(); }
+  // Asks the warm in progress, if any, to stop after its current step and
+  // give its memory back, without waiting for it (Stop() waits).
+  void RequestStop() { stop_.store(true); }
+  // Stops the warm in progress, if any, and returns once its memory is
+  // unmapped (within one 2 MiB step). Returns the bytes the warm since the
+  // last Stop populated: 0 if there was none, or if it ended by itself
+  // more than kKeptWarm ago.
+  std::size_t Stop();
+
+ private:
+  std::mutex mu_;
+  std::thread thread_;  // guarded by mu_
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> done_{false};  // the thread has unmapped its memory
+  std::chrono::steady_clock::time_point ended_;  // set before done_
+  std::atomic<std::size_t> warmed_{0};
 };
 
 }  // namespace libshare

@@ -3,13 +3,17 @@
 #include <rpc/rpc.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +24,7 @@
 #include "libshare/catalog.h"
 #include "libshare/mgmt_prot.h"
 #include "libshare/store.h"
+#include "log.h"
 
 namespace sharemgrd {
 namespace {
@@ -110,6 +115,85 @@ class MgmtServiceTest : public ::testing::Test {
     return st;
   }
 
+  // Sends a batch creating `group` and sharing `n` new folders under
+  // dir_/export as `uid` (more than 20: logged with where its time went);
+  // returns the decoded reply status.
+  mgmt_status ManyAddsAs(uid_t uid, const std::string& group, int n) {
+    std::string empty;
+    std::vector<std::string> paths;
+    for (int i = 0; i < n; ++i) {
+      paths.push_back(dir_ + "/export/" + group + std::to_string(i));
+      EXPECT_EQ(mkdir(paths.back().c_str(), 0755), 0);
+    }
+    std::vector<mgmt_op> ops(n + 1);
+    ops[0].type = MGMT_OP_CREATE_GROUP;
+    ops[0].group = const_cast<char*>(group.c_str());
+    ops[0].path = ops[0].options = ops[0].description = ops[0].resource =
+        empty.data();
+    for (int i = 0; i < n; ++i) {
+      ops[i + 1] = ops[0];
+      ops[i + 1].type = MGMT_OP_ADD_SHARE;
+      ops[i + 1].path = paths[i].data();
+    }
+    mgmt_batch_args args{};
+    args.ops.ops_len = static_cast<u_int>(ops.size());
+    args.ops.ops_val = ops.data();
+    args.origin = empty.data();
+    std::string in = EncodeArgs(args, 64 << 10);
+    CallContext ctx;
+    ctx.transport = Transport::kUnix;
+    ctx.has_peer_cred = true;
+    ctx.peer_uid = uid;
+    ctx.peer_gid = uid;
+    ctx.proc = MGMTPROC_BATCH;
+    std::string out;
+    XDR x;
+    xdrmem_create(&x, in.data(), in.size(), XDR_DECODE);
+    EXPECT_EQ(service_->Call(ctx, &x, &out), SUCCESS);
+    xdr_destroy(&x);
+    mgmt_batch_res res{};
+    xdrmem_create(&x, out.data(), out.size(), XDR_DECODE);
+    EXPECT_TRUE(xdr_mgmt_batch_res(&x, &res));
+    xdr_destroy(&x);
+    const mgmt_status st = res.status;
+    xdr_free(reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_res),
+             reinterpret_cast<char*>(&res));
+    return st;
+  }
+
+  // Sends PREPARE_BATCH announcing `bytes` as `uid`; returns the call's
+  // accept status and sets *st to the reply's status.
+  accept_stat PrepareAs(uid_t uid, uint64_t bytes, mgmt_status* st,
+                        bool truncated = false) {
+    mgmt_prepare_args args{};
+    args.bytes = bytes;
+    std::string in(64, '\0');
+    XDR x;
+    xdrmem_create(&x, in.data(), in.size(), XDR_ENCODE);
+    EXPECT_TRUE(xdr_mgmt_prepare_args(&x, &args));
+    in.resize(truncated ? 4 : xdr_getpos(&x));
+    xdr_destroy(&x);
+    CallContext ctx;
+    ctx.transport = Transport::kUnix;
+    ctx.has_peer_cred = true;
+    ctx.peer_uid = uid;
+    ctx.peer_gid = uid;
+    ctx.proc = MGMTPROC_PREPARE_BATCH;
+    std::string out;
+    xdrmem_create(&x, in.data(), in.size(), XDR_DECODE);
+    const accept_stat a = service_->Call(ctx, &x, &out);
+    xdr_destroy(&x);
+    if (a != SUCCESS) return a;
+    mgmt_prepare_res res{};
+    xdrmem_create(&x, out.data(), out.size(), XDR_DECODE);
+    EXPECT_TRUE(xdr_mgmt_prepare_res(&x, &res));
+    xdr_destroy(&x);
+    *st = res.status;
+    xdr_free(reinterpret_cast<xdrproc_t>(xdr_mgmt_prepare_res),
+             reinterpret_cast<char*>(&res));
+    return a;
+  }
+
   std::string dir_;
   std::unique_ptr<libshare::Catalog> catalog_;
   std::unique_ptr<authcache::AuthCache> cache_;
@@ -121,6 +205,75 @@ TEST_F(MgmtServiceTest, BatchFromOtherUserIsRefusedAndChangesNothing) {
   EXPECT_EQ(BatchAs(65534), MGMT_ERR_PERM);
   EXPECT_EQ(catalog_->group_count(), 0u);
   EXPECT_EQ(catalog_->share_count(), 0u);
+}
+
+// PREPARE_BATCH needs the rights of the batch it announces, changes
+// nothing, and the batch that follows it is applied as any other.
+TEST_F(MgmtServiceTest, PrepareBatchNeedsTheRightsOfABatch) {
+  mgmt_status st = MGMT_ERR_INTERNAL;
+  EXPECT_EQ(PrepareAs(65534, 1 << 20, &st), SUCCESS);
+  EXPECT_EQ(st, MGMT_ERR_PERM);
+  EXPECT_EQ(PrepareAs(0, 1 << 20, &st), SUCCESS);
+  EXPECT_EQ(st, MGMT_OK);
+  // More than any call may be: answered, nothing warmed.
+  EXPECT_EQ(PrepareAs(0, uint64_t{1} << 40, &st), SUCCESS);
+  EXPECT_EQ(st, MGMT_OK);
+  mgmt_status unused;
+  EXPECT_EQ(PrepareAs(0, 1 << 20, &unused, /*truncated=*/true), GARBAGE_ARGS);
+  EXPECT_EQ(catalog_->group_count(), 0u);
+  EXPECT_EQ(BatchAs(0), MGMT_OK);
+  EXPECT_EQ(catalog_->share_count(), 1u);
+}
+
+// The batch after a PREPARE_BATCH from a caller who may change shares
+// says in its audit line how much memory was warmed ahead of it; a
+// refused PREPARE_BATCH warms nothing, and a warm is reported once.
+TEST_F(MgmtServiceTest, PreparedBatchSaysWhatWasWarmedAhead) {
+  utsname u;
+  int major = 0;
+  int minor = 0;
+  ASSERT_EQ(uname(&u), 0);
+  ASSERT_EQ(std::sscanf(u.release, "%d.%d", &major, &minor), 2);
+  if (major < 5 || (major == 5 && minor < 14)) {
+    GTEST_SKIP() << "kernel older than 5.14: nothing is populated";
+  }
+  const std::string log = dir_ + "/log";
+  ASSERT_TRUE(SetLogFile(log).ok());
+  // The audit line of the last batch of 25 adds.
+  const auto last_line = [&log] {
+    std::ifstream f(log);
+    std::string line;
+    std::string found;
+    while (std::getline(f, line)) {
+      if (line.find(": create 1, add-share 25 (") != std::string::npos) {
+        found = line;  // the last such line
+      }
+    }
+    return found;
+  };
+  const std::regex warmed(", ([0-9]+) MiB warmed ahead\\)$");
+  std::smatch m;
+  mgmt_status st = MGMT_OK;
+  EXPECT_EQ(PrepareAs(65534, 1 << 20, &st), SUCCESS);
+  EXPECT_EQ(st, MGMT_ERR_PERM);
+  ASSERT_EQ(ManyAddsAs(0, "a", 25), MGMT_OK);
+  std::string a = last_line();
+  ASSERT_FALSE(a.empty());
+  EXPECT_FALSE(std::regex_search(a, m, warmed)) << "refused, yet: " << a;
+
+  EXPECT_EQ(PrepareAs(0, 1 << 20, &st), SUCCESS);
+  EXPECT_EQ(st, MGMT_OK);
+  ASSERT_EQ(ManyAddsAs(0, "b", 25), MGMT_OK);
+  std::string b = last_line();
+  ASSERT_TRUE(std::regex_search(b, m, warmed)) << b;
+  EXPECT_GE(std::stoi(m[1]), 2) << b;  // at least one 2 MiB step
+
+  ASSERT_EQ(ManyAddsAs(0, "c", 25), MGMT_OK);
+  std::string c = last_line();
+  EXPECT_NE(c, b);
+  EXPECT_FALSE(std::regex_search(c, m, warmed)) << "reported twice: " << c;
+  EXPECT_EQ(catalog_->share_count(), 75u);
+  ASSERT_TRUE(SetLogFile("").ok());
 }
 
 TEST_F(MgmtServiceTest, BatchFromRootIsAppliedAndWritesTheSharetab) {

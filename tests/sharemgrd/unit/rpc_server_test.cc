@@ -1,17 +1,18 @@
 #include "rpc_server.h"
 
+#include <dirent.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <dirent.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
@@ -512,6 +513,49 @@ TEST_F(PeerRecordLimitServerTest, RecordOverThePeersLimitClosesTheConnection) {
   EXPECT_EQ(Receive(good), (std::vector<uint32_t>{3, 1, 0, 0, 0, SUCCESS}));
   close(fd);
   close(good);
+}
+
+std::atomic<int> big_inputs{0};
+
+class BigInputServerTest : public LiveServerTest {
+ protected:
+  void AdjustLimits(ListenerLimits& l) const override {
+    big_inputs.store(0);
+    l.big_input_bytes = 300;
+    l.on_big_input = [](const CallContext& c) {
+      if (c.has_peer_cred) big_inputs.fetch_add(1);  // its peer is known
+    };
+  }
+};
+
+// on_big_input is called once per call, as soon as the part received
+// holds big_input_bytes, before the rest of it arrives; never for a small
+// call.
+TEST_F(BigInputServerTest, BigCallIsSaidBeforeItsRestArrives) {
+  int fd = Connect();
+  Send(fd, Call(1, kProg, 1, 0));
+  EXPECT_EQ(Receive(fd), (std::vector<uint32_t>{1, 1, 0, 0, 0, SUCCESS}));
+  EXPECT_EQ(big_inputs.load(), 0) << "a small call";
+  for (uint32_t xid : {2u, 3u}) {
+    const std::string rec = Call(xid, kProg, 1, 0) + std::string(600, 'p');
+    std::string marked;
+    XdrWriter(&marked).U32(0x80000000u | static_cast<uint32_t>(rec.size()));
+    marked += rec;
+    const int said = big_inputs.load();
+    ASSERT_EQ(write(fd, marked.data(), 400), 400);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (big_inputs.load() == said &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(big_inputs.load(), said + 1) << "not said before the rest";
+    ASSERT_EQ(write(fd, marked.data() + 400, marked.size() - 400),
+              static_cast<ssize_t>(marked.size() - 400));
+    EXPECT_EQ(Receive(fd), (std::vector<uint32_t>{xid, 1, 0, 0, 0, SUCCESS}));
+    EXPECT_EQ(big_inputs.load(), said + 1) << "said more than once";
+  }
+  close(fd);
 }
 
 class InputBudgetServerTest : public LiveServerTest {

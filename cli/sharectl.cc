@@ -141,9 +141,13 @@ std::vector<libshare::GroupInfo> PickGroups(
 }
 
 // A batch file this big or bigger is announced to the daemon before it is
-// read (Runner::AnnounceBatch): about 3,000 add-share lines, whose call
-// the daemon takes 2 MiB or more of fresh memory for.
-constexpr std::size_t kAnnounceFileBytes = std::size_t{128} << 10;
+// read (Runner::AnnounceBatch): about 45,000 add-share lines. At 15,000
+// (0.8 MB) announcing gained nothing end to end: the daemon's memory took
+// 4 instead of 11 ms, but the client, faulting in its own memory while the
+// daemon warmed, took 1-6 ms longer; at 100,000 (4.5 MB) a batch took 341
+// instead of 414 ms (bench/README.md, "A batch announced before it is
+// parsed").
+constexpr std::size_t kAnnounceFileBytes = std::size_t{2} << 20;
 
 // One run of one command: its streams, socket and output mode.
 class Runner {

@@ -263,14 +263,17 @@ TEST_F(RunTest, SmallBatchOnATerminalShowsNoProgressButItsSummary) {
   EXPECT_THAT(err_.str(), HasSubstr("10 operations applied in "));
 }
 
-// A batch file of 128 KiB or more is announced (PREPARE_BATCH) before it
+// A batch file of 2 MiB or more is announced (PREPARE_BATCH) before it
 // is sent; a small file or standard input is not; what the daemon answers
 // the announcement changes nothing of the batch, its output or exit code.
 TEST_F(RunTest, BigBatchFileIsAnnouncedAndTheAnswerChangesNothing) {
   const std::string file = ::testing::TempDir() + "/run_test_announced." +
                            std::to_string(::getpid()) + ".batch";
-  const std::string text = ManyAdds(4000);
-  ASSERT_GE(text.size(), std::size_t{128} << 10);
+  // 4,000 adds and comments: over the 2 MiB that are announced.
+  std::string text = ManyAdds(4000);
+  while (text.size() < (std::size_t{2} << 20)) {
+    text += "# " + std::string(1000, 'x') + "\n";
+  }
   {
     std::ofstream f(file);
     f << text;
@@ -296,10 +299,10 @@ TEST_F(RunTest, BigBatchFileIsAnnouncedAndTheAnswerChangesNothing) {
   EXPECT_TRUE(daemon_.prepared.empty()) << "standard input announced";
   {
     std::ofstream f(file);
-    f << ManyAdds(100);
+    f << text.substr(0, (std::size_t{2} << 20) - 1);  // just under
   }
   EXPECT_EQ(Run({"batch", file}), kExitOk);
-  EXPECT_TRUE(daemon_.prepared.empty()) << "a small file announced";
+  EXPECT_TRUE(daemon_.prepared.empty()) << "a smaller file announced";
   std::remove(file.c_str());
 }
 

@@ -75,11 +75,11 @@ std::string RpcgenBatchArgs(const Batch& batch, const std::string& origin) {
   return out;
 }
 
-// Serves one BATCH call: keeps its argument bytes and answers success
-// with generation 7.
+// Serves `calls` calls on one connection: keeps each one's procedure and
+// argument bytes and answers each as a BATCH, success with generation 7.
 class OneCallServer {
  public:
-  OneCallServer() {
+  explicit OneCallServer(int calls = 1) : calls_(calls) {
     char tmpl[] = "/tmp/client_batch_test.XXXXXX";
     dir_ = ::mkdtemp(tmpl);
     path_ = dir_ + "/sock";
@@ -101,17 +101,21 @@ class OneCallServer {
   }
 
   const std::string& path() const { return path_; }
-  // Valid once the client's call returned.
+  // Valid once the client's call returned: the last call's.
   const std::string& args() const { return args_; }
+  // Every call's procedure, in order.
+  const std::vector<uint32_t>& procs() const { return procs_; }
 
  private:
   void Serve() {
     int fd = ::accept(listen_fd_, nullptr, nullptr);
     if (fd < 0) return;
-    uint32_t mark = 0;
-    if (ReadFull(fd, reinterpret_cast<char*>(&mark), 4)) {
+    for (int i = 0; i < calls_; ++i) {
+      uint32_t mark = 0;
+      if (!ReadFull(fd, reinterpret_cast<char*>(&mark), 4)) break;
       std::string body(ntohl(mark) & 0x7fffffffu, '\0');
-      if (ReadFull(fd, body.data(), body.size())) Answer(fd, body);
+      if (!ReadFull(fd, body.data(), body.size())) break;
+      Answer(fd, body);
     }
     ::close(fd);
   }
@@ -126,6 +130,7 @@ class OneCallServer {
     xdr_destroy(&x);
     if (!ok) return;
     args_ = body.substr(header);
+    procs_.push_back(call.rm_call.cb_proc);
 
     mgmt_batch_res res{};
     res.status = MGMT_OK;
@@ -155,7 +160,9 @@ class OneCallServer {
   std::string dir_;
   std::string path_;
   int listen_fd_ = -1;
+  const int calls_;
   std::string args_;
+  std::vector<uint32_t> procs_;
   std::thread thread_;
 };
 
@@ -210,6 +217,23 @@ TEST(ClientBatchTest, ArgumentsAreTheBytesRpcgenWouldSend) {
 
   batch.dry_run = true;
   EXPECT_EQ(Sent(batch), RpcgenBatchArgs(batch, batch.origin));
+}
+
+// PrepareBatch sends PREPARE_BATCH with the bytes announced and does not
+// wait for its answer; the next call on the client skips that answer and
+// returns its own.
+TEST(ClientBatchTest, PrepareBatchIsNotWaitedForAndItsAnswerIsSkipped) {
+  OneCallServer server(2);
+  auto client = libshare::Client::Connect(server.path());
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)->PrepareBatch(123456789).ok());
+  Batch batch;
+  batch.ops.push_back(Op(Operation::Type::kCreateGroup, "g", ""));
+  absl::StatusOr<libshare::BatchResult> r = (*client)->Apply(batch);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->generation, 7u);
+  EXPECT_EQ(server.procs(),
+            (std::vector<uint32_t>{MGMTPROC_PREPARE_BATCH, MGMTPROC_BATCH}));
 }
 
 TEST(ClientBatchTest, OriginIsSentCutAtItsLimitAndAtANul) {

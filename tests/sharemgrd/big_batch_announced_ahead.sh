@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `sharectl batch` of a big file says so to the daemon before it reads and
-# parses the file (PREPARE_BATCH): the daemon makes memory ready for the
-# batch meanwhile and its audit line says how much. The batch is applied
-# as any other. A caller who may not change shares has nothing warmed and
+# `sharectl batch` of a big file (2 MiB or more) says so to the daemon
+# before it reads and parses the file (PREPARE_BATCH): the daemon makes
+# memory ready for the batch meanwhile and its audit line says how much.
+# The batch is applied as any other. A caller who may not change shares has nothing warmed and
 # its batch is refused as before; a small file is not announced.
 source "$(dirname "$0")/lib.sh"
 sm_setup
@@ -10,13 +10,16 @@ IFS=. read -r major minor _ <<<"$(uname -r)"
 ((major > 5 || (major == 5 && minor >= 14))) ||
   { echo "SKIP: kernel older than 5.14 (MADV_POPULATE_WRITE)"; exit 0; }
 start_daemon --log-file "$SM_DIR/audit.log"
-n=4000  # about 190 KB of file: over the 128 KiB that are announced
+n=4000
 mkdir -p "$SM_DIR"/e/u{1..4000} "$SM_DIR"/e/s{1..200}
+# 4,000 adds and comments: over the 2 MiB of file that are announced.
+pad=$(printf '#%.0s' {1..1000})
 {
   echo "create big"
   printf "add-share -s $SM_DIR/e/u%d big\n" $(seq 1 $n)
+  for _ in {1..2100}; do echo "$pad"; done
 } >"$SM_DIR/big.batch"
-(($(stat -c %s "$SM_DIR/big.batch") > 131072)) || fail "batch file too small"
+(($(stat -c %s "$SM_DIR/big.batch") >= 2097152)) || fail "batch file too small"
 shares() { sc --json stats | grep -o '"shares": *[0-9]*' | grep -o '[0-9]*$'; }
 # A batch of 100 adds from a small file (not announced): its audit line
 # (100 operations: counted, with where the time went) must not say that

@@ -148,9 +148,11 @@ class Client {
   [[nodiscard]] virtual absl::StatusOr<BatchResult> Apply(const Batch& batch) = 0;
   // Says that a batch of about `call_bytes` encoded bytes follows, before
   // it is read and parsed: the daemon makes memory ready for it meanwhile
-  // (MGMTPROC_PREPARE_BATCH). Nothing changes. kUnavailable from a daemon
-  // without it, kPermissionDenied as for Apply(); either way the batch can
-  // still be sent (and is refused as before).
+  // (MGMTPROC_PREPARE_BATCH; it needs the rights of Apply()). Sent, not
+  // waited for: an error is one of sending; what the daemon answers (a
+  // refusal, or PROC_UNAVAIL from a daemon without it) is skipped by the
+  // next call on this client, or by closing it. Nothing changes either
+  // way, and the batch can still be sent.
   [[nodiscard]] virtual absl::Status PrepareBatch(std::size_t call_bytes) {
     (void)call_bytes;
     return absl::UnimplementedError(

@@ -651,8 +651,11 @@ accept_stat MgmtService::PrepareBatch(const CallContext& ctx, XDR* args,
   // call than any connection may send is not announced honestly: nothing.
   const uint64_t bytes = a->bytes;
   if (bytes <= kMaxPreparedCallBytes) {
-    (void)warmer_.Start(static_cast<std::size_t>(bytes) *
-                        (kReservePerCallByte + 2));
+    absl::MutexLock l(&warm_mu_);
+    if (batches_running_ == 0) {
+      (void)warmer_.Start(static_cast<std::size_t>(bytes) *
+                          (kReservePerCallByte + 2));
+    }
   }
   mgmt_prepare_res r{};
   r.status = MGMT_OK;
@@ -678,8 +681,21 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   using Clock = std::chrono::steady_clock;
   const Clock::time_point arrived = Clock::now();
   // Memory a PREPARE_BATCH made ready is given back now, for this batch to
-  // take (a warm still going stops within one huge page).
-  const std::size_t warmed = warmer_.Stop();
+  // take (a warm still going stops within one 2 MiB step); until the batch
+  // is done, no other warm starts beside it.
+  std::size_t warmed = 0;
+  {
+    absl::MutexLock l(&warm_mu_);
+    ++batches_running_;
+    warmed = warmer_.Stop();
+  }
+  struct Running {
+    MgmtService* s;
+    ~Running() {
+      absl::MutexLock l(&s->warm_mu_);
+      --s->batches_running_;
+    }
+  } running{this};
   libshare::Batch batch;
   u_int count = 0;
   if (!DecodeBatchCount(args, &count)) return GARBAGE_ARGS;

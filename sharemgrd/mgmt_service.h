@@ -191,8 +191,12 @@ class MgmtService final : public RpcProgram {
   void StartSharetabWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_);
 
   // PREPARE_BATCH: memory made ready while a client parses its batch;
-  // stopped by the next BATCH call (from any client).
+  // stopped by the next BATCH call (from any client). The announcement
+  // and its batch come on different connections, served by any worker:
+  // one served while a batch is being applied (late) warms nothing.
   libshare::MemoryWarmer warmer_;
+  absl::Mutex warm_mu_;
+  int batches_running_ ABSL_GUARDED_BY(warm_mu_) = 0;
 
   // Frees a big batch and its result, and trims the heap, after its reply
   // (on release_thread_; in the caller if no thread can start).

@@ -209,40 +209,48 @@ std::size_t AvailableBytes() {
   return static_cast<std::size_t>(kib) << 10;
 }
 
-// What this process's memory cgroup (v2) still lets it charge:
-// memory.max less memory.current; SIZE_MAX when there is no limit or it
-// cannot be read (cgroup v1, no /sys/fs/cgroup).
+// What this process's memory cgroups (v2) still let it charge: the least
+// of memory.max less memory.current over its cgroup and every parent
+// (a systemd slice's MemoryMax= is a parent's); SIZE_MAX when none has a
+// limit or none can be read (cgroup v1, no /sys/fs/cgroup).
 std::size_t CgroupRoomBytes() {
   std::FILE* f = std::fopen("/proc/self/cgroup", "re");
   if (f == nullptr) return SIZE_MAX;
   char line[4096];
   std::string dir;
+  bool found = false;
   while (std::fgets(line, sizeof line, f) != nullptr) {
     if (std::strncmp(line, "0::", 3) == 0) {
       dir = line + 3;
       while (!dir.empty() && dir.back() == '\n') dir.pop_back();
+      found = true;
       break;
     }
   }
   std::fclose(f);
-  if (dir.empty()) return SIZE_MAX;
-  const auto read_value = [&dir](const char* name, unsigned long long* v) {
-    std::FILE* g = std::fopen(
-        ("/sys/fs/cgroup" + (dir == "/" ? std::string() : dir) + "/" + name)
-            .c_str(),
-        "re");
+  if (!found) return SIZE_MAX;
+  const auto read_value = [](const std::string& d, const char* name,
+                             unsigned long long* v) {
+    std::FILE* g =
+        std::fopen(("/sys/fs/cgroup" + d + "/" + name).c_str(), "re");
     if (g == nullptr) return false;
     const bool ok = std::fscanf(g, "%llu", v) == 1;  // "max": no number
     std::fclose(g);
     return ok;
   };
-  unsigned long long max = 0;
-  unsigned long long current = 0;
-  if (!read_value("memory.max", &max) ||
-      !read_value("memory.current", &current)) {
-    return SIZE_MAX;
+  std::size_t room = SIZE_MAX;
+  while (!dir.empty() && dir != "/") {
+    unsigned long long max = 0;
+    unsigned long long current = 0;
+    if (read_value(dir, "memory.max", &max) &&
+        read_value(dir, "memory.current", &current)) {
+      room =
+          std::min(room, max > current ? static_cast<std::size_t>(max - current)
+                                       : std::size_t{0});
+    }
+    dir.resize(dir.rfind('/'));
   }
-  return max > current ? static_cast<std::size_t>(max - current) : 0;
+  return room;
 }
 
 // A warm populates this much at a time (one huge page on x86-64), and

@@ -75,8 +75,10 @@ std::string RpcgenBatchArgs(const Batch& batch, const std::string& origin) {
   return out;
 }
 
-// Serves `calls` calls on one connection: keeps each one's procedure and
-// argument bytes and answers each as a BATCH, success with generation 7.
+// Serves `calls` calls on one connection: reads them all before it answers
+// any (a client that waited for an answer between them would never send
+// the next), keeps each one's procedure and argument bytes, and answers
+// each as a BATCH, success with generation 7.
 class OneCallServer {
  public:
   explicit OneCallServer(int calls = 1) : calls_(calls) {
@@ -110,13 +112,15 @@ class OneCallServer {
   void Serve() {
     int fd = ::accept(listen_fd_, nullptr, nullptr);
     if (fd < 0) return;
+    std::vector<std::string> bodies;
     for (int i = 0; i < calls_; ++i) {
       uint32_t mark = 0;
       if (!ReadFull(fd, reinterpret_cast<char*>(&mark), 4)) break;
       std::string body(ntohl(mark) & 0x7fffffffu, '\0');
       if (!ReadFull(fd, body.data(), body.size())) break;
-      Answer(fd, body);
+      bodies.push_back(std::move(body));
     }
+    for (std::string& body : bodies) Answer(fd, body);
     ::close(fd);
   }
 

@@ -131,8 +131,8 @@ class HeapReserve {
 // there, 2-3 ms per MiB on one core (bench/README.md, "Huge pages", and
 // "A batch announced before it is parsed"). A warm maps up to `bytes` on a
 // thread of its own ("sm-warm"), populates them 2 MiB at a time (as huge
-// pages where transparent huge pages allow), and unmaps them when it is
-// done or stopped: the pages it freed are mapped in the host again, and
+// pages where transparent huge pages allow), and unmaps them as soon as it
+// is done or stopped: the pages it freed are mapped in the host again, and
 // the next allocations (of this process or another) take them at the
 // cost of a page zeroed in the guest, until the guest reports them free
 // again.
@@ -145,8 +145,9 @@ class MemoryWarmer {
   // kernel says is available and of what the process's memory cgroup
   // still allows.
   static constexpr std::size_t kMaxBytes = std::size_t{1} << 30;
-  // A warm that ended by itself longer ago than this is not reported by
-  // Stop(): its pages have likely been given back to the host again.
+  // A warm that ended (done, or asked to stop) longer ago than this is not
+  // reported by Stop(): its pages have likely been given back to the host
+  // again.
   static constexpr std::chrono::seconds kKeptWarm{2};
 
   MemoryWarmer() = default;
@@ -167,8 +168,8 @@ class MemoryWarmer {
   void RequestStop() { stop_.store(true); }
   // Stops the warm in progress, if any, and returns once its memory is
   // unmapped (within one 2 MiB step). Returns the bytes the warm since the
-  // last Stop populated: 0 if there was none, or if it ended by itself
-  // more than kKeptWarm ago.
+  // last Stop populated: 0 if there was none, or if it ended more than
+  // kKeptWarm ago.
   std::size_t Stop();
 
  private:

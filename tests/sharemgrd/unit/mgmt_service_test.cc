@@ -64,6 +64,7 @@ class MgmtServiceTest : public ::testing::Test {
                                              std::nullopt);
   }
   void TearDown() override {
+    (void)SetLogFile("");  // a test that set one may have stopped early
     service_.reset();
     mounts_.reset();
     cache_.reset();

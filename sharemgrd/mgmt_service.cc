@@ -629,21 +629,29 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
   return result;
 }
 
+bool MgmtService::RefusedUnlessMayChange(const CallContext& ctx,
+                                         absl::string_view what,
+                                         std::string* out, bool* error) {
+  if (ctx.has_peer_cred && MayChange(ctx.peer_uid, ctx.peer_gid, admin_gid_)) {
+    return false;
+  }
+  *error = true;
+  EncodeFailure(
+      MGMT_ERR_PERM,
+      absl::StrCat("permission denied: ", what, " needs root",
+                   admin_gid_ ? " or membership of the admin group" : "",
+                   " (caller uid ", ctx.peer_uid, ")"),
+      out);
+  return true;
+}
+
 accept_stat MgmtService::PrepareBatch(const CallContext& ctx, XDR* args,
                                       std::string* out, bool* error) {
   Args<mgmt_prepare_args> a(Proc(xdr_mgmt_prepare_args));
   if (!a.Decode(args)) return GARBAGE_ARGS;
   // The same rights as the batch it announces: only a caller who may
   // change shares can have the daemon spend a core and memory on it.
-  if (!ctx.has_peer_cred ||
-      !MayChange(ctx.peer_uid, ctx.peer_gid, admin_gid_)) {
-    *error = true;
-    EncodeFailure(
-        MGMT_ERR_PERM,
-        absl::StrCat("permission denied: preparing a batch needs root",
-                     admin_gid_ ? " or membership of the admin group" : "",
-                     " (caller uid ", ctx.peer_uid, ")"),
-        out);
+  if (RefusedUnlessMayChange(ctx, "preparing a batch", out, error)) {
     return SUCCESS;
   }
   // What the batch will take: its record as received, its reserve and
@@ -667,15 +675,7 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   // Authorized before decoding: decoding a big batch costs several times
   // its size in memory, which a caller who may not change anything must
   // not be able to make us spend.
-  if (!ctx.has_peer_cred ||
-      !MayChange(ctx.peer_uid, ctx.peer_gid, admin_gid_)) {
-    *error = true;
-    EncodeFailure(
-        MGMT_ERR_PERM,
-        absl::StrCat("permission denied: changing shares needs root",
-                     admin_gid_ ? " or membership of the admin group" : "",
-                     " (caller uid ", ctx.peer_uid, ")"),
-        out);
+  if (RefusedUnlessMayChange(ctx, "changing shares", out, error)) {
     return SUCCESS;
   }
   using Clock = std::chrono::steady_clock;

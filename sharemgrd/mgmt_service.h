@@ -137,6 +137,10 @@ class MgmtService final : public RpcProgram {
                     bool* error);
   accept_stat PrepareBatch(const CallContext& ctx, XDR* args, std::string* out,
                            bool* error);
+  // Unless the caller may change shares (root, or the admin group): true,
+  // with *error set and MGMT_ERR_PERM naming `what` encoded in *out.
+  bool RefusedUnlessMayChange(const CallContext& ctx, absl::string_view what,
+                              std::string* out, bool* error);
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
   accept_stat Mounts(std::string* out);

@@ -73,6 +73,46 @@ class MgmtServiceTest : public ::testing::Test {
     ASSERT_EQ(system(cmd.c_str()), 0);
   }
 
+  // Calls `proc` with the encoded arguments `in` as `uid` (a Unix caller
+  // whose credentials are known); returns the reply's bytes. *accepted,
+  // if given, is set to the call's accept status; else it must be SUCCESS.
+  std::string CallAs(uid_t uid, uint32_t proc, std::string in,
+                     accept_stat* accepted = nullptr) {
+    CallContext ctx;
+    ctx.transport = Transport::kUnix;
+    ctx.has_peer_cred = true;
+    ctx.peer_uid = uid;
+    ctx.peer_gid = uid;
+    ctx.proc = proc;
+    std::string out;
+    XDR x;
+    xdrmem_create(&x, in.data(), in.size(), XDR_DECODE);
+    const accept_stat a = service_->Call(ctx, &x, &out);
+    xdr_destroy(&x);
+    if (accepted != nullptr) {
+      *accepted = a;
+    } else {
+      EXPECT_EQ(a, SUCCESS);
+    }
+    return out;
+  }
+
+  // A BATCH reply's status; one that says MGMT_OK must list no errors.
+  static mgmt_status BatchStatus(std::string out) {
+    mgmt_batch_res res{};
+    XDR x;
+    xdrmem_create(&x, out.data(), out.size(), XDR_DECODE);
+    EXPECT_TRUE(xdr_mgmt_batch_res(&x, &res));
+    xdr_destroy(&x);
+    const mgmt_status st = res.status;
+    if (st == MGMT_OK) {
+      EXPECT_EQ(res.mgmt_batch_res_u.result.errors.errors_len, 0u);
+    }
+    xdr_free(reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_res),
+             reinterpret_cast<char*>(&res));
+    return st;
+  }
+
   // Sends a batch creating a group and sharing dir_/export as `uid`;
   // returns the decoded reply status.
   mgmt_status BatchAs(uid_t uid) {
@@ -89,31 +129,7 @@ class MgmtServiceTest : public ::testing::Test {
     args.ops.ops_len = 2;
     args.ops.ops_val = ops;
     args.origin = empty.data();
-    std::string in = EncodeArgs(args);
-    XDR x;
-
-    CallContext ctx;
-    ctx.transport = Transport::kUnix;
-    ctx.has_peer_cred = true;
-    ctx.peer_uid = uid;
-    ctx.peer_gid = uid;
-    ctx.proc = MGMTPROC_BATCH;
-    std::string out;
-    xdrmem_create(&x, in.data(), in.size(), XDR_DECODE);
-    EXPECT_EQ(service_->Call(ctx, &x, &out), SUCCESS);
-    xdr_destroy(&x);
-
-    mgmt_batch_res res{};
-    xdrmem_create(&x, out.data(), out.size(), XDR_DECODE);
-    EXPECT_TRUE(xdr_mgmt_batch_res(&x, &res));
-    xdr_destroy(&x);
-    mgmt_status st = res.status;
-    if (st == MGMT_OK) {
-      EXPECT_EQ(res.mgmt_batch_res_u.result.errors.errors_len, 0u);
-    }
-    xdr_free(reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_res),
-             reinterpret_cast<char*>(&res));
-    return st;
+    return BatchStatus(CallAs(uid, MGMTPROC_BATCH, EncodeArgs(args)));
   }
 
   // Sends a batch creating `group` and sharing `n` new folders under
@@ -140,26 +156,7 @@ class MgmtServiceTest : public ::testing::Test {
     args.ops.ops_len = static_cast<u_int>(ops.size());
     args.ops.ops_val = ops.data();
     args.origin = empty.data();
-    std::string in = EncodeArgs(args, 64 << 10);
-    CallContext ctx;
-    ctx.transport = Transport::kUnix;
-    ctx.has_peer_cred = true;
-    ctx.peer_uid = uid;
-    ctx.peer_gid = uid;
-    ctx.proc = MGMTPROC_BATCH;
-    std::string out;
-    XDR x;
-    xdrmem_create(&x, in.data(), in.size(), XDR_DECODE);
-    EXPECT_EQ(service_->Call(ctx, &x, &out), SUCCESS);
-    xdr_destroy(&x);
-    mgmt_batch_res res{};
-    xdrmem_create(&x, out.data(), out.size(), XDR_DECODE);
-    EXPECT_TRUE(xdr_mgmt_batch_res(&x, &res));
-    xdr_destroy(&x);
-    const mgmt_status st = res.status;
-    xdr_free(reinterpret_cast<xdrproc_t>(xdr_mgmt_batch_res),
-             reinterpret_cast<char*>(&res));
-    return st;
+    return BatchStatus(CallAs(uid, MGMTPROC_BATCH, EncodeArgs(args, 64 << 10)));
   }
 
   // Sends PREPARE_BATCH announcing `bytes` as `uid`; returns the call's
@@ -174,16 +171,8 @@ class MgmtServiceTest : public ::testing::Test {
     EXPECT_TRUE(xdr_mgmt_prepare_args(&x, &args));
     in.resize(truncated ? 4 : xdr_getpos(&x));
     xdr_destroy(&x);
-    CallContext ctx;
-    ctx.transport = Transport::kUnix;
-    ctx.has_peer_cred = true;
-    ctx.peer_uid = uid;
-    ctx.peer_gid = uid;
-    ctx.proc = MGMTPROC_PREPARE_BATCH;
-    std::string out;
-    xdrmem_create(&x, in.data(), in.size(), XDR_DECODE);
-    const accept_stat a = service_->Call(ctx, &x, &out);
-    xdr_destroy(&x);
+    accept_stat a = SUCCESS;
+    std::string out = CallAs(uid, MGMTPROC_PREPARE_BATCH, in, &a);
     if (a != SUCCESS) return a;
     mgmt_prepare_res res{};
     xdrmem_create(&x, out.data(), out.size(), XDR_DECODE);

@@ -150,7 +150,7 @@ std::string UnescapeMountinfo(std::string_view field);
 class CanonicalDirectoryChecker {
  public:
   static constexpr std::size_t kListSiblings = 256;
-  static constexpr std::size_t kListFactor = 8;
+  static constexpr std::size_t kListFactor = 4;
 
   [[nodiscard]] absl::StatusOr<DirectoryPlace> Check(const std::string& path,
                                                      std::size_t siblings = 1);

@@ -336,7 +336,7 @@ TEST_F(ListedParentTest, ParentMuchLargerThanTheRunIsNotListed) {
   EXPECT_EQ(CheckRun(paths), 0u);
 }
 
-// Where listing stops paying: a statx costs what listing four to six
+// Where listing stops paying: a statx costs what listing about four to seven
 // entries does, so a run of siblings is listed in a parent of up to four
 // times as many entries and not in one of more (a batch of 15,000 home
 // directories beside 85,000 others: 60 ms listed against 44 ms checked

@@ -680,14 +680,15 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   }
   using Clock = std::chrono::steady_clock;
   const Clock::time_point arrived = Clock::now();
-  // Memory a PREPARE_BATCH made ready is given back now, for this batch to
-  // take (a warm still going stops within one 2 MiB step); until the batch
-  // is done, no other warm starts beside it.
+  // Memory a PREPARE_BATCH made ready is this batch's to take: the warm
+  // goes on beside it, while the reserve below takes what it made ready a
+  // huge page at a time, and is stopped once the reserve is made
+  // (MemoryWarmer::Stream). Until the batch is done, no other warm starts.
   std::size_t warmed = 0;
   {
     absl::MutexLock l(&warm_mu_);
     ++batches_running_;
-    warmed = warmer_.Stop();
+    warmed = warmer_.Stream();
   }
   struct Running {
     MgmtService* s;
@@ -714,10 +715,18 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
       ctx.record_bytes * kReservePerCallByte, libshare::HeapReserve::kMaxBytes);
   std::size_t resident = 0;
   if (std::size_t{count} * sizeof(Operation) >= kOwnResidentBytes) {
+    // Populated on both cores at once (PopulateForWrite): the warm gives
+    // back what it holds for that much first.
+    (void)warmer_.GiveBack(std::size_t{count} * sizeof(Operation));
     resident = libshare::ReserveResident(
         batch.ops, static_cast<std::size_t>(count), heap_bytes);
   }
-  libshare::HeapReserve reserve(heap_bytes - std::min(resident, heap_bytes));
+  libshare::HeapReserve reserve(heap_bytes - std::min(resident, heap_bytes),
+                                &warmer_);
+  // What the warm still holds goes back to the kernel's free lists when it
+  // ends (after its current step, not waited for), for what this batch
+  // takes beyond its reserve; its core is this batch's other threads' now.
+  warmer_.RequestStop();
   const Clock::time_point reserved = Clock::now();
   std::size_t bad_type = SIZE_MAX;
   int bad_type_value = 0;

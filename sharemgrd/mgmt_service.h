@@ -85,9 +85,10 @@ class MgmtService final : public RpcProgram {
   // batch's changes are passed on. Set before serving (may stay null).
   void SetServedShares(FsWatch* served) { served_ = served; }
 
-  // A big call is being received (RpcServer's on_big_input): memory a
-  // PREPARE_BATCH is warming is given back now, for that batch to take.
-  void BatchComing() { warmer_.RequestStop(); }
+  // A big call is being received (RpcServer's on_big_input): a warm a
+  // PREPARE_BATCH started goes on beside it, for the batch to take
+  // (MemoryWarmer::Stream; Batch stops it once the batch's memory is made).
+  void BatchComing() { warmer_.RequestStream(); }
 
   // Applies a batch made inside the daemon (the exports follower) as a
   // BATCH call applies its batch: serialized with them, then the cache,

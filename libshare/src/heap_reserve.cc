@@ -87,7 +87,18 @@ bool PopulatePages(std::uintptr_t begin, std::uintptr_t end) {
 // first time took 21 ms after a populate and 1-2 ms as huge pages. Where
 // the kernel cannot collapse (no THP, Linux before 6.1, no huge page free)
 // those pages are populated instead. Contents are kept either way.
-bool Populate(std::uintptr_t begin, std::uintptr_t end) {
+//
+// With a `donor` (a warm going on beside, MemoryWarmer), each huge page is
+// collapsed on its own, after the donor gave back one page of its as big:
+// the kernel hands a huge page freed on this CPU to the next one asked for
+// here, so that page is taken at the cost of zeroing it, while the donor,
+// on the other core, makes the next one ready from memory the guest handed
+// back to the host. (Each collapse holds the address space's lock for
+// writing while it fills its page; the donor's page faults take only their
+// mapping's, MemoryWarmer::Stream.)
+bool Populate(std::uintptr_t begin, std::uintptr_t end,
+              MemoryWarmer* donor = nullptr) {
+  if (donor != nullptr && !donor->Holds()) donor = nullptr;  // no warm
   const std::uintptr_t page = PageSize();
   begin &= ~(page - 1);
   end = (end + page - 1) & ~(page - 1);
@@ -102,10 +113,18 @@ bool Populate(std::uintptr_t begin, std::uintptr_t end) {
     for (std::uintptr_t r = a; tables && r < e; r += huge) {
       tables = PopulatePages(r, r + page);
     }
-    if (tables &&
-        ::madvise(reinterpret_cast<void*>(a), e - a, MADV_COLLAPSE) == 0) {
-      return PopulatePages(begin, a) && PopulatePages(e, end);
+    bool collapsed = tables;
+    if (collapsed && donor == nullptr) {
+      collapsed =
+          ::madvise(reinterpret_cast<void*>(a), e - a, MADV_COLLAPSE) == 0;
     }
+    for (std::uintptr_t r = a; collapsed && donor != nullptr && r < e;
+         r += huge) {
+      (void)donor->GiveBack(huge);
+      collapsed =
+          ::madvise(reinterpret_cast<void*>(r), huge, MADV_COLLAPSE) == 0;
+    }
+    if (collapsed) return PopulatePages(begin, a) && PopulatePages(e, end);
   }
   return PopulatePages(begin, end);
 }
@@ -253,15 +272,30 @@ std::size_t CgroupRoomBytes() {
   return room;
 }
 
+// Writes one byte of each page of [begin, end), a range mapped and not
+// yet written: each first write takes its page (a huge page on the first
+// write of each, in a range advised so). A page fault takes only the lock
+// of the mapping it falls in, where MADV_POPULATE_WRITE takes the address
+// space's for reading: it would wait for, and hold off, a MADV_COLLAPSE of
+// another thread, which holds that lock for writing while it fills each
+// huge page.
+void TouchPages(std::uintptr_t begin, std::uintptr_t end) {
+  for (std::uintptr_t p = begin; p < end; p += PageSize()) {
+    *reinterpret_cast<volatile char*>(p) = 0;
+  }
+}
+
+}  // namespace
+
 // A warm populates this much at a time (one huge page on x86-64), and
 // checks between steps whether it should stop.
 constexpr std::size_t kWarmStep = std::size_t{2} << 20;
 
-// MemoryWarmer's thread: maps `bytes`, populates them kWarmStep at a time
-// until done or *stop (at least one step), then unmaps them all (a page
-// unmapped early would only be taken again by the next step).
-void Warm(std::size_t bytes, const std::atomic<bool>& stop,
-          std::atomic<std::size_t>* warmed) {
+// The warm's thread: maps `bytes`, populates them kWarmStep at a time
+// until done or stopped (at least one step), then unmaps what it still
+// holds (a page unmapped early would only be taken again by its next
+// step; GiveBack hands them over one step at a time, from the first).
+void MemoryWarmer::Run(std::size_t bytes) {
   (void)::pthread_setname_np(::pthread_self(), "sm-warm");
   void* m = ::mmap(nullptr, bytes + kWarmStep, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -272,16 +306,25 @@ void Warm(std::size_t bytes, const std::atomic<bool>& stop,
       huge != 0 && kWarmStep % huge == 0 && FaultsTakeHugePages()) {
     (void)::madvise(reinterpret_cast<void*>(a), bytes, MADV_HUGEPAGE);
   }
+  {
+    std::lock_guard<std::mutex> g(give_mu_);
+    steps_ = a;
+  }
   std::size_t off = 0;
   do {
-    if (!PopulatePages(a + off, a + off + kWarmStep)) break;
-    warmed->fetch_add(kWarmStep, std::memory_order_relaxed);
+    const std::uintptr_t step = a + off;
+    if (stream_.load(std::memory_order_relaxed)) {
+      TouchPages(step, step + kWarmStep);
+    } else if (!PopulatePages(step, step + kWarmStep)) {
+      break;
+    }
     off += kWarmStep;
-  } while (off < bytes && !stop.load(std::memory_order_relaxed));
+    warmed_.store(off);  // published after the step is resident
+  } while (off < bytes && !stop_.load(std::memory_order_relaxed));
+  std::lock_guard<std::mutex> g(give_mu_);
+  steps_ = 0;
   ::munmap(m, bytes + kWarmStep);
 }
-
-}  // namespace
 
 bool PopulateForWrite(void* p, std::size_t bytes) {
   // Only whole pages inside the buffer: a page it shares with its
@@ -329,7 +372,7 @@ void AdviseHugePages(void* p, std::size_t bytes) {
   (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
-HeapReserve::HeapReserve(std::size_t bytes) {
+HeapReserve::HeapReserve(std::size_t bytes, MemoryWarmer* donor) {
 #if LIBSHARE_RESERVE
   if (bytes < kMinBytes) return;
   const std::size_t count = std::min(bytes, kMaxBytes) / kChunk;
@@ -357,11 +400,11 @@ HeapReserve::HeapReserve(std::size_t bytes) {
       run_end = b + kChunk;
       continue;
     }
-    if (run_end != 0 && !(ok = Populate(run_begin, run_end))) break;
+    if (run_end != 0 && !(ok = Populate(run_begin, run_end, donor))) break;
     run_begin = b;
     run_end = b + kChunk;
   }
-  if (ok && run_end != 0) ok = Populate(run_begin, run_end);
+  if (ok && run_end != 0) ok = Populate(run_begin, run_end, donor);
   if (!ok || chunks.empty()) {
     for (void* p : chunks) std::free(p);
     return;
@@ -372,6 +415,7 @@ HeapReserve::HeapReserve(std::size_t bytes) {
   populated_ = (chunks.size() + 1) * kChunk;
 #else
   (void)bytes;
+  (void)donor;
 #endif
 }
 
@@ -388,11 +432,17 @@ std::size_t MemoryWarmer::Start(std::size_t bytes) {
     thread_.join();  // ended, unmapped; its pages still warm for a while
   }
   stop_.store(false);
+  stream_.store(false);
+  streamed_ = false;
   done_.store(false);
   warmed_.store(0);
+  {
+    std::lock_guard<std::mutex> g(give_mu_);
+    given_ = 0;
+  }
   try {
     thread_ = std::thread([this, bytes] {
-      Warm(bytes, stop_, &warmed_);
+      Run(bytes);
       ended_ = std::chrono::steady_clock::now();  // read after done_
       done_.store(true);
     });
@@ -402,19 +452,52 @@ std::size_t MemoryWarmer::Start(std::size_t bytes) {
   return bytes;
 }
 
+bool MemoryWarmer::EndedLongAgo() const {
+  return done_.load() && std::chrono::steady_clock::now() - ended_ > kKeptWarm;
+}
+
+std::size_t MemoryWarmer::Stream() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!thread_.joinable() || streamed_ || EndedLongAgo()) return 0;
+  streamed_ = true;
+  stream_.store(true);
+  return warmed_.load();
+}
+
+std::size_t MemoryWarmer::GiveBack(std::size_t bytes) {
+  std::lock_guard<std::mutex> g(give_mu_);
+  std::size_t given = 0;
+  // Only while the warm's mapping is there (steps_, under give_mu_): its
+  // range may be someone else's once it is unmapped.
+  while (steps_ != 0 && given < bytes && given_ < warmed_.load()) {
+    (void)::madvise(reinterpret_cast<void*>(steps_ + given_), kWarmStep,
+                    MADV_DONTNEED);
+    given_ += kWarmStep;
+    given += kWarmStep;
+  }
+  return given;
+}
+
+bool MemoryWarmer::Holds() {
+  std::lock_guard<std::mutex> g(give_mu_);
+  return steps_ != 0;
+}
+
+std::size_t MemoryWarmer::given() {
+  std::lock_guard<std::mutex> g(give_mu_);
+  return given_;
+}
+
 std::size_t MemoryWarmer::Stop() {
   std::lock_guard<std::mutex> l(mu_);
   if (!thread_.joinable()) return 0;
   stop_.store(true);
-  const bool ended_before = done_.load();
-  thread_.join();
-  const std::size_t warmed = warmed_.exchange(0);
   // A warm that ended by itself long ago helps no one now: the guest has
   // given its pages back again.
-  if (ended_before && std::chrono::steady_clock::now() - ended_ > kKeptWarm) {
-    return 0;
-  }
-  return warmed;
+  const bool ended_long_ago = EndedLongAgo();
+  thread_.join();
+  const std::size_t warmed = warmed_.exchange(0);
+  return ended_long_ago ? 0 : warmed;
 }
 
 }  // namespace libshare

@@ -454,6 +454,101 @@ TEST(MemoryWarmer, StopsWhenAskedAndWarmsOneAtATime) {
   EXPECT_LT(RssAnonKib() - before, 2048) << "warmed memory kept";
 }
 
+// Once its burst has come, a warm goes on to what it was asked, and holds
+// what it populated until it is given back: from its first step on, a step
+// at a time, never past what it has populated; once the warm has ended it
+// holds nothing. Stream() reports what was warmed ahead once per warm.
+TEST(MemoryWarmer, StreamsBesideItsBurstAndGivesBackWhatItPopulated) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  MemoryWarmer w;
+  EXPECT_FALSE(w.Holds());
+  EXPECT_EQ(w.Stream(), 0u) << "no warm";
+  EXPECT_EQ(w.GiveBack(kWarmStep), 0u) << "no warm";
+  const long before = RssAnonBeforeWarming();
+  constexpr std::size_t kBytes = 48 * kWarmStep;
+  const std::size_t planned = w.Start(kBytes);
+  if (planned < kBytes) {
+    (void)w.Stop();
+    GTEST_SKIP() << "too little memory available for 96 MiB";
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (w.warmed() < 2 * kWarmStep &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(w.Holds());
+  const std::size_t ahead = w.Stream();
+  EXPECT_GE(ahead, 2 * kWarmStep);
+  EXPECT_EQ(ahead % kWarmStep, 0u);
+  EXPECT_EQ(w.Stream(), 0u) << "reported once";
+  // Given back a step at a time, each only once it was populated.
+  std::size_t given = 0;
+  while (w.Holds() && std::chrono::steady_clock::now() < deadline) {
+    const std::size_t g = w.GiveBack(kWarmStep);
+    ASSERT_TRUE(g == 0 || g == kWarmStep) << g;
+    given += g;
+    ASSERT_LE(given, w.warmed()) << "given back past what was populated";
+    if (g == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  EXPECT_GE(given, 2 * kWarmStep) << "what was warmed ahead was held";
+  EXPECT_EQ(w.warmed(), kBytes) << "the warm went on after Stream()";
+  EXPECT_FALSE(w.Holds()) << "a warm that ended holds nothing";
+  EXPECT_EQ(w.GiveBack(kWarmStep), 0u);
+  EXPECT_EQ(w.Stop(), kBytes);
+  EXPECT_LT(RssAnonKib() - before, 2048) << "warmed memory kept";
+}
+
+// A reserve with a donor warm takes a step of the donor's for each huge
+// page it collapses, and is a reserve as any: the burst after it takes few
+// faults, and it holds huge pages where the kernel makes them on request.
+TEST(HeapReserve, WithADonorWarmTakesItsStepsAndServesTheBurst) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  if (kSanitized) GTEST_SKIP() << "AddressSanitizer's malloc: no reserve";
+  constexpr std::size_t kBurst = std::size_t{8} << 20;
+  MemoryWarmer w;
+  // Long enough to be going on while the reserve is made.
+  if (w.Start(256 * kWarmStep) < 64 * kWarmStep) {
+    (void)w.Stop();
+    GTEST_SKIP() << "too little memory available for a long warm";
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (w.warmed() < 4 * kWarmStep &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  (void)w.Stream();
+  long taken = -1;
+  long huge_kb = -1;
+  std::size_t populated = 0;
+  bool held = false;
+  std::thread t([&] {
+    held = w.Holds();
+    HeapReserve reserve(2 * kBurst, &w);
+    populated = reserve.populated();
+    const long before = ThreadFaults();
+    std::vector<std::unique_ptr<std::string>> strings;
+    strings.reserve(kBurst / 1000);
+    for (std::size_t i = 0; i < kBurst / 1000; ++i) {
+      strings.push_back(std::make_unique<std::string>(1000, 'd'));
+    }
+    taken = ThreadFaults() - before;
+    for (const auto& s : strings) ASSERT_EQ(s->size(), 1000u);
+    huge_kb = AnonHugeKbIn(strings[strings.size() / 2]->data(), 1);
+  });
+  t.join();
+  (void)w.Stop();
+  EXPECT_TRUE(held) << "the warm ended before the reserve";
+  EXPECT_GE(populated, 2 * kBurst - (std::size_t{128} << 10));
+  EXPECT_LT(taken, 64) << "of about " << kBurst / kPage << " pages";
+  if (KernelCollapses(HugePageSize())) {
+    EXPECT_GT(huge_kb, 0) << "the reserve's memory is not on a huge page";
+    // The 16 MiB run holds at least 7 whole huge pages: one step each.
+    if (held) EXPECT_GE(w.given(), 7 * kWarmStep);
+  }
+}
+
 TEST(PopulateForWrite, AnEmptyRangeIsNoError) {
   char c = 0;
   EXPECT_TRUE(PopulateForWrite(&c, 0));

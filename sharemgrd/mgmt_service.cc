@@ -680,20 +680,18 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   }
   using Clock = std::chrono::steady_clock;
   const Clock::time_point arrived = Clock::now();
-  // Memory a PREPARE_BATCH made ready is this batch's to take: the warm
-  // goes on beside it, while the reserve below takes what it made ready a
-  // huge page at a time, and is stopped once the reserve is made
-  // (MemoryWarmer::Stream). Until the batch is done, no other warm starts.
-  std::size_t warmed = 0;
+  // Until the batch is done, no other warm starts; the warm of a
+  // PREPARE_BATCH ends with it at the latest (a batch refused before its
+  // reserve included).
   {
     absl::MutexLock l(&warm_mu_);
     ++batches_running_;
-    warmed = warmer_.Stream();
   }
   struct Running {
     MgmtService* s;
     ~Running() {
       absl::MutexLock l(&s->warm_mu_);
+      s->warmer_.RequestStop();
       --s->batches_running_;
     }
   } running{this};
@@ -713,11 +711,17 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   // huge pages.
   const std::size_t heap_bytes = std::min(
       ctx.record_bytes * kReservePerCallByte, libshare::HeapReserve::kMaxBytes);
+  // Memory a PREPARE_BATCH made ready is this batch's to take: the warm
+  // goes on beside it up to what the batch takes here, while the reserve
+  // takes what it made ready a huge page at a time, and is stopped once
+  // the reserve is made (MemoryWarmer::Stream).
+  const std::size_t warmed = warmer_.Stream(heap_bytes);
   std::size_t resident = 0;
   if (std::size_t{count} * sizeof(Operation) >= kOwnResidentBytes) {
     // Populated on both cores at once (PopulateForWrite): the warm gives
     // back what it holds for that much first.
-    (void)warmer_.GiveBack(std::size_t{count} * sizeof(Operation));
+    (void)warmer_.GiveBack(
+        std::min(std::size_t{count} * sizeof(Operation), heap_bytes));
     resident = libshare::ReserveResident(
         batch.ops, static_cast<std::size_t>(count), heap_bytes);
   }

@@ -86,8 +86,9 @@ class MgmtService final : public RpcProgram {
   void SetServedShares(FsWatch* served) { served_ = served; }
 
   // A big call is being received (RpcServer's on_big_input): a warm a
-  // PREPARE_BATCH started goes on beside it, for the batch to take
-  // (MemoryWarmer::Stream; Batch stops it once the batch's memory is made).
+  // PREPARE_BATCH started takes its next steps by page faults, which the
+  // batch's own populating need not wait for (MemoryWarmer::Stream; Batch
+  // stops it once the batch's memory is made).
   void BatchComing() { warmer_.RequestStream(); }
 
   // Applies a batch made inside the daemon (the exports follower) as a

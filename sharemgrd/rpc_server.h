@@ -121,8 +121,8 @@ struct ListenerLimits {
   // If set: called on the thread reading a connection, with what is known
   // of its peer, when the call it is receiving first holds big_input_bytes
   // or more, before the rest of it arrives (the management socket: a
-  // batch is on its way, and the memory a PREPARE_BATCH warmed is given
-  // back for it).
+  // batch is on its way, and the warm a PREPARE_BATCH started makes ready
+  // the memory the batch will take).
   std::function<void(const CallContext&)> on_big_input = nullptr;
   std::size_t big_input_bytes = 256u << 10;
 };

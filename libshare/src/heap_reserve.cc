@@ -90,12 +90,13 @@ bool PopulatePages(std::uintptr_t begin, std::uintptr_t end) {
 //
 // With a `donor` (a warm going on beside, MemoryWarmer), each huge page is
 // collapsed on its own, after the donor gave back one page of its as big:
-// the kernel hands a huge page freed on this CPU to the next one asked for
-// here, so that page is taken at the cost of zeroing it, while the donor,
-// on the other core, makes the next one ready from memory the guest handed
-// back to the host. (Each collapse holds the address space's lock for
-// writing while it fills its page; the donor's page faults take only their
-// mapping's, MemoryWarmer::Stream.)
+// a huge page freed on a CPU tends to be the next one handed out there
+// (the kernel's per-CPU lists), so that page is mostly taken at the cost
+// of zeroing it, while the donor, on the other core, makes the next one
+// ready from memory the guest handed back to the host. (Each collapse
+// holds the address space's lock for writing while it fills its page;
+// the donor's page faults, with per-VMA locks, Linux 6.4, take only their
+// mapping's lock: TouchPages.)
 bool Populate(std::uintptr_t begin, std::uintptr_t end,
               MemoryWarmer* donor = nullptr) {
   if (donor != nullptr && !donor->Holds()) donor = nullptr;  // no warm
@@ -113,18 +114,22 @@ bool Populate(std::uintptr_t begin, std::uintptr_t end,
     for (std::uintptr_t r = a; tables && r < e; r += huge) {
       tables = PopulatePages(r, r + page);
     }
-    bool collapsed = tables;
-    if (collapsed && donor == nullptr) {
-      collapsed =
-          ::madvise(reinterpret_cast<void*>(a), e - a, MADV_COLLAPSE) == 0;
+    if (tables && donor == nullptr &&
+        ::madvise(reinterpret_cast<void*>(a), e - a, MADV_COLLAPSE) == 0) {
+      return PopulatePages(begin, a) && PopulatePages(e, end);
     }
-    for (std::uintptr_t r = a; collapsed && donor != nullptr && r < e;
-         r += huge) {
-      (void)donor->GiveBack(huge);
-      collapsed =
-          ::madvise(reinterpret_cast<void*>(r), huge, MADV_COLLAPSE) == 0;
+    if (tables && donor != nullptr) {
+      // A huge page the kernel cannot make is populated page by page, and
+      // the next ones are still tried.
+      for (std::uintptr_t r = a; r < e; r += huge) {
+        (void)donor->GiveBack(huge);
+        if (::madvise(reinterpret_cast<void*>(r), huge, MADV_COLLAPSE) != 0 &&
+            !PopulatePages(r, r + huge)) {
+          return false;
+        }
+      }
+      return PopulatePages(begin, a) && PopulatePages(e, end);
     }
-    if (collapsed) return PopulatePages(begin, a) && PopulatePages(e, end);
   }
   return PopulatePages(begin, end);
 }
@@ -274,11 +279,13 @@ std::size_t CgroupRoomBytes() {
 
 // Writes one byte of each page of [begin, end), a range mapped and not
 // yet written: each first write takes its page (a huge page on the first
-// write of each, in a range advised so). A page fault takes only the lock
-// of the mapping it falls in, where MADV_POPULATE_WRITE takes the address
-// space's for reading: it would wait for, and hold off, a MADV_COLLAPSE of
-// another thread, which holds that lock for writing while it fills each
-// huge page.
+// write of each, in a range advised so). Where the kernel has per-VMA
+// locks (Linux 6.4, CONFIG_PER_VMA_LOCK), such a page fault takes only the
+// lock of the mapping it falls in (but for the first fault of a mapping,
+// which falls back to the address space's lock), where
+// MADV_POPULATE_WRITE takes the address space's lock for reading: it would
+// wait for, and hold off, a MADV_COLLAPSE of another thread, which holds
+// that lock for writing while it fills each huge page.
 void TouchPages(std::uintptr_t begin, std::uintptr_t end) {
   for (std::uintptr_t p = begin; p < end; p += PageSize()) {
     *reinterpret_cast<volatile char*>(p) = 0;
@@ -299,7 +306,10 @@ void MemoryWarmer::Run(std::size_t bytes) {
   (void)::pthread_setname_np(::pthread_self(), "sm-warm");
   void* m = ::mmap(nullptr, bytes + kWarmStep, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (m == MAP_FAILED) return;
+  if (m == MAP_FAILED) {
+    EndRun();
+    return;
+  }
   const auto a =
       (reinterpret_cast<std::uintptr_t>(m) + kWarmStep - 1) & ~(kWarmStep - 1);
   if (const std::uintptr_t huge = HugePageSize();
@@ -320,10 +330,28 @@ void MemoryWarmer::Run(std::size_t bytes) {
     }
     off += kWarmStep;
     warmed_.store(off);  // published after the step is resident
-  } while (off < bytes && !stop_.load(std::memory_order_relaxed));
-  std::lock_guard<std::mutex> g(give_mu_);
-  steps_ = 0;
-  ::munmap(m, bytes + kWarmStep);
+    if (off == kWarmStep) {
+      // Stream() may be waiting for the first step (the empty section
+      // orders this notice after its check of warmed_).
+      { std::lock_guard<std::mutex> g(give_mu_); }
+      step_cv_.notify_all();
+    }
+  } while (off < bytes && off < limit_.load(std::memory_order_relaxed) &&
+           !stop_.load(std::memory_order_relaxed));
+  {
+    std::lock_guard<std::mutex> g(give_mu_);
+    steps_ = 0;
+    ::munmap(m, bytes + kWarmStep);
+  }
+  EndRun();
+}
+
+void MemoryWarmer::EndRun() {
+  {
+    std::lock_guard<std::mutex> g(give_mu_);
+    run_over_ = true;
+  }
+  step_cv_.notify_all();
 }
 
 bool PopulateForWrite(void* p, std::size_t bytes) {
@@ -433,12 +461,14 @@ std::size_t MemoryWarmer::Start(std::size_t bytes) {
   }
   stop_.store(false);
   stream_.store(false);
+  limit_.store(SIZE_MAX);
   streamed_ = false;
   done_.store(false);
   warmed_.store(0);
   {
     std::lock_guard<std::mutex> g(give_mu_);
     given_ = 0;
+    run_over_ = false;
   }
   try {
     thread_ = std::thread([this, bytes] {
@@ -456,11 +486,15 @@ bool MemoryWarmer::EndedLongAgo() const {
   return done_.load() && std::chrono::steady_clock::now() - ended_ > kKeptWarm;
 }
 
-std::size_t MemoryWarmer::Stream() {
+std::size_t MemoryWarmer::Stream(std::size_t need) {
   std::lock_guard<std::mutex> l(mu_);
   if (!thread_.joinable() || streamed_ || EndedLongAgo()) return 0;
   streamed_ = true;
+  limit_.store(need);
   stream_.store(true);
+  // At least its first step, as a warm stopped at once has.
+  std::unique_lock<std::mutex> g(give_mu_);
+  step_cv_.wait(g, [this] { return warmed_.load() != 0 || run_over_; });
   return warmed_.load();
 }
 

@@ -40,6 +40,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -156,8 +157,8 @@ class MemoryWarmer {
   // still allows.
   static constexpr std::size_t kMaxBytes = std::size_t{1} << 30;
   // A warm that ended (done, or asked to stop) longer ago than this is not
-  // reported by Stop(): its pages have likely been given back to the host
-  // again.
+  // reported by Stop() or Stream(): its pages have likely been given back
+  // to the host again.
   static constexpr std::chrono::seconds kKeptWarm{2};
 
   MemoryWarmer() = default;
@@ -176,27 +177,31 @@ class MemoryWarmer {
   // Asks the warm in progress, if any, to stop after its current step and
   // give its memory back, without waiting for it (Stop() waits).
   void RequestStop() { stop_.store(true); }
-  // Says the burst has come, without waiting: the warm takes its next
+  // Says the burst is coming, without waiting: the warm takes its next
   // steps by page faults (see Stream()).
   void RequestStream() { stream_.store(true); }
-  // The burst the warm is for has come. The warm in progress, if any, goes
-  // on beside it, a step at a time, until asked to stop or done, and holds
-  // what it populated until the burst takes it (GiveBack; HeapReserve with
-  // a donor) or the warm ends: memory the guest handed back to the host is
-  // then made ready on two cores at once, where the burst alone would take
-  // it at its own, cold, speed. From here its steps are taken by page
-  // faults, which do not wait for the burst's collapses (see the .cc).
-  // Returns the bytes populated so far ("warmed ahead"): 0 if there was no
-  // warm, if it ended more than kKeptWarm ago, or if Stream() was called
-  // for it before (each warm is for one burst).
-  std::size_t Stream();
+  // The burst the warm is for has come, and takes about `need` bytes. The
+  // warm in progress, if any, goes on beside it, a step at a time, until
+  // it has populated `need` (or what it was asked, if less), is asked to
+  // stop, or is done; it holds what it populated until the burst takes it
+  // (GiveBack; HeapReserve with a donor) or the warm ends: memory the
+  // guest handed back to the host is then made ready on two cores at
+  // once, where the burst alone would take it at its own, cold, speed.
+  // From here its steps are taken by page faults, which need not wait for
+  // the burst's collapses (see TouchPages in the .cc). Returns the bytes
+  // populated so far ("warmed ahead"), at least one step (it waits for the
+  // first, as Stop() does): 0 if there was no warm, if it ended more than
+  // kKeptWarm ago, or if Stream() was called for it before (each warm is
+  // for one burst).
+  std::size_t Stream(std::size_t need);
   // Gives back, on the calling thread, up to `bytes` (whole steps) of what
-  // the warm populated and has not given back yet, first steps first: the
-  // kernel hands a huge page freed on a CPU to the next one asked for
-  // there. Returns the bytes given back (0 when none is held: the warm has
-  // not got that far, or has ended and given back all it held).
+  // the warm populated and has not given back yet, first steps first: a
+  // huge page freed on a CPU tends to be the next one handed out there.
+  // Returns the bytes given back (0 when none is held: the warm has not got
+  // that far, or has ended and given back all it held).
   std::size_t GiveBack(std::size_t bytes);
-  // Whether a warm is going on or holds memory (GiveBack may give some).
+  // Whether the warm's memory is mapped (from its start until it ends):
+  // GiveBack may give some, now or once it is populated.
   bool Holds();
   // Bytes the current (or last) warm has given back through GiveBack.
   std::size_t given();
@@ -207,8 +212,9 @@ class MemoryWarmer {
   std::size_t Stop();
 
  private:
-  // The warm's thread.
+  // The warm's thread, and what it does last (run_over_).
   void Run(std::size_t bytes);
+  void EndRun();
   // Whether the warm ended by itself more than kKeptWarm ago.
   bool EndedLongAgo() const;
 
@@ -217,11 +223,15 @@ class MemoryWarmer {
   bool streamed_ = false;  // Stream() was called for this warm; mu_
   std::atomic<bool> stop_{false};
   std::atomic<bool> stream_{false};
+  std::atomic<std::size_t> limit_{SIZE_MAX};  // Stream()'s need
   // The warm's first step while its mapping is there (0 before and after),
-  // and how much of it GiveBack has given back.
+  // how much of it GiveBack has given back, and whether the warm's thread
+  // is over; step_cv_ says the first step is populated, or the run over.
   std::mutex give_mu_;
+  std::condition_variable step_cv_;
   std::uintptr_t steps_ = 0;       // guarded by give_mu_
   std::size_t given_ = 0;          // guarded by give_mu_
+  bool run_over_ = false;          // guarded by give_mu_
   std::atomic<bool> done_{false};  // the thread has unmapped its memory
   std::chrono::steady_clock::time_point ended_;  // set before done_
   std::atomic<std::size_t> warmed_{0};

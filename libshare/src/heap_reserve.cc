@@ -338,12 +338,20 @@ void MemoryWarmer::Run(std::size_t bytes) {
     }
   } while (off < bytes && off < limit_.load(std::memory_order_relaxed) &&
            !stop_.load(std::memory_order_relaxed));
-  {
-    std::lock_guard<std::mutex> g(give_mu_);
-    steps_ = 0;
-    ::munmap(m, bytes + kWarmStep);
-  }
+  std::unique_lock<std::mutex> g(give_mu_);
+  // For a burst that has come (Stream()), what is not given back yet is
+  // held until the burst is done taking it (RequestStop(), Stop()).
+  step_cv_.wait(g, [this] { return !hold_ || stop_.load(); });
+  steps_ = 0;
+  ::munmap(m, bytes + kWarmStep);
+  g.unlock();
   EndRun();
+}
+
+void MemoryWarmer::RequestStop() {
+  stop_.store(true);
+  { std::lock_guard<std::mutex> g(give_mu_); }  // after the warm's check
+  step_cv_.notify_all();
 }
 
 void MemoryWarmer::EndRun() {
@@ -469,6 +477,7 @@ std::size_t MemoryWarmer::Start(std::size_t bytes) {
     std::lock_guard<std::mutex> g(give_mu_);
     given_ = 0;
     run_over_ = false;
+    hold_ = false;
   }
   try {
     thread_ = std::thread([this, bytes] {
@@ -494,6 +503,7 @@ std::size_t MemoryWarmer::Stream(std::size_t need) {
   stream_.store(true);
   // At least its first step, as a warm stopped at once has.
   std::unique_lock<std::mutex> g(give_mu_);
+  hold_ = true;
   step_cv_.wait(g, [this] { return warmed_.load() != 0 || run_over_; });
   return warmed_.load();
 }
@@ -525,7 +535,7 @@ std::size_t MemoryWarmer::given() {
 std::size_t MemoryWarmer::Stop() {
   std::lock_guard<std::mutex> l(mu_);
   if (!thread_.joinable()) return 0;
-  stop_.store(true);
+  RequestStop();
   // A warm that ended by itself long ago helps no one now: the guest has
   // given its pages back again.
   const bool ended_long_ago = EndedLongAgo();

@@ -455,10 +455,11 @@ TEST(MemoryWarmer, StopsWhenAskedAndWarmsOneAtATime) {
 }
 
 // Once its burst has come, a warm goes on beside it up to what the burst
-// needs, holds what it populated until it is given back (a step at a
-// time, from its first) or it ends, and then holds nothing. Stream()
-// reports what was warmed ahead, at least a step, once per warm.
-TEST(MemoryWarmer, StreamsBesideItsBurstUpToItsNeed) {
+// needs and no further, holds what it populated until it is given back (a
+// step at a time, from its first, never past what is populated) or it is
+// asked to stop, and then holds nothing. Stream() reports what was warmed
+// ahead, at least a step, once per warm.
+TEST(MemoryWarmer, StreamsBesideItsBurstUpToItsNeedAndHoldsUntilStopped) {
   if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
   MemoryWarmer w;
   EXPECT_FALSE(w.Holds());
@@ -477,28 +478,31 @@ TEST(MemoryWarmer, StreamsBesideItsBurstUpToItsNeed) {
   EXPECT_GE(ahead, kWarmStep) << "a warm reports at least one step";
   EXPECT_EQ(ahead % kWarmStep, 0u);
   EXPECT_EQ(w.Stream(kNeed), 0u) << "reported once";
+  if (ahead >= kNeed) {
+    (void)w.Stop();
+    GTEST_SKIP() << "the warm was past its need before it was told";
+  }
   std::size_t given = 0;
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (w.Holds() && std::chrono::steady_clock::now() < deadline) {
+  while (given < kNeed && std::chrono::steady_clock::now() < deadline) {
     const std::size_t g = w.GiveBack(kWarmStep);
     ASSERT_TRUE(g == 0 || g == kWarmStep) << g;
     given += g;
+    ASSERT_LE(given, w.warmed()) << "given back before it was populated";
     if (g == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  ASSERT_FALSE(w.Holds()) << "the warm did not end";
-  EXPECT_EQ(w.GiveBack(kWarmStep), 0u) << "a warm that ended holds nothing";
-  // It went on after Stream() up to the need, and no further (one step
-  // more at most, if it had got past the need before it was told).
-  const std::size_t warmed = w.warmed();
-  if (ahead < kNeed) {
-    EXPECT_EQ(warmed, kNeed);
-  } else {
-    EXPECT_LE(warmed, ahead + kWarmStep);
+  EXPECT_EQ(given, kNeed) << "it did not go on up to its need";
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(w.warmed(), kNeed) << "it went on past its need";
+  EXPECT_TRUE(w.Holds()) << "it did not wait to be stopped";
+  EXPECT_EQ(w.GiveBack(kWarmStep), 0u) << "all of it was given back";
+  w.RequestStop();
+  while (w.Holds() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  EXPECT_GE(given, kWarmStep) << "nothing given back";
-  EXPECT_LE(given, warmed);
-  EXPECT_EQ(w.Stop(), warmed);
+  EXPECT_FALSE(w.Holds()) << "a stop asked for did not end it";
+  EXPECT_EQ(w.Stop(), kNeed);
   EXPECT_LT(RssAnonKib() - before, 2048) << "warmed memory kept";
 }
 

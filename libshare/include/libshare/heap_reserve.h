@@ -176,15 +176,16 @@ class MemoryWarmer {
   std::size_t warmed() const { return warmed_.load(); }
   // Asks the warm in progress, if any, to stop after its current step and
   // give its memory back, without waiting for it (Stop() waits).
-  void RequestStop() { stop_.store(true); }
+  void RequestStop();
   // Says the burst is coming, without waiting: the warm takes its next
   // steps by page faults (see Stream()).
   void RequestStream() { stream_.store(true); }
   // The burst the warm is for has come, and takes about `need` bytes. The
   // warm in progress, if any, goes on beside it, a step at a time, until
-  // it has populated `need` (or what it was asked, if less), is asked to
-  // stop, or is done; it holds what it populated until the burst takes it
-  // (GiveBack; HeapReserve with a donor) or the warm ends: memory the
+  // it has populated `need` (or what it was asked, if less) or is asked to
+  // stop; it holds what it populated until the burst takes it (GiveBack;
+  // HeapReserve with a donor) or it is asked to stop (RequestStop() or
+  // Stop(), which the burst must call once it is done): memory the
   // guest handed back to the host is then made ready on two cores at
   // once, where the burst alone would take it at its own, cold, speed.
   // From here its steps are taken by page faults, which need not wait for
@@ -232,6 +233,7 @@ class MemoryWarmer {
   std::uintptr_t steps_ = 0;       // guarded by give_mu_
   std::size_t given_ = 0;          // guarded by give_mu_
   bool run_over_ = false;          // guarded by give_mu_
+  bool hold_ = false;  // Stream() was called: hold until stopped; give_mu_
   std::atomic<bool> done_{false};  // the thread has unmapped its memory
   std::chrono::steady_clock::time_point ended_;  // set before done_
   std::atomic<std::size_t> warmed_{0};

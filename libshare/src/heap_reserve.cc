@@ -339,6 +339,18 @@ void MemoryWarmer::Run(std::size_t bytes) {
   } while (off < bytes && off < limit_.load(std::memory_order_relaxed) &&
            !stop_.load(std::memory_order_relaxed));
   std::unique_lock<std::mutex> g(give_mu_);
+  // What it populated past the burst's need (a warm further ahead than the
+  // burst takes) goes back to the kernel's free lists at once, for the
+  // burst's other allocations to take; GiveBack stops short of it.
+  const std::size_t need =
+      (limit_.load() + kWarmStep - 1) / kWarmStep * kWarmStep;
+  if (need < off) {
+    const std::size_t from = std::max(need, given_);
+    g.unlock();
+    (void)::madvise(reinterpret_cast<void*>(a + from), off - from,
+                    MADV_DONTNEED);
+    g.lock();
+  }
   // For a burst that has come (Stream()), what is not given back yet is
   // held until the burst is done taking it (RequestStop(), Stop()).
   step_cv_.wait(g, [this] { return !hold_ || stop_.load(); });
@@ -476,6 +488,7 @@ std::size_t MemoryWarmer::Start(std::size_t bytes) {
   {
     std::lock_guard<std::mutex> g(give_mu_);
     given_ = 0;
+    held_end_ = SIZE_MAX;
     run_over_ = false;
     hold_ = false;
   }
@@ -504,6 +517,7 @@ std::size_t MemoryWarmer::Stream(std::size_t need) {
   // At least its first step, as a warm stopped at once has.
   std::unique_lock<std::mutex> g(give_mu_);
   hold_ = true;
+  held_end_ = (need + kWarmStep - 1) / kWarmStep * kWarmStep;
   step_cv_.wait(g, [this] { return warmed_.load() != 0 || run_over_; });
   return warmed_.load();
 }
@@ -513,7 +527,8 @@ std::size_t MemoryWarmer::GiveBack(std::size_t bytes) {
   std::size_t given = 0;
   // Only while the warm's mapping is there (steps_, under give_mu_): its
   // range may be someone else's once it is unmapped.
-  while (steps_ != 0 && given < bytes && given_ < warmed_.load()) {
+  while (steps_ != 0 && given < bytes &&
+         given_ < std::min(warmed_.load(), held_end_)) {
     (void)::madvise(reinterpret_cast<void*>(steps_ + given_), kWarmStep,
                     MADV_DONTNEED);
     given_ += kWarmStep;

@@ -506,6 +506,29 @@ TEST(MemoryWarmer, StreamsBesideItsBurstUpToItsNeedAndHoldsUntilStopped) {
   EXPECT_LT(RssAnonKib() - before, 2048) << "warmed memory kept";
 }
 
+// A warm further ahead than its burst needs gives back what is past the
+// need itself: the burst is given no more than its need.
+TEST(MemoryWarmer, AWarmPastItsNeedIsGivenBackNoMoreThanTheNeed) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  MemoryWarmer w;
+  if (w.Start(32 * kWarmStep) < 32 * kWarmStep) {
+    (void)w.Stop();
+    GTEST_SKIP() << "too little memory available for 64 MiB";
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (w.warmed() < 8 * kWarmStep &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GE(w.Stream(2 * kWarmStep + 1), 8 * kWarmStep);
+  EXPECT_EQ(w.GiveBack(32 * kWarmStep), 3 * kWarmStep) << "the need, whole";
+  EXPECT_EQ(w.GiveBack(kWarmStep), 0u);
+  EXPECT_TRUE(w.Holds()) << "held until stopped";
+  (void)w.Stop();
+  EXPECT_FALSE(w.Holds());
+}
+
 // A reserve with a donor warm takes a step of the donor's for each huge
 // page it collapses, and is a reserve as any: the burst after it takes few
 // faults, and it holds huge pages where the kernel makes them on request.

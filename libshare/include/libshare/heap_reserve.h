@@ -183,7 +183,8 @@ class MemoryWarmer {
   // The burst the warm is for has come, and takes about `need` bytes. The
   // warm in progress, if any, goes on beside it, a step at a time, until
   // it has populated `need` (or what it was asked, if less) or is asked to
-  // stop; it holds what it populated until the burst takes it (GiveBack;
+  // stop (what it populated past `need` it gives back itself, at once);
+  // it holds the rest until the burst takes it (GiveBack;
   // HeapReserve with a donor) or it is asked to stop (RequestStop() or
   // Stop(), which the burst must call once it is done): memory the
   // guest handed back to the host is then made ready on two cores at
@@ -234,6 +235,9 @@ class MemoryWarmer {
   std::size_t given_ = 0;          // guarded by give_mu_
   bool run_over_ = false;          // guarded by give_mu_
   bool hold_ = false;  // Stream() was called: hold until stopped; give_mu_
+  // Steps from here on were given back by the warm itself (past the
+  // burst's need); guarded by give_mu_.
+  std::size_t held_end_ = SIZE_MAX;
   std::atomic<bool> done_{false};  // the thread has unmapped its memory
   std::chrono::steady_clock::time_point ended_;  // set before done_
   std::atomic<std::size_t> warmed_{0};

@@ -86,10 +86,10 @@ class MgmtService final : public RpcProgram {
   void SetServedShares(FsWatch* served) { served_ = served; }
 
   // A big call is being received (RpcServer's on_big_input): a warm a
-  // PREPARE_BATCH started takes its next steps by page faults, which the
-  // batch's own populating need not wait for (MemoryWarmer::Stream; Batch
-  // stops it once the batch's memory is made).
-  void BatchComing() { warmer_.RequestStream(); }
+  // PREPARE_BATCH started populates no more beside the transfer, and holds
+  // what it has for the batch (MemoryWarmer::RequestPause; Batch resumes
+  // it up to what the batch takes, and stops it once its memory is made).
+  void BatchComing() { warmer_.RequestPause(); }
 
   // Applies a batch made inside the daemon (the exports follower) as a
   // BATCH call applies its batch: serialized with them, then the cache,

@@ -322,6 +322,17 @@ void MemoryWarmer::Run(std::size_t bytes) {
   }
   std::size_t off = 0;
   do {
+    // Paused while the burst arrives (RequestPause), holding what it has,
+    // until the burst says what it needs (Stream), for at most kKeptWarm.
+    if (pause_.load() && !stream_.load()) {
+      std::unique_lock<std::mutex> g(give_mu_);
+      if (!step_cv_.wait_for(g, kKeptWarm, [this] {
+            return stream_.load() || stop_.load();
+          })) {
+        break;
+      }
+      if (off >= limit_.load() || stop_.load()) break;
+    }
     const std::uintptr_t step = a + off;
     if (stream_.load(std::memory_order_relaxed)) {
       TouchPages(step, step + kWarmStep);
@@ -480,6 +491,7 @@ std::size_t MemoryWarmer::Start(std::size_t bytes) {
     thread_.join();  // ended, unmapped; its pages still warm for a while
   }
   stop_.store(false);
+  pause_.store(false);
   stream_.store(false);
   limit_.store(SIZE_MAX);
   streamed_ = false;
@@ -513,11 +525,12 @@ std::size_t MemoryWarmer::Stream(std::size_t need) {
   if (!thread_.joinable() || streamed_ || EndedLongAgo()) return 0;
   streamed_ = true;
   limit_.store(need);
-  stream_.store(true);
-  // At least its first step, as a warm stopped at once has.
   std::unique_lock<std::mutex> g(give_mu_);
+  stream_.store(true);  // under give_mu_: a paused warm waits for it there
   hold_ = true;
   held_end_ = (need + kWarmStep - 1) / kWarmStep * kWarmStep;
+  step_cv_.notify_all();
+  // At least its first step, as a warm stopped at once has.
   step_cv_.wait(g, [this] { return warmed_.load() != 0 || run_over_; });
   return warmed_.load();
 }

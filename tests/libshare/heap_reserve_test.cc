@@ -506,6 +506,53 @@ TEST(MemoryWarmer, StreamsBesideItsBurstUpToItsNeedAndHoldsUntilStopped) {
   EXPECT_LT(RssAnonKib() - before, 2048) << "warmed memory kept";
 }
 
+// While its burst arrives a warm populates no more but holds what it has,
+// until the burst says what it needs (then it goes on up to that), or for
+// at most kKeptWarm (then it ends, holding nothing).
+TEST(MemoryWarmer, PausedWhileItsBurstArrivesThenGoesOnOrEnds) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  for (const bool burst_comes : {true, false}) {
+    MemoryWarmer w;
+    if (w.Start(64 * kWarmStep) < 64 * kWarmStep) {
+      (void)w.Stop();
+      GTEST_SKIP() << "too little memory available for 128 MiB";
+    }
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (w.warmed() < 2 * kWarmStep &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    w.RequestPause();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const std::size_t paused = w.warmed();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(w.warmed(), paused) << "it populated while paused";
+    EXPECT_TRUE(w.Holds()) << "it gave up what it has while paused";
+    if (burst_comes) {
+      if (paused >= 60 * kWarmStep) {
+        (void)w.Stop();
+        GTEST_SKIP() << "the warm was nearly done before the pause";
+      }
+      const std::size_t need = paused + 4 * kWarmStep;
+      EXPECT_EQ(w.Stream(need), paused);
+      while (w.warmed() < need && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      EXPECT_EQ(w.warmed(), need) << "it did not go on up to the need";
+      EXPECT_EQ(w.GiveBack(need), need);
+      EXPECT_EQ(w.Stop(), need);
+    } else {
+      while (w.Holds() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      EXPECT_FALSE(w.Holds()) << "a pause with no burst did not end";
+      EXPECT_EQ(w.warmed(), paused);
+      EXPECT_EQ(w.GiveBack(kWarmStep), 0u) << "a warm that ended holds nothing";
+    }
+  }
+}
+
 // A warm further ahead than its burst needs gives back what is past the
 // need itself: the burst is given no more than its need.
 TEST(MemoryWarmer, AWarmPastItsNeedIsGivenBackNoMoreThanTheNeed) {

@@ -177,9 +177,11 @@ class MemoryWarmer {
   // Asks the warm in progress, if any, to stop after its current step and
   // give its memory back, without waiting for it (Stop() waits).
   void RequestStop();
-  // Says the burst is coming, without waiting: the warm takes its next
-  // steps by page faults (see Stream()).
-  void RequestStream() { stream_.store(true); }
+  // Says the burst is arriving, without waiting: the warm populates no
+  // more, beside the burst's transfer, but holds what it has until the
+  // burst says what it needs (Stream()), for at most kKeptWarm; then it
+  // ends.
+  void RequestPause() { pause_.store(true); }
   // The burst the warm is for has come, and takes about `need` bytes. The
   // warm in progress, if any, goes on beside it, a step at a time, until
   // it has populated `need` (or what it was asked, if less) or is asked to
@@ -224,6 +226,7 @@ class MemoryWarmer {
   std::thread thread_;  // guarded by mu_
   bool streamed_ = false;  // Stream() was called for this warm; mu_
   std::atomic<bool> stop_{false};
+  std::atomic<bool> pause_{false};
   std::atomic<bool> stream_{false};
   std::atomic<std::size_t> limit_{SIZE_MAX};  // Stream()'s need
   // The warm's first step while its mapping is there (0 before and after),

@@ -681,17 +681,18 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   using Clock = std::chrono::steady_clock;
   const Clock::time_point arrived = Clock::now();
   // Until the batch is done, no other warm starts; the warm of a
-  // PREPARE_BATCH ends with it at the latest (a batch refused before its
-  // reserve included).
+  // PREPARE_BATCH ends with this batch at the latest, unless another
+  // batch took it (a batch that fails to decode included).
   {
     absl::MutexLock l(&warm_mu_);
     ++batches_running_;
   }
   struct Running {
     MgmtService* s;
+    bool stop_warm = true;
     ~Running() {
       absl::MutexLock l(&s->warm_mu_);
-      s->warmer_.RequestStop();
+      if (stop_warm) s->warmer_.RequestStop();
       --s->batches_running_;
     }
   } running{this};
@@ -715,22 +716,28 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   // goes on beside it up to what the batch takes here, while the reserve
   // takes what it made ready a huge page at a time, and is stopped once
   // the reserve is made (MemoryWarmer::Stream).
+  // (A warm another batch took, or none, is not this batch's to take or
+  // stop.)
   const std::size_t warmed = warmer_.Stream(heap_bytes);
+  libshare::MemoryWarmer* const donor = warmed != 0 ? &warmer_ : nullptr;
+  running.stop_warm = donor != nullptr;
   std::size_t resident = 0;
   if (std::size_t{count} * sizeof(Operation) >= kOwnResidentBytes) {
     // Populated on both cores at once (PopulateForWrite): the warm gives
     // back what it holds for that much first.
-    (void)warmer_.GiveBack(
-        std::min(std::size_t{count} * sizeof(Operation), heap_bytes));
+    if (donor != nullptr) {
+      (void)donor->GiveBack(
+          std::min(std::size_t{count} * sizeof(Operation), heap_bytes));
+    }
     resident = libshare::ReserveResident(
         batch.ops, static_cast<std::size_t>(count), heap_bytes);
   }
   libshare::HeapReserve reserve(heap_bytes - std::min(resident, heap_bytes),
-                                &warmer_);
+                                donor);
   // What the warm still holds goes back to the kernel's free lists when it
   // ends (after its current step, not waited for), for what this batch
   // takes beyond its reserve; its core is this batch's other threads' now.
-  warmer_.RequestStop();
+  if (donor != nullptr) donor->RequestStop();
   const Clock::time_point reserved = Clock::now();
   std::size_t bad_type = SIZE_MAX;
   int bad_type_value = 0;

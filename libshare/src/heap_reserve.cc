@@ -299,9 +299,11 @@ void TouchPages(std::uintptr_t begin, std::uintptr_t end) {
 constexpr std::size_t kWarmStep = std::size_t{2} << 20;
 
 // The warm's thread: maps `bytes`, populates them kWarmStep at a time
-// until done or stopped (at least one step), then unmaps what it still
-// holds (a page unmapped early would only be taken again by its next
-// step; GiveBack hands them over one step at a time, from the first).
+// until done or stopped (at least one step, unless paused first or the
+// kernel cannot), then unmaps what it still holds, once the burst it
+// holds it for (Stream) is done with it (a page unmapped early would only
+// be taken again by its next step; GiveBack hands them over one step at a
+// time, from the first).
 void MemoryWarmer::Run(std::size_t bytes) {
   (void)::pthread_setname_np(::pthread_self(), "sm-warm");
   void* m = ::mmap(nullptr, bytes + kWarmStep, PROT_READ | PROT_WRITE,
@@ -350,21 +352,24 @@ void MemoryWarmer::Run(std::size_t bytes) {
   } while (off < bytes && off < limit_.load(std::memory_order_relaxed) &&
            !stop_.load(std::memory_order_relaxed));
   std::unique_lock<std::mutex> g(give_mu_);
+  // Stream() may be waiting for a first step that will not come.
+  loop_over_ = true;
+  step_cv_.notify_all();
   // What it populated past the burst's need (a warm further ahead than the
   // burst takes) goes back to the kernel's free lists at once, for the
-  // burst's other allocations to take; GiveBack stops short of it.
-  const std::size_t need =
-      (limit_.load() + kWarmStep - 1) / kWarmStep * kWarmStep;
-  if (need < off) {
-    const std::size_t from = std::max(need, given_);
+  // burst's other allocations to take; GiveBack stops short of it
+  // (held_end_).
+  if (held_end_ < off) {
+    const std::size_t from = std::max(held_end_, given_);
     g.unlock();
     (void)::madvise(reinterpret_cast<void*>(a + from), off - from,
                     MADV_DONTNEED);
     g.lock();
   }
   // For a burst that has come (Stream()), what is not given back yet is
-  // held until the burst is done taking it (RequestStop(), Stop()).
-  step_cv_.wait(g, [this] { return !hold_ || stop_.load(); });
+  // held until the burst is done taking it (RequestStop(), Stop()); a warm
+  // that populated nothing has nothing to hold.
+  step_cv_.wait(g, [this, off] { return off == 0 || !hold_ || stop_.load(); });
   steps_ = 0;
   ::munmap(m, bytes + kWarmStep);
   g.unlock();
@@ -487,7 +492,9 @@ std::size_t MemoryWarmer::Start(std::size_t bytes) {
   if (bytes == 0) return 0;
   std::lock_guard<std::mutex> l(mu_);
   if (thread_.joinable()) {
-    if (!done_.load()) return 0;  // one at a time
+    // One at a time; a warm asked to stop ends within a step (and its
+    // unmapping), for the next to start.
+    if (!done_.load() && !stop_.load()) return 0;
     thread_.join();  // ended, unmapped; its pages still warm for a while
   }
   stop_.store(false);
@@ -501,6 +508,7 @@ std::size_t MemoryWarmer::Start(std::size_t bytes) {
     std::lock_guard<std::mutex> g(give_mu_);
     given_ = 0;
     held_end_ = SIZE_MAX;
+    loop_over_ = false;
     run_over_ = false;
     hold_ = false;
   }
@@ -524,14 +532,17 @@ std::size_t MemoryWarmer::Stream(std::size_t need) {
   std::lock_guard<std::mutex> l(mu_);
   if (!thread_.joinable() || streamed_ || EndedLongAgo()) return 0;
   streamed_ = true;
-  limit_.store(need);
   std::unique_lock<std::mutex> g(give_mu_);
-  stream_.store(true);  // under give_mu_: a paused warm waits for it there
+  // All under give_mu_: the warm reads them there once its loop is over,
+  // and a paused warm waits for stream_ there.
+  limit_.store(need);
+  stream_.store(true);
   hold_ = true;
   held_end_ = (need + kWarmStep - 1) / kWarmStep * kWarmStep;
   step_cv_.notify_all();
-  // At least its first step, as a warm stopped at once has.
-  step_cv_.wait(g, [this] { return warmed_.load() != 0 || run_over_; });
+  // At least its first step, as a warm stopped at once has (none if the
+  // kernel could not populate it, or a pause ended it first).
+  step_cv_.wait(g, [this] { return warmed_.load() != 0 || loop_over_; });
   return warmed_.load();
 }
 

@@ -511,11 +511,12 @@ TEST(MemoryWarmer, StreamsBesideItsBurstUpToItsNeedAndHoldsUntilStopped) {
 // at most kKeptWarm (then it ends, holding nothing).
 TEST(MemoryWarmer, PausedWhileItsBurstArrivesThenGoesOnOrEnds) {
   if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  constexpr std::size_t kBytes = 256 * kWarmStep;
   for (const bool burst_comes : {true, false}) {
     MemoryWarmer w;
-    if (w.Start(64 * kWarmStep) < 64 * kWarmStep) {
+    if (w.Start(kBytes) < kBytes) {
       (void)w.Stop();
-      GTEST_SKIP() << "too little memory available for 128 MiB";
+      GTEST_SKIP() << "too little memory available for 512 MiB";
     }
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -524,16 +525,23 @@ TEST(MemoryWarmer, PausedWhileItsBurstArrivesThenGoesOnOrEnds) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     w.RequestPause();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const std::size_t paused = w.warmed();
+    // It pauses after its current step: once nothing moved for 100 ms.
+    std::size_t paused = w.warmed();
+    for (int still = 0;
+         still < 100 && std::chrono::steady_clock::now() < deadline;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      const std::size_t now = w.warmed();
+      still = now == paused ? still + 1 : 0;
+      paused = now;
+    }
+    if (paused == kBytes || !w.Holds()) {
+      (void)w.Stop();
+      GTEST_SKIP() << "the warm was done before its pause";
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     EXPECT_EQ(w.warmed(), paused) << "it populated while paused";
     EXPECT_TRUE(w.Holds()) << "it gave up what it has while paused";
     if (burst_comes) {
-      if (paused >= 60 * kWarmStep) {
-        (void)w.Stop();
-        GTEST_SKIP() << "the warm was nearly done before the pause";
-      }
       const std::size_t need = paused + 4 * kWarmStep;
       EXPECT_EQ(w.Stream(need), paused);
       while (w.warmed() < need && std::chrono::steady_clock::now() < deadline) {
@@ -553,14 +561,54 @@ TEST(MemoryWarmer, PausedWhileItsBurstArrivesThenGoesOnOrEnds) {
   }
 }
 
+// Stream() returns whenever the warm is: paused before its first step, a
+// pause ended by its time before any step, or asked for nothing.
+TEST(MemoryWarmer, StreamReturnsWhateverTheWarmWasDoing) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  {
+    MemoryWarmer w;
+    if (w.Start(8 * kWarmStep) == 0) GTEST_SKIP() << "no warm here";
+    w.RequestPause();  // most likely before its first step
+    EXPECT_GE(w.Stream(4 * kWarmStep), kWarmStep);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (w.warmed() < 4 * kWarmStep &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(w.GiveBack(8 * kWarmStep), 4 * kWarmStep);
+    EXPECT_LE(w.Stop(), 4 * kWarmStep + kWarmStep);
+  }
+  {
+    MemoryWarmer w;
+    if (w.Start(8 * kWarmStep) == 0) GTEST_SKIP() << "no warm here";
+    w.RequestPause();
+    // The pause ends the warm after kKeptWarm (2 s) without its burst.
+    std::this_thread::sleep_for(MemoryWarmer::kKeptWarm +
+                                std::chrono::milliseconds(300));
+    EXPECT_FALSE(w.Holds());
+    (void)w.Stream(4 * kWarmStep);  // returns: nothing to wait for
+    EXPECT_EQ(w.GiveBack(kWarmStep), 0u);
+  }
+  {
+    MemoryWarmer w;
+    if (w.Start(8 * kWarmStep) == 0) GTEST_SKIP() << "no warm here";
+    w.RequestPause();
+    (void)w.Stream(0);  // a need of nothing
+    EXPECT_EQ(w.GiveBack(kWarmStep), 0u) << "given past a need of nothing";
+    (void)w.Stop();
+    EXPECT_FALSE(w.Holds());
+  }
+}
+
 // A warm further ahead than its burst needs gives back what is past the
 // need itself: the burst is given no more than its need.
 TEST(MemoryWarmer, AWarmPastItsNeedIsGivenBackNoMoreThanTheNeed) {
   if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
   MemoryWarmer w;
-  if (w.Start(32 * kWarmStep) < 32 * kWarmStep) {
+  if (w.Start(256 * kWarmStep) < 256 * kWarmStep) {
     (void)w.Stop();
-    GTEST_SKIP() << "too little memory available for 64 MiB";
+    GTEST_SKIP() << "too little memory available for 512 MiB";
   }
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -569,6 +617,10 @@ TEST(MemoryWarmer, AWarmPastItsNeedIsGivenBackNoMoreThanTheNeed) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_GE(w.Stream(2 * kWarmStep + 1), 8 * kWarmStep);
+  if (!w.Holds()) {
+    (void)w.Stop();
+    GTEST_SKIP() << "the warm was done before its burst came";
+  }
   EXPECT_EQ(w.GiveBack(32 * kWarmStep), 3 * kWarmStep) << "the need, whole";
   EXPECT_EQ(w.GiveBack(kWarmStep), 0u);
   EXPECT_TRUE(w.Holds()) << "held until stopped";

@@ -139,14 +139,15 @@ class HeapReserve {
 // "A batch announced before it is parsed"). A warm maps up to `bytes` on a
 // thread of its own ("sm-warm"), populates them 2 MiB at a time (as huge
 // pages where transparent huge pages allow), and holds them until the
-// burst takes them (GiveBack, a step at a time) or the warm is done or
-// stopped (then all it holds is unmapped): the pages it freed are mapped
-// in the host again, and the next allocations (of this process or
-// another) take them at the cost of a page zeroed in the guest, until the
-// guest reports them free again. Once the burst has come (Stream) the warm
-// goes on beside it: 100,000 adds with a warm a third short took 11-34 ms
-// for their memory against 101-198 ms when the warm stopped as the burst
-// came (bench/README.md, "A warm that goes on beside the batch").
+// burst takes them (GiveBack, a step at a time) or the warm ends (done
+// before its burst came, stopped, or a pause not followed by its burst;
+// then all it holds is unmapped): the pages it freed are mapped in the
+// host again, and the next allocations (of this process or another) take
+// them at the cost of a page zeroed in the guest, until the guest reports
+// them free again. Once the burst has come (Stream) the warm goes on
+// beside it: 100,000 adds with a warm short of their memory took 10-37 ms
+// for it against 10-230 ms when the warm stopped as the burst came
+// (bench/README.md, "A warm that goes on beside the batch").
 //
 // Best effort: nothing where the kernel cannot populate (older than 5.14)
 // or no thread can start. At most one warm at a time.
@@ -194,9 +195,10 @@ class MemoryWarmer {
   // From here its steps are taken by page faults, which need not wait for
   // the burst's collapses (see TouchPages in the .cc). Returns the bytes
   // populated so far ("warmed ahead"), at least one step (it waits for the
-  // first, as Stop() does): 0 if there was no warm, if it ended more than
-  // kKeptWarm ago, or if Stream() was called for it before (each warm is
-  // for one burst).
+  // first): 0 if there was no warm, if it ended more than kKeptWarm ago, if
+  // Stream() was called for it before (each warm is for one burst; the
+  // burst that got 0 must not stop it), or if it populated nothing (the
+  // kernel could not, or a pause ended it first).
   std::size_t Stream(std::size_t need);
   // Gives back, on the calling thread, up to `bytes` (whole steps) of what
   // the warm populated and has not given back yet, first steps first: a
@@ -236,6 +238,7 @@ class MemoryWarmer {
   std::condition_variable step_cv_;
   std::uintptr_t steps_ = 0;       // guarded by give_mu_
   std::size_t given_ = 0;          // guarded by give_mu_
+  bool loop_over_ = false;         // it populates no more; give_mu_
   bool run_over_ = false;          // guarded by give_mu_
   bool hold_ = false;  // Stream() was called: hold until stopped; give_mu_
   // Steps from here on were given back by the warm itself (past the

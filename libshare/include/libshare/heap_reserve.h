@@ -145,8 +145,8 @@ class HeapReserve {
 // host again, and the next allocations (of this process or another) take
 // them at the cost of a page zeroed in the guest, until the guest reports
 // them free again. Once the burst has come (Stream) the warm goes on
-// beside it: 100,000 adds with a warm short of their memory took 10-37 ms
-// for it against 10-230 ms when the warm stopped as the burst came
+// beside it: 100,000 adds after 3 s idle took 8-64 ms for their memory
+// against 33-150 ms when the warm stopped as the burst came
 // (bench/README.md, "A warm that goes on beside the batch").
 //
 // Best effort: nothing where the kernel cannot populate (older than 5.14)

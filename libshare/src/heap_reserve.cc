@@ -309,7 +309,12 @@ void MemoryWarmer::Run(std::size_t bytes) {
   void* m = ::mmap(nullptr, bytes + kWarmStep, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) {
-    EndRun();
+    // Stream() may be waiting for a first step that will not come.
+    {
+      std::lock_guard<std::mutex> g(give_mu_);
+      loop_over_ = true;
+    }
+    step_cv_.notify_all();
     return;
   }
   const auto a =
@@ -372,21 +377,11 @@ void MemoryWarmer::Run(std::size_t bytes) {
   step_cv_.wait(g, [this, off] { return off == 0 || !hold_ || stop_.load(); });
   steps_ = 0;
   ::munmap(m, bytes + kWarmStep);
-  g.unlock();
-  EndRun();
 }
 
 void MemoryWarmer::RequestStop() {
   stop_.store(true);
   { std::lock_guard<std::mutex> g(give_mu_); }  // after the warm's check
-  step_cv_.notify_all();
-}
-
-void MemoryWarmer::EndRun() {
-  {
-    std::lock_guard<std::mutex> g(give_mu_);
-    run_over_ = true;
-  }
   step_cv_.notify_all();
 }
 
@@ -509,7 +504,6 @@ std::size_t MemoryWarmer::Start(std::size_t bytes) {
     given_ = 0;
     held_end_ = SIZE_MAX;
     loop_over_ = false;
-    run_over_ = false;
     hold_ = false;
   }
   try {

@@ -3,11 +3,13 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -609,6 +611,39 @@ TEST(MemoryWarmer, StreamReturnsWhateverTheWarmWasDoing) {
     (void)w.Stop();
     EXPECT_FALSE(w.Holds());
   }
+}
+
+// In a child process whose address space is capped just above what it
+// uses: a warm is started (its thread's stack fits, its 64 MiB do not)
+// and streamed. The exit code: 0 when Stream() said the warm populated
+// nothing and it holds nothing; others say which step went wrong. An alarm
+// turns a hang into a failure.
+int StreamWithTheMappingRefused() {
+  ::alarm(20);
+  long vm_kib = 0;
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (std::sscanf(line.c_str(), "VmSize: %ld kB", &vm_kib) == 1) break;
+  }
+  const rlim_t cap = (static_cast<rlim_t>(vm_kib) << 10) + (rlim_t{32} << 20);
+  const rlimit r{cap, cap};
+  if (vm_kib == 0 || ::setrlimit(RLIMIT_AS, &r) != 0) return 3;
+  MemoryWarmer w;
+  if (w.Start(32 * kWarmStep) == 0) return 4;  // no thread
+  const std::size_t warmed = w.Stream(4 * kWarmStep);
+  const bool held = w.Holds();
+  (void)w.Stop();
+  return warmed == 0 && !held ? 0 : 5;
+}
+
+// A warm whose mapping the kernel refuses populates nothing, and Stream()
+// says so rather than wait for a first step that never comes.
+TEST(MemoryWarmerDeathTest, StreamReturnsWhenTheWarmCannotMap) {
+  if (kSanitized) GTEST_SKIP() << "AddressSanitizer maps its shadow";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::_Exit(StreamWithTheMappingRefused()),
+              ::testing::ExitedWithCode(0), "");
 }
 
 // A warm further ahead than its burst needs gives back what is past the

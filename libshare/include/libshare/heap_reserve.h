@@ -218,9 +218,8 @@ class MemoryWarmer {
   std::size_t Stop();
 
  private:
-  // The warm's thread, and what it does last (run_over_).
+  // The warm's thread.
   void Run(std::size_t bytes);
-  void EndRun();
   // Whether the warm ended by itself more than kKeptWarm ago.
   bool EndedLongAgo() const;
 
@@ -232,14 +231,13 @@ class MemoryWarmer {
   std::atomic<bool> stream_{false};
   std::atomic<std::size_t> limit_{SIZE_MAX};  // Stream()'s need
   // The warm's first step while its mapping is there (0 before and after),
-  // how much of it GiveBack has given back, and whether the warm's thread
-  // is over; step_cv_ says the first step is populated, or the run over.
+  // how much of it GiveBack has given back, and whether the warm populates
+  // no more; step_cv_ says the first step is populated, or the loop over.
   std::mutex give_mu_;
   std::condition_variable step_cv_;
   std::uintptr_t steps_ = 0;       // guarded by give_mu_
   std::size_t given_ = 0;          // guarded by give_mu_
   bool loop_over_ = false;         // it populates no more; give_mu_
-  bool run_over_ = false;          // guarded by give_mu_
   bool hold_ = false;  // Stream() was called: hold until stopped; give_mu_
   // Steps from here on were given back by the warm itself (past the
   // burst's need); guarded by give_mu_.

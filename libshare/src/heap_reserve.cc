@@ -362,10 +362,9 @@ void MemoryWarmer::Run(std::size_t bytes) {
   step_cv_.notify_all();
   // What it populated past the burst's need (a warm further ahead than the
   // burst takes) goes back to the kernel's free lists at once, for the
-  // burst's other allocations to take; GiveBack stops short of it
-  // (held_end_).
-  if (held_end_ < off) {
-    const std::size_t from = std::max(held_end_, given_);
+  // burst's other allocations to take; GiveBack stops short of it.
+  if (const std::size_t need = limit_.load(); need < off) {
+    const std::size_t from = std::max(need, given_);
     g.unlock();
     (void)::madvise(reinterpret_cast<void*>(a + from), off - from,
                     MADV_DONTNEED);
@@ -374,7 +373,8 @@ void MemoryWarmer::Run(std::size_t bytes) {
   // For a burst that has come (Stream()), what is not given back yet is
   // held until the burst is done taking it (RequestStop(), Stop()); a warm
   // that populated nothing has nothing to hold.
-  step_cv_.wait(g, [this, off] { return off == 0 || !hold_ || stop_.load(); });
+  step_cv_.wait(
+      g, [this, off] { return off == 0 || !stream_.load() || stop_.load(); });
   steps_ = 0;
   ::munmap(m, bytes + kWarmStep);
 }
@@ -496,15 +496,12 @@ std::size_t MemoryWarmer::Start(std::size_t bytes) {
   pause_.store(false);
   stream_.store(false);
   limit_.store(SIZE_MAX);
-  streamed_ = false;
   done_.store(false);
   warmed_.store(0);
   {
     std::lock_guard<std::mutex> g(give_mu_);
     given_ = 0;
-    held_end_ = SIZE_MAX;
     loop_over_ = false;
-    hold_ = false;
   }
   try {
     thread_ = std::thread([this, bytes] {
@@ -524,15 +521,15 @@ bool MemoryWarmer::EndedLongAgo() const {
 
 std::size_t MemoryWarmer::Stream(std::size_t need) {
   std::lock_guard<std::mutex> l(mu_);
-  if (!thread_.joinable() || streamed_ || EndedLongAgo()) return 0;
-  streamed_ = true;
+  if (!thread_.joinable() || stream_.load() || EndedLongAgo()) return 0;
   std::unique_lock<std::mutex> g(give_mu_);
-  // All under give_mu_: the warm reads them there once its loop is over,
-  // and a paused warm waits for stream_ there.
-  limit_.store(need);
+  // Both under give_mu_: the warm reads them there once its loop is over,
+  // and a paused warm waits for stream_ there. The need in whole steps
+  // (the warm stops at the same step either way).
+  limit_.store(need > SIZE_MAX - kWarmStep
+                   ? SIZE_MAX
+                   : (need + kWarmStep - 1) / kWarmStep * kWarmStep);
   stream_.store(true);
-  hold_ = true;
-  held_end_ = (need + kWarmStep - 1) / kWarmStep * kWarmStep;
   step_cv_.notify_all();
   // At least its first step, as a warm stopped at once has (none if the
   // kernel could not populate it, or a pause ended it first).
@@ -546,7 +543,7 @@ std::size_t MemoryWarmer::GiveBack(std::size_t bytes) {
   // Only while the warm's mapping is there (steps_, under give_mu_): its
   // range may be someone else's once it is unmapped.
   while (steps_ != 0 && given < bytes &&
-         given_ < std::min(warmed_.load(), held_end_)) {
+         given_ < std::min(warmed_.load(), limit_.load())) {
     (void)::madvise(reinterpret_cast<void*>(steps_ + given_), kWarmStep,
                     MADV_DONTNEED);
     given_ += kWarmStep;

@@ -225,11 +225,13 @@ class MemoryWarmer {
 
   std::mutex mu_;
   std::thread thread_;  // guarded by mu_
-  bool streamed_ = false;  // Stream() was called for this warm; mu_
   std::atomic<bool> stop_{false};
   std::atomic<bool> pause_{false};
+  // Set by Stream() (under give_mu_) for this warm: its burst has come,
+  // needing limit_ (whole steps; SIZE_MAX before); the warm holds what it
+  // populated up to there until stopped.
   std::atomic<bool> stream_{false};
-  std::atomic<std::size_t> limit_{SIZE_MAX};  // Stream()'s need
+  std::atomic<std::size_t> limit_{SIZE_MAX};
   // The warm's first step while its mapping is there (0 before and after),
   // how much of it GiveBack has given back, and whether the warm populates
   // no more; step_cv_ says the first step is populated, or the loop over.
@@ -238,10 +240,6 @@ class MemoryWarmer {
   std::uintptr_t steps_ = 0;       // guarded by give_mu_
   std::size_t given_ = 0;          // guarded by give_mu_
   bool loop_over_ = false;         // it populates no more; give_mu_
-  bool hold_ = false;  // Stream() was called: hold until stopped; give_mu_
-  // Steps from here on were given back by the warm itself (past the
-  // burst's need); guarded by give_mu_.
-  std::size_t held_end_ = SIZE_MAX;
   std::atomic<bool> done_{false};  // the thread has unmapped its memory
   std::chrono::steady_clock::time_point ended_;  // set before done_
   std::atomic<std::size_t> warmed_{0};

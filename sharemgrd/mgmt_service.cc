@@ -681,18 +681,23 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   using Clock = std::chrono::steady_clock;
   const Clock::time_point arrived = Clock::now();
   // Until the batch is done, no other warm starts; the warm of a
-  // PREPARE_BATCH ends with this batch at the latest, unless another
-  // batch took it (a batch that fails to decode included).
+  // PREPARE_BATCH ends with this batch at the latest: the batch that takes
+  // it stops it, and so does one that fails to decode before any batch
+  // took it (not a warm another batch is taking meanwhile).
   {
     absl::MutexLock l(&warm_mu_);
     ++batches_running_;
   }
   struct Running {
     MgmtService* s;
-    bool stop_warm = true;
+    enum { kNotAsked, kTaken, kNotOurs } warm = kNotAsked;
     ~Running() {
       absl::MutexLock l(&s->warm_mu_);
-      if (stop_warm) s->warmer_.RequestStop();
+      if (warm == kTaken) {
+        s->warmer_.RequestStop();
+      } else if (warm == kNotAsked) {
+        s->warmer_.RequestStopUnlessStreamed();
+      }
       --s->batches_running_;
     }
   } running{this};
@@ -720,7 +725,7 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   // stop.)
   const std::size_t warmed = warmer_.Stream(heap_bytes);
   libshare::MemoryWarmer* const donor = warmed != 0 ? &warmer_ : nullptr;
-  running.stop_warm = donor != nullptr;
+  running.warm = donor != nullptr ? Running::kTaken : Running::kNotOurs;
   std::size_t resident = 0;
   if (std::size_t{count} * sizeof(Operation) >= kOwnResidentBytes) {
     // Populated on both cores at once (PopulateForWrite): the warm gives

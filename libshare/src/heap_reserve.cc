@@ -385,6 +385,16 @@ void MemoryWarmer::RequestStop() {
   step_cv_.notify_all();
 }
 
+void MemoryWarmer::RequestStopUnlessStreamed() {
+  {
+    // stream_ is set under give_mu_ (Stream()).
+    std::lock_guard<std::mutex> g(give_mu_);
+    if (stream_.load()) return;
+    stop_.store(true);
+  }
+  step_cv_.notify_all();
+}
+
 bool PopulateForWrite(void* p, std::size_t bytes) {
   // Only whole pages inside the buffer: a page it shares with its
   // neighbours is theirs to touch.

@@ -1,5 +1,6 @@
 #include "libshare/heap_reserve.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -553,9 +554,9 @@ TEST(MemoryWarmer, PausedWhileItsBurstArrivesThenGoesOnOrEnds) {
       still = now == paused ? still + 1 : 0;
       paused = now;
     }
-    if (paused == kBytes || !w.Holds()) {
+    if (paused + 4 * kWarmStep > kBytes || !w.Holds()) {
       (void)w.Stop();
-      GTEST_SKIP() << "the warm was done before its pause";
+      GTEST_SKIP() << "the warm was (nearly) done before its pause";
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     EXPECT_EQ(w.warmed(), paused) << "it populated while paused";
@@ -579,37 +580,94 @@ TEST(MemoryWarmer, PausedWhileItsBurstArrivesThenGoesOnOrEnds) {
 }
 
 // Stream() returns whenever the warm is: paused before its first step, a
-// pause ended by its time before any step, or asked for nothing.
-TEST(MemoryWarmer, StreamReturnsWhateverTheWarmWasDoing) {
+// pause ended by its time before any step, or asked for nothing. Each warm
+// is asked 512 MiB, so that it is still going when its pause comes; a
+// test whose thread was held up until the warm had done all of it skips.
+constexpr std::size_t kLongWarm = 256 * kWarmStep;
+
+bool StartLongWarm(MemoryWarmer& w) {
+  if (w.Start(kLongWarm) == kLongWarm) return true;
+  (void)w.Stop();
+  return false;
+}
+
+TEST(MemoryWarmer, StreamReturnsForAWarmPausedBeforeItsFirstStep) {
   if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
-  {
-    MemoryWarmer w;
-    if (w.Start(8 * kWarmStep) == 0) GTEST_SKIP() << "no warm here";
-    w.RequestPause();  // most likely before its first step
-    EXPECT_GE(w.Stream(4 * kWarmStep), kWarmStep);
-    WaitWarmed(w, 4 * kWarmStep);
-    EXPECT_EQ(w.GiveBack(8 * kWarmStep), 4 * kWarmStep);
-    EXPECT_LE(w.Stop(), 4 * kWarmStep + kWarmStep);
-  }
-  {
-    MemoryWarmer w;
-    if (w.Start(8 * kWarmStep) == 0) GTEST_SKIP() << "no warm here";
-    w.RequestPause();
-    // The pause ends the warm after kKeptWarm (2 s) without its burst.
-    std::this_thread::sleep_for(MemoryWarmer::kKeptWarm +
-                                std::chrono::milliseconds(300));
-    EXPECT_FALSE(w.Holds());
-    (void)w.Stream(4 * kWarmStep);  // returns: nothing to wait for
-    EXPECT_EQ(w.GiveBack(kWarmStep), 0u);
-  }
-  {
-    MemoryWarmer w;
-    if (w.Start(8 * kWarmStep) == 0) GTEST_SKIP() << "no warm here";
-    w.RequestPause();
-    (void)w.Stream(0);  // a need of nothing
-    EXPECT_EQ(w.GiveBack(kWarmStep), 0u) << "given past a need of nothing";
+  MemoryWarmer w;
+  if (!StartLongWarm(w)) GTEST_SKIP() << "too little memory for 512 MiB";
+  w.RequestPause();  // most likely before its first step
+  const std::size_t got = w.Stream(4 * kWarmStep);
+  EXPECT_GE(got, kWarmStep);
+  if (!w.Holds()) {
     (void)w.Stop();
-    EXPECT_FALSE(w.Holds());
+    GTEST_SKIP() << "the warm was done before its pause";
+  }
+  WaitWarmed(w, 4 * kWarmStep);
+  // Past the need it gave back itself; up to it, it holds.
+  EXPECT_EQ(w.GiveBack(8 * kWarmStep), 4 * kWarmStep);
+  EXPECT_LE(w.Stop(), std::max(got, 5 * kWarmStep));
+}
+
+TEST(MemoryWarmer, StreamReturnsAfterAPauseEndedTheWarm) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  MemoryWarmer w;
+  if (!StartLongWarm(w)) GTEST_SKIP() << "too little memory for 512 MiB";
+  w.RequestPause();
+  // The pause ends the warm after kKeptWarm (2 s) without its burst.
+  std::this_thread::sleep_for(MemoryWarmer::kKeptWarm +
+                              std::chrono::milliseconds(300));
+  if (w.warmed() == kLongWarm) {
+    (void)w.Stop();
+    GTEST_SKIP() << "the warm was done before its pause";
+  }
+  EXPECT_FALSE(w.Holds()) << "a pause with no burst did not end the warm";
+  (void)w.Stream(4 * kWarmStep);  // returns: nothing to wait for
+  EXPECT_EQ(w.GiveBack(kWarmStep), 0u);
+}
+
+TEST(MemoryWarmer, StreamOfANeedOfNothingHoldsNothing) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  MemoryWarmer w;
+  if (!StartLongWarm(w)) GTEST_SKIP() << "too little memory for 512 MiB";
+  w.RequestPause();
+  (void)w.Stream(0);  // a need of nothing
+  EXPECT_EQ(w.GiveBack(kWarmStep), 0u) << "given past a need of nothing";
+  (void)w.Stop();
+  EXPECT_FALSE(w.Holds());
+}
+
+// A burst that fails before it asks for the warm stops it, unless another
+// burst has streamed it meanwhile: that one's warm goes on and still gives.
+TEST(MemoryWarmer, StopUnlessStreamedLeavesAStreamedWarmGoing) {
+  if (!KernelPopulates()) GTEST_SKIP() << "kernel older than 5.14";
+  for (const bool streamed : {false, true}) {
+    MemoryWarmer w;
+    if (!StartLongWarm(w)) GTEST_SKIP() << "too little memory for 512 MiB";
+    WaitWarmed(w, kWarmStep);
+    if (streamed) {
+      EXPECT_GE(w.Stream(4 * kWarmStep), kWarmStep);
+      w.RequestStopUnlessStreamed();
+      WaitWarmed(w, 4 * kWarmStep);
+      EXPECT_TRUE(w.Holds()) << "a streamed warm was stopped";
+      EXPECT_EQ(w.GiveBack(4 * kWarmStep), 4 * kWarmStep);
+      (void)w.Stop();
+      continue;
+    }
+    // Paused, it would hold what it has for kKeptWarm (2 s); stopped, it
+    // ends within a step.
+    w.RequestPause();
+    if (w.warmed() == kLongWarm) {
+      (void)w.Stop();
+      GTEST_SKIP() << "the warm was done before its pause";
+    }
+    w.RequestStopUnlessStreamed();
+    const auto deadline =
+        std::chrono::steady_clock::now() + MemoryWarmer::kKeptWarm / 2;
+    while (w.Holds() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_FALSE(w.Holds()) << "a warm nobody streamed was not stopped";
+    (void)w.Stop();
   }
 }
 
@@ -629,6 +687,14 @@ int StreamWithTheMappingRefused() {
   const rlim_t cap = (static_cast<rlim_t>(vm_kib) << 10) + (rlim_t{32} << 20);
   const rlimit r{cap, cap};
   if (vm_kib == 0 || ::setrlimit(RLIMIT_AS, &r) != 0) return 3;
+  // The warm's thread gets a stack of 1 MiB, whatever RLIMIT_STACK says
+  // (a thread's default stack is its soft limit, often raised in CI).
+  pthread_attr_t attr;
+  if (::pthread_attr_init(&attr) != 0 ||
+      ::pthread_attr_setstacksize(&attr, std::size_t{1} << 20) != 0 ||
+      ::pthread_setattr_default_np(&attr) != 0) {
+    return 6;
+  }
   MemoryWarmer w;
   if (w.Start(32 * kWarmStep) == 0) return 4;  // no thread
   const std::size_t warmed = w.Stream(4 * kWarmStep);
@@ -641,9 +707,11 @@ int StreamWithTheMappingRefused() {
 // says so rather than wait for a first step that never comes.
 TEST(MemoryWarmerDeathTest, StreamReturnsWhenTheWarmCannotMap) {
   if (kSanitized) GTEST_SKIP() << "AddressSanitizer maps its shadow";
+  const std::string style = GTEST_FLAG_GET(death_test_style);
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(std::_Exit(StreamWithTheMappingRefused()),
               ::testing::ExitedWithCode(0), "");
+  GTEST_FLAG_SET(death_test_style, style);
 }
 
 // A warm further ahead than its burst needs gives back what is past the

@@ -178,6 +178,10 @@ class MemoryWarmer {
   // Asks the warm in progress, if any, to stop after its current step and
   // give its memory back, without waiting for it (Stop() waits).
   void RequestStop();
+  // RequestStop(), unless a burst has streamed the warm (Stream()): for a
+  // burst that fails before it asks, whose warm another burst may be
+  // taking meanwhile.
+  void RequestStopUnlessStreamed();
   // Says the burst is arriving, without waiting: the warm populates no
   // more, beside the burst's transfer, but holds what it has until the
   // burst says what it needs (Stream()), for at most kKeptWarm; then it
@@ -200,8 +204,9 @@ class MemoryWarmer {
   // burst that got 0 must not stop it), or if it populated nothing (the
   // kernel could not, or a pause ended it first).
   std::size_t Stream(std::size_t need);
-  // Gives back, on the calling thread, up to `bytes` (whole steps) of what
-  // the warm populated and has not given back yet, first steps first: a
+  // Gives back, on the calling thread, `bytes` rounded up to whole steps
+  // (or less, as far as it holds them) of what the warm populated and has
+  // not given back yet, first steps first: a
   // huge page freed on a CPU tends to be the next one handed out there.
   // Returns the bytes given back (0 when none is held: the warm has not got
   // that far, or has ended and given back all it held).

@@ -607,7 +607,7 @@ struct FsWatch::RoundReport {
 
 FsWatch::State FsWatch::Probe(const libshare::ShareLocation& s,
                               const MountInfo& mounts, ParentWalks& parents,
-                              std::vector<libshare::FsPlaceRow>* to_record,
+                              std::vector<PlaceToRecord>* to_record,
                               std::string* reason) {
   PathStat st = StatPath(s.path, s.mountpoint);
   parents.Check(s.path, &st);
@@ -621,9 +621,8 @@ FsWatch::State FsWatch::Probe(const libshare::ShareLocation& s,
       s.mount_root);
   State n;
   if (p.record.has_value()) {
-    to_record->push_back({s.id, s.path, p.record->mount_point, p.record->fstype,
-                          p.record->source});
     n.recorded = recorded_[s.id] = Intern(*p.record);
+    to_record->push_back({s.id, n.recorded});
   } else if (rec != recorded_.end()) {
     n.recorded = rec->second;
   }
@@ -634,9 +633,16 @@ FsWatch::State FsWatch::Probe(const libshare::ShareLocation& s,
   return n;
 }
 
-void FsWatch::RecordPlaces(const std::vector<libshare::FsPlaceRow>& rows) {
+void FsWatch::RecordPlaces(const std::vector<PlaceToRecord>& rows) {
   if (rows.empty()) return;
-  if (absl::Status s = store_->RecordFsPlaces(rows); !s.ok()) {
+  if (absl::Status s = store_->RecordFsPlaces(
+          rows.size(),
+          [&](std::size_t i) {
+            const FsPlace& p = OwnPlace(rows[i].place);
+            return libshare::Store::FsPlaceRowView{
+                rows[i].id, {}, p.mount_point, p.fstype, p.source};
+          });
+      !s.ok()) {
     // Kept in memory; written again at the next start (still unrecorded).
     if (config_.log) {
       config_.log(absl::StrCat("cannot record the file systems of ",
@@ -703,7 +709,7 @@ void FsWatch::ProbeAll() {
   absl::flat_hash_map<absl::string_view, State> next;
   absl::flat_hash_map<std::string, std::string> next_reasons;
   next.reserve(shares.size());
-  std::vector<libshare::FsPlaceRow> to_record;
+  std::vector<PlaceToRecord> to_record;
   ParentWalks parents;
   std::size_t probed = 0;
   std::string reason;
@@ -778,7 +784,7 @@ bool FsWatch::ProbeChanged(std::vector<Pending> pending) {
   }
   const std::vector<libshare::ShareLocation> shares =
       catalog_->LocationsOf(paths);
-  std::vector<libshare::FsPlaceRow> to_record;
+  std::vector<PlaceToRecord> to_record;
   ParentWalks parents;
   std::vector<State> states(shares.size());
   std::vector<std::string> reasons(shares.size());

@@ -1006,9 +1006,18 @@ absl::Status Store::ScanFsPlaces(
 }
 
 absl::Status Store::RecordFsPlaces(const std::vector<FsPlaceRow>& places) {
-  if (places.empty()) return absl::OkStatus();
+  return RecordFsPlaces(places.size(), [&places](std::size_t i) {
+    const FsPlaceRow& p = places[i];
+    return FsPlaceRowView{p.id, p.path, p.mount_point, p.fstype, p.source};
+  });
+}
+
+absl::Status Store::RecordFsPlaces(
+    std::size_t count, absl::FunctionRef<FsPlaceRowView(std::size_t)> row) {
+  if (count == 0) return absl::OkStatus();
   if (absl::Status s = Begin(); !s.ok()) return s;
-  for (const FsPlaceRow& p : places) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const FsPlaceRowView p = row(i);
     absl::StatusOr<sqlite3_stmt*> st = Prepared(kSetFsPlace);
     absl::Status s = st.status();
     if (s.ok()) {

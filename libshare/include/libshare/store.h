@@ -244,6 +244,11 @@ class Store {
   // removed meanwhile are skipped (not an error).
   [[nodiscard]] absl::Status RecordFsPlaces(
       const std::vector<FsPlaceRow>& places);
+  // The same for `count` rows that `row(i)` makes when they are written
+  // (its texts need last only until the next call; path is not read): a
+  // caller whose rows share a few places need not copy them per share.
+  [[nodiscard]] absl::Status RecordFsPlaces(
+      std::size_t count, absl::FunctionRef<FsPlaceRowView(std::size_t)> row);
 
  private:
   enum Stmt {

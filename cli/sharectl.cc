@@ -146,7 +146,10 @@ std::vector<libshare::GroupInfo> PickGroups(
 // 4 instead of 11 ms, but the client, faulting in its own memory while the
 // daemon warmed, took 1-6 ms longer; at 100,000 (4.5 MB) a batch took 341
 // instead of 414 ms (bench/README.md, "A batch announced before it is
-// parsed").
+// parsed"). After the daemon idled 3 s (its freed memory gone back to the
+// host), announcing at 15,000 cut the daemon's memory step from 28 to 8 ms
+// (medians) but the batch only from 90 to 88 ms: 40 rounds each, "Announcing
+// 15,000 adds after an idle spell".
 constexpr std::size_t kAnnounceFileBytes = std::size_t{2} << 20;
 
 // One run of one command: its streams, socket and output mode.

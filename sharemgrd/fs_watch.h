@@ -236,7 +236,7 @@ class FsWatch {
     bool mountpoint = false;  // the share's option
   };
   // A share's place to write to the store: the share and its place's
-  // index in places_ (12 bytes, where a row of its own texts took ~180 and
+  // index in places_ (16 bytes, where a row of its own texts took ~180 and
   // a round after a batch of 1,000,000 adds held 1,000,000 of them).
   struct PlaceToRecord {
     uint64_t id;

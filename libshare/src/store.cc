@@ -1005,13 +1005,6 @@ absl::Status Store::ScanFsPlaces(
   return absl::OkStatus();
 }
 
-absl::Status Store::RecordFsPlaces(const std::vector<FsPlaceRow>& places) {
-  return RecordFsPlaces(places.size(), [&places](std::size_t i) {
-    const FsPlaceRow& p = places[i];
-    return FsPlaceRowView{p.id, p.path, p.mount_point, p.fstype, p.source};
-  });
-}
-
 absl::Status Store::RecordFsPlaces(
     std::size_t count, absl::FunctionRef<FsPlaceRowView(std::size_t)> row) {
   if (count == 0) return absl::OkStatus();

@@ -236,11 +236,13 @@ TEST_F(StoreTest, RecordedFileSystemsSurviveReopenAndSkipRemovedShares) {
     ASSERT_TRUE(store->InsertShare(Row(2, "/tank/home/b", "homes")).ok());
     ASSERT_TRUE(store->Commit().ok());
     // Share 2 has nothing recorded; share 9 does not exist: skipped.
-    ASSERT_TRUE(
-        store
-            ->RecordFsPlaces({{1, "", "/tank/home/a", "zfs", "tank/home/a"},
-                              {9, "", "/x", "zfs", "x"}})
-            .ok());
+    const std::vector<Store::FsPlaceRowView> rows = {
+        {1, "", "/tank/home/a", "zfs", "tank/home/a"},
+        {9, "", "/x", "zfs", "x"}};
+    ASSERT_TRUE(store
+                    ->RecordFsPlaces(rows.size(),
+                                     [&](std::size_t i) { return rows[i]; })
+                    .ok());
   }
   auto store = Open();
   auto places = store->LoadFsPlaces();

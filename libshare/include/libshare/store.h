@@ -240,13 +240,11 @@ class Store {
   };
   [[nodiscard]] absl::Status ScanFsPlaces(
       absl::FunctionRef<void(const FsPlaceRowView&)> fn);
-  // Records the places in one transaction of its own; rows of shares
-  // removed meanwhile are skipped (not an error).
-  [[nodiscard]] absl::Status RecordFsPlaces(
-      const std::vector<FsPlaceRow>& places);
-  // The same for `count` rows that `row(i)` makes when they are written
-  // (its texts need last only until the next call; path is not read): a
-  // caller whose rows share a few places need not copy them per share.
+  // Records `count` places in one transaction of its own, each made by
+  // `row(i)` as it is written (its texts need last only until the next
+  // call; path is not read): a caller whose rows share a few places need
+  // not copy them per share. Rows of shares removed meanwhile are skipped
+  // (not an error).
   [[nodiscard]] absl::Status RecordFsPlaces(
       std::size_t count, absl::FunctionRef<FsPlaceRowView(std::size_t)> row);
 

@@ -132,6 +132,9 @@ class MountTable {
   void Restore(std::vector<libshare::MountRecord> added,
                std::vector<libshare::MountRecord> removed);
   bool has_changes() const;
+  // Changes logged since start (MNTs that made a record, UMNTs that removed
+  // one): the flusher writes once this stops moving (a storm pauses).
+  uint64_t changes_logged() const;
   // Records not kept because a limit was reached, since start.
   uint64_t dropped() const {
     return dropped_.load(std::memory_order_relaxed);
@@ -227,6 +230,9 @@ class MountTable {
     // The buffer the last TakeChanges emptied, given back to log at the
     // next: in a steady stream of changes, logging one allocates nothing.
     std::vector<Change> spare ABSL_GUARDED_BY(mu);
+    // Changes logged in this shard since start; written under mu, read
+    // without it (changes_logged).
+    std::atomic<uint64_t> logged{0};
   };
   // 65,536 changes over the table, as before it was sharded.
   static constexpr std::size_t kMinFoldAt = (1u << 16) / kShards;

@@ -25,9 +25,9 @@
 # load of other processes changes less (read the first/repeat ratio of the
 # same round): the run time of its threads (/proc/PID/task/*/schedstat, in
 # ns) from before the run until 150 ms after it (so the write-behind of the
-# run's records, every 50 ms, is counted), split into the record flusher
-# (thread sm-mountflush) and the rest. The first mounts' clients UMNTALL
-# after that window.
+# run's records, once the calls pause, is counted), split into the record
+# flusher (thread sm-mountflush) and the rest. The first mounts' clients
+# UMNTALL after that window.
 #
 # Besides each round's ratios, the calls of all rounds are pooled (first
 # against repeat) for p50 and p99: a p99 of one round rests on 72 calls.
@@ -132,7 +132,7 @@ load() {  # DAEMON LABEL ARGS...
   out=$("$MOUNT_LOAD" --server 127.0.0.1 --port "${d_port[$name]}" \
         --paths-file "$SM_DIR/paths" --clients 8 --calls "$calls" "$@") ||
     fail "mount_load $name $label: $out"
-  sleep 0.15  # the run's records written behind (every 50 ms)
+  sleep 0.15  # the run's records written behind (once the calls pause)
   read -r f1 r1 < <(daemon_cpu_ns "${d_pid[$name]}")
   jq -e '.errors == 0 and ([.lat_hist[][1]] | add) == .calls' <<<"$out" \
     >/dev/null || fail "mount_load $name $label: $(head -c 2000 <<<"$out")"

@@ -8,8 +8,13 @@
 //              [--duration S | --calls C] [--udp] [--vers 1|3]
 //              [--source-base 127.0.2.1] [--unreserved] [--warmup K]
 //              [--cold | --first-mounts | --mixed]
-//              [--stall-source ADDR [--stall-path PATH]] [--timeout MS] [--no-cleanup] [--proc mnt|null|export]
+//              [--stall-source ADDR [--stall-path PATH]] [--timeout MS]
+//              [--no-cleanup] [--proc mnt|null|export] [--settle MS]
 //
+// --settle MS: the timed calls start MS milliseconds after every client's
+// warm-up ended, so that what the warm-up left the daemon to do (writing
+// the records it made, which sharemgrd does once the calls pause) is not
+// timed with the calls that follow.
 // --proc null or export times that procedure instead of MNT (paths are then
 // unused but one is still required); EXPORT's entry count is reported.
 // Modes:
@@ -80,7 +85,8 @@ constexpr char kUsage[] =
     "                  [--cold | --first-mounts | --mixed]\n"
     "                  [--stall-source ADDR [--stall-path PATH]]\n"
     "                  [--timeout MS] [--no-cleanup] [--proc "
-    "mnt|null|export]\n";
+    "mnt|null|export]\n"
+    "                  [--settle MS]\n";
 
 struct Config {
   mountclient::Options base;  // server, port, transport, version, timeout
@@ -97,6 +103,7 @@ struct Config {
   std::string stall_path;
   bool cleanup = true;
   std::string proc = "mnt";  // mnt, null or export
+  int settle_ms = 0;         // between the warm-up and the timed calls
 };
 
 // Per-thread results; merged after the run.
@@ -331,6 +338,9 @@ class LoadRun {
           },
           this));
     }
+    if (cfg_.settle_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(cfg_.settle_ms));
+    }
     start_ = Clock::now();
     deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(
                              std::chrono::duration<double>(cfg_.duration_s));
@@ -531,6 +541,10 @@ int main(int argc, char** argv) {
       cfg.proc = v;
       if (cfg.proc != "mnt" && cfg.proc != "null" && cfg.proc != "export") {
         return Usage("--proc must be mnt, null or export");
+      }
+    } else if (a == "--settle" && need()) {
+      if (!absl::SimpleAtoi(v, &cfg.settle_ms) || cfg.settle_ms < 0) {
+        return Usage("--settle needs milliseconds (>= 0)");
       }
     } else if (a == "--no-cleanup") {
       cfg.cleanup = false;

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Mount records reach the store while the daemon serves, not only at its
+# stop: once the MNTs pause, and about every second during a storm that
+# does not pause (a new client address every call, for 3 s). A daemon
+# killed with SIGKILL after that has them all again once restarted.
+source "$(dirname "$0")/lib.sh"
+sm_setup
+[[ -x $MOUNT_LOAD ]] || fail "program not built: $MOUNT_LOAD"
+start_daemon
+read -r p <<<"$(make_dirs p)"
+sc create -o rw g || fail "create refused"
+sc add-share -s "$p" g || fail "add-share $p refused"
+
+# Rows of the store's mount records for $p.
+stored() {
+  python3 - "$SM_DB" "$p" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+print(db.execute("SELECT count(*) FROM mounts WHERE path = ?",
+                 (sys.argv[2],)).fetchone()[0])
+PY
+}
+# Waits (up to 10 s) until the store holds at least N records of $p.
+wait_stored() {  # N WHAT
+  local i
+  for ((i = 0; i < 200; i++)); do
+    (($(stored) >= $1)) && return 0
+    sleep 0.05
+  done
+  fail "$2: $(stored) of $1 records in the store after 10 s"
+}
+
+[[ $(probe --source 127.0.2.5 mnt "$p") == MNT3_OK\ * ]] || fail "MNT $p refused"
+wait_stored 1 "one MNT, then a pause"
+
+# The storm: 4 clients, every call from a new address (a new record).
+"$MOUNT_LOAD" --server 127.0.0.1 --port "$MOUNT_PORT" --clients 4 \
+  --path "$p" --duration 3 --cold --no-cleanup --source-base 127.0.3.1 \
+  >"$SM_DIR/load.json" 2>"$SM_DIR/load.err" &
+load=$!
+sleep 2.2
+during=$(stored)
+kill -0 "$load" 2>/dev/null || fail "the storm ended before 2.2 s: $(cat "$SM_DIR/load.err")"
+wait "$load" || fail "mount_load failed: $(cat "$SM_DIR/load.err" "$SM_DIR/load.json")"
+((during > 1)) || fail "no record of the storm in the store 2.2 s into it"
+ok=$(jq -r .ok <"$SM_DIR/load.json")
+((ok > 0)) || fail "no MNT of the storm succeeded: $(cat "$SM_DIR/load.json")"
+echo "records stored 2.2 s into the storm: $((during - 1)) of $ok"
+# All of them once it ended: the MNT before it and each of its calls.
+wait_stored $((ok + 1)) "after the storm"
+
+kill -KILL "$DAEMON_PID"
+wait "$DAEMON_PID" 2>/dev/null || true
+DAEMON_PID=
+start_daemon
+assert_eq $((ok + 1)) "$(sc --json stats | jq .mounts)" \
+  "records loaded after SIGKILL and restart"
+assert_contains "$(probe dump)" "127.0.2.5 $p" "DUMP after SIGKILL and restart"
+echo "ok"

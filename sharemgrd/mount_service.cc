@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -28,16 +29,17 @@ using libshare::MountRecord;
 
 // Mount records are written behind the calls: the flusher looks every
 // kFlushInterval, and writes what changed once no change came for
-// kFlushQuiet, or once the oldest it saw waited kFlushMaxDelay. A storm of
-// first mounts is then written when it pauses, not beside it: on 2 cores,
-// each write (a transaction of a few thousand rows, 5-10 ms of a core)
-// halved the cores left to the storm's calls while it ran, and those calls
-// made its tail. Measured 2026-12-06 (bench/README.md, "First mounts
-// written when the storm pauses"): 8 clients' first MNTs against repeated
-// ones, p99, 1.22-1.45 written every 50 ms, 0.97-1.22 with no writes.
+// kFlushQuiet, once the first changes it saw waited kFlushMaxDelay, or once
+// a shard logged kFlushShardChanges (half of what makes its log folded
+// under its lock). A storm of first mounts is then written when it pauses,
+// not beside it: on 2 cores, each write (a transaction of a few thousand
+// rows, several ms of a core) left the storm's calls one core while it ran,
+// and those calls made the storm's tail. Measured 2026-12-06 (bench/
+// README.md, "First mounts written when the storm pauses").
 constexpr auto kFlushInterval = absl::Milliseconds(50);
 constexpr auto kFlushQuiet = absl::Milliseconds(10);
-constexpr auto kFlushMaxDelay = absl::Seconds(1);
+constexpr auto kFlushMaxDelay = std::chrono::seconds(1);
+constexpr uint64_t kFlushShardChanges = MountTable::kFoldAt / 2;
 
 enum StatIndex : std::size_t {
   kStatNull,
@@ -350,10 +352,11 @@ std::size_t MountTable::path_count() const {
   return n;
 }
 
-uint64_t MountTable::changes_logged() const {
-  uint64_t n = 0;
-  for (const Shard& sh : shards_)
-    n += sh.logged.load(std::memory_order_relaxed);
+std::array<uint64_t, MountTable::kShards> MountTable::LoggedPerShard() const {
+  std::array<uint64_t, kShards> n;
+  for (std::size_t i = 0; i < kShards; ++i) {
+    n[i] = shards_[i].logged.load(std::memory_order_relaxed);
+  }
   return n;
 }
 
@@ -461,28 +464,44 @@ void MountService::Stop() {
 }
 
 void MountService::FlushLoop() {
+  using Clock = std::chrono::steady_clock;
   absl::MutexLock l(&flush_mu_);
   absl::Duration wait = kFlushInterval;
-  uint64_t seen = mounts_.changes_logged();
-  // When this loop first saw the changes not written yet.
-  absl::Time pending_since = absl::InfiniteFuture();
+  // Each shard's count of logged changes at the last look, and at the
+  // last write.
+  std::array<uint64_t, MountTable::kShards> seen = mounts_.LoggedPerShard();
+  std::array<uint64_t, MountTable::kShards> written = seen;
+  // When this loop first saw the changes not written yet (none: nullopt).
+  std::optional<Clock::time_point> pending_since;
   while (!stopping_) {
     flush_mu_.AwaitWithTimeout(absl::Condition(&stopping_), wait);
     if (stopping_) break;
     flush_mu_.Unlock();
-    const uint64_t logged = mounts_.changes_logged();
+    const std::array<uint64_t, MountTable::kShards> logged =
+        mounts_.LoggedPerShard();
     const bool quiet = logged == seen;
+    bool long_log = false;
+    for (std::size_t i = 0; i < logged.size(); ++i) {
+      long_log = long_log || logged[i] - written[i] >= kFlushShardChanges;
+    }
     seen = logged;
     wait = kFlushInterval;
-    if (mounts_.has_changes()) {
-      const absl::Time now = absl::Now();
-      if (pending_since == absl::InfiniteFuture()) pending_since = now;
-      if (quiet || now - pending_since >= kFlushMaxDelay) {
+    const Clock::time_point now = Clock::now();
+    const bool due = quiet || long_log ||
+                     (pending_since && now - *pending_since >= kFlushMaxDelay);
+    if (pending_since && !due) {
+      wait = kFlushQuiet;  // changes still coming: look again soon
+    } else if (mounts_.has_changes()) {
+      if (!pending_since) pending_since = now;
+      if (due) {
+        written = logged;
         FlushOnce();
-        pending_since = absl::InfiniteFuture();
+        pending_since.reset();
       } else {
-        wait = kFlushQuiet;  // changes still coming: look again soon
+        wait = kFlushQuiet;
       }
+    } else {
+      pending_since.reset();
     }
     // EXPORT is encoded on the first EXPORT call after a change, not here:
     // encoding holds the catalog's read lock for O(N), which the next

@@ -2,8 +2,9 @@
 // Catalog and the AuthCache, with its mount records and EXPORT cache.
 //
 // Thread-safe: Call() runs on many server threads at once. Mount records
-// are kept in memory and written to the store behind the calls (group
-// commit every 50 ms and at Stop()), so a MNT is not one fsync.
+// are kept in memory and written to the store behind the calls (one
+// transaction once the calls pause, at least about every second while
+// they do not, and at Stop()), so a MNT is not one fsync.
 #ifndef SHAREMGRD_MOUNT_SERVICE_H_
 #define SHAREMGRD_MOUNT_SERVICE_H_
 
@@ -132,9 +133,13 @@ class MountTable {
   void Restore(std::vector<libshare::MountRecord> added,
                std::vector<libshare::MountRecord> removed);
   bool has_changes() const;
-  // Changes logged since start (MNTs that made a record, UMNTs that removed
-  // one): the flusher writes once this stops moving (a storm pauses).
-  uint64_t changes_logged() const;
+  // Changes logged in each shard since start (MNTs that made a record,
+  // UMNTs that removed one): the flusher writes once their sum stops
+  // moving (a storm pauses), or before a shard's log grows long enough to
+  // be folded under its lock.
+  std::array<uint64_t, kShards> LoggedPerShard() const;
+  // A shard's log is folded under its lock from this many changes.
+  static constexpr std::size_t kFoldAt = (1u << 16) / kShards;
   // Records not kept because a limit was reached, since start.
   uint64_t dropped() const {
     return dropped_.load(std::memory_order_relaxed);
@@ -231,11 +236,11 @@ class MountTable {
     // next: in a steady stream of changes, logging one allocates nothing.
     std::vector<Change> spare ABSL_GUARDED_BY(mu);
     // Changes logged in this shard since start; written under mu, read
-    // without it (changes_logged).
+    // without it (LoggedPerShard).
     std::atomic<uint64_t> logged{0};
   };
   // 65,536 changes over the table, as before it was sharded.
-  static constexpr std::size_t kMinFoldAt = (1u << 16) / kShards;
+  static constexpr std::size_t kMinFoldAt = kFoldAt;
 
   static std::size_t ShardIndex(const libshare::IpAddress& client);
   Shard& ShardOf(const libshare::IpAddress& client) const;

@@ -24,7 +24,7 @@
 # Besides latency, each run reports the daemon's CPU per call, which the
 # load of other processes changes less (read the first/repeat ratio of the
 # same round): the run time of its threads (/proc/PID/task/*/schedstat, in
-# ns) from before the run until 150 ms after it (so the write-behind of the
+# ns) from before the run until 300 ms after it (so the write-behind of the
 # run's records, once the calls pause, is counted), split into the record
 # flusher (thread sm-mountflush) and the rest. The first mounts' clients
 # UMNTALL after that window.
@@ -132,7 +132,7 @@ load() {  # DAEMON LABEL ARGS...
   out=$("$MOUNT_LOAD" --server 127.0.0.1 --port "${d_port[$name]}" \
         --paths-file "$SM_DIR/paths" --clients 8 --calls "$calls" "$@") ||
     fail "mount_load $name $label: $out"
-  sleep 0.15  # the run's records written behind (once the calls pause)
+  sleep 0.3  # the run's records written behind (once the calls pause)
   read -r f1 r1 < <(daemon_cpu_ns "${d_pid[$name]}")
   jq -e '.errors == 0 and ([.lat_hist[][1]] | add) == .calls' <<<"$out" \
     >/dev/null || fail "mount_load $name $label: $(head -c 2000 <<<"$out")"
@@ -152,7 +152,7 @@ first() {  # DAEMON ROUND
     "$MOUNTPROBE" --server 127.0.0.1 --port "${d_port[$1]}" --source "$net.$c" \
       umntall >/dev/null || fail "umntall from $net.$c"
   done
-  sleep 0.15
+  sleep 0.3
 }
 # Both kinds in one run (mount_load --mixed), from 8 clients new to the
 # daemon, which then UMNTALL outside the run.
@@ -173,7 +173,7 @@ mixed() {  # DAEMON ROUND
     "$MOUNTPROBE" --server 127.0.0.1 --port "${d_port[$1]}" --source "$net.$c" \
       umntall >/dev/null || fail "umntall from $net.$c"
   done
-  sleep 0.15
+  sleep 0.3
 }
 pair() {  # DAEMON ROUND
   if (($2 % 2)); then

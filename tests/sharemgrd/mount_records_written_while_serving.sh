@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mount records reach the store while the daemon serves, not only at its
 # stop: once the MNTs pause, and about every second during a storm that
-# does not pause (a new client address every call, for 3 s). A daemon
+# does not pause (a new client address every call, for 6 s). A daemon
 # killed with SIGKILL after that has them all again once restarted.
 source "$(dirname "$0")/lib.sh"
 sm_setup
@@ -22,8 +22,8 @@ PY
 }
 # Waits (up to 10 s) until the store holds at least N records of $p.
 wait_stored() {  # N WHAT
-  local i
-  for ((i = 0; i < 200; i++)); do
+  local deadline=$((SECONDS + 10))
+  while ((SECONDS < deadline)); do
     (($(stored) >= $1)) && return 0
     sleep 0.05
   done
@@ -33,27 +33,33 @@ wait_stored() {  # N WHAT
 [[ $(probe --source 127.0.2.5 mnt "$p") == MNT3_OK\ * ]] || fail "MNT $p refused"
 wait_stored 1 "one MNT, then a pause"
 
-# The storm: 4 clients, every call from a new address (a new record).
-"$MOUNT_LOAD" --server 127.0.0.1 --port "$MOUNT_PORT" --clients 4 \
-  --path "$p" --duration 3 --cold --no-cleanup --source-base 127.0.3.1 \
+# The storm: 2 clients, every call from a new address (a new record), for
+# 6 s; some of its records must reach the store while it goes on.
+"$MOUNT_LOAD" --server 127.0.0.1 --port "$MOUNT_PORT" --clients 2 \
+  --path "$p" --duration 6 --cold --no-cleanup --source-base 127.0.3.1 \
   >"$SM_DIR/load.json" 2>"$SM_DIR/load.err" &
 load=$!
-sleep 2.2
-during=$(stored)
-kill -0 "$load" 2>/dev/null || fail "the storm ended before 2.2 s: $(cat "$SM_DIR/load.err")"
+during=
+while kill -0 "$load" 2>/dev/null; do
+  n=$(stored)
+  if ((n > 1)) && kill -0 "$load" 2>/dev/null; then during=$n; break; fi
+  sleep 0.1
+done
 wait "$load" || fail "mount_load failed: $(cat "$SM_DIR/load.err" "$SM_DIR/load.json")"
-((during > 1)) || fail "no record of the storm in the store 2.2 s into it"
+[[ -n $during ]] || fail "no record of the storm reached the store while it ran (6 s)"
 ok=$(jq -r .ok <"$SM_DIR/load.json")
-((ok > 0)) || fail "no MNT of the storm succeeded: $(cat "$SM_DIR/load.json")"
-echo "records stored 2.2 s into the storm: $((during - 1)) of $ok"
-# All of them once it ended: the MNT before it and each of its calls.
-wait_stored $((ok + 1)) "after the storm"
+echo "storm: $ok MNTs; $((during - 1)) of its records stored while it ran"
+# Every record the daemon kept reaches the store once the storm is over
+# (what its limit did not keep, `sharectl stats` counts apart).
+kept=$(sc --json stats | jq .mounts)
+((kept > 1)) || fail "the daemon kept $kept records after the storm"
+wait_stored "$kept" "after the storm"
 
 kill -KILL "$DAEMON_PID"
 wait "$DAEMON_PID" 2>/dev/null || true
 DAEMON_PID=
 start_daemon
-assert_eq $((ok + 1)) "$(sc --json stats | jq .mounts)" \
+assert_eq "$kept" "$(sc --json stats | jq .mounts)" \
   "records loaded after SIGKILL and restart"
 assert_contains "$(probe dump)" "127.0.2.5 $p" "DUMP after SIGKILL and restart"
 echo "ok"

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <new>
@@ -166,6 +167,42 @@ TEST(MountTableTest, RepeatedAddWritesNothingMore) {
   EXPECT_TRUE(removed.empty());
   EXPECT_FALSE(t.Add({"10.0.0.1", "/a"}));
   EXPECT_FALSE(t.has_changes());
+}
+
+// What the flusher reads to tell a storm from a pause: each change a call
+// made counts in its client's shard; a repeated MNT, records loaded from
+// the store and changes put back after a failed write do not.
+TEST(MountTableTest, LoggedPerShardCountsTheCallsChanges) {
+  auto total = [](const std::array<uint64_t, MountTable::kShards>& n) {
+    uint64_t sum = 0;
+    for (uint64_t x : n) sum += x;
+    return sum;
+  };
+  MountTable t;
+  t.Load({{"10.0.0.9", "/z"}});
+  EXPECT_EQ(total(t.LoggedPerShard()), 0u);
+  EXPECT_TRUE(t.Add({"10.0.0.1", "/a"}));
+  EXPECT_FALSE(t.Add({"10.0.0.1", "/a"}));
+  const std::array<uint64_t, MountTable::kShards> one = t.LoggedPerShard();
+  EXPECT_EQ(total(one), 1u);
+  EXPECT_TRUE(t.Add({"10.0.0.1", "/b"}));
+  EXPECT_TRUE(t.Remove({"10.0.0.1", "/a"}));
+  const std::array<uint64_t, MountTable::kShards> three = t.LoggedPerShard();
+  EXPECT_EQ(total(three), 3u);
+  // All in the one shard of 10.0.0.1.
+  int moved = 0;
+  for (std::size_t i = 0; i < MountTable::kShards; ++i) {
+    if (three[i] != one[i]) {
+      ++moved;
+      EXPECT_EQ(three[i] - one[i], 2u);
+    }
+  }
+  EXPECT_EQ(moved, 1);
+  auto [added, removed] = t.TakeChanges();
+  t.Restore(std::move(added), std::move(removed));
+  EXPECT_EQ(t.LoggedPerShard(), three);
+  EXPECT_EQ(t.RemoveClient("10.0.0.9"), 1u);
+  EXPECT_EQ(total(t.LoggedPerShard()), 4u);
 }
 
 TEST(MountTableTest, AddThenRemoveBeforeFlushIsOneRemoval) {

@@ -282,8 +282,8 @@ TEST(MountTableTest, ClientsOfBothFamiliesAreKeptApart) {
 
 // A change waiting for the flusher is appended to a log whose buffers the
 // flushes hand back, not inserted into a map of pending keys: in a steady
-// stream of changes (every 50 ms), a UMNT allocates nothing under the
-// table's lock.
+// stream of changes written between them, a UMNT allocates nothing under
+// the table's lock.
 TEST(MountTableTest, RemovalsBetweenSteadyFlushesAllocateNothing) {
   MountTable t;
   const libshare::IpAddress client = *libshare::IpAddress::Parse("10.0.0.1");
@@ -309,10 +309,10 @@ TEST(MountTableTest, RemovalsBetweenSteadyFlushesAllocateNothing) {
   EXPECT_EQ(t.path_count(), 0u);
 }
 
-// Past 65,536 changes without a flush (a store that keeps failing, a
-// client mounting and unmounting in a loop) the log is folded under the
-// lock: the last change of each key is what gets written, and the paths
-// of the changes folded away are let go.
+// Past 16,384 changes of a shard without a flush (a store that keeps
+// failing, a client mounting and unmounting in a loop) the log is folded
+// under the lock: the last change of each key is what gets written, and
+// the paths of the changes folded away are let go.
 TEST(MountTableTest, LongLogWithoutFlushKeepsTheLastChangeOfEachKey) {
   MountTable t;
   const libshare::IpAddress a = *libshare::IpAddress::Parse("10.0.0.1");

@@ -163,7 +163,7 @@ void MountTable::Shard::Log(MountTable* table, const Key& k, bool present) {
 void MountTable::Shard::FoldIfLong(MountTable* table) {
   if (log.size() >= fold_at) {
     FoldLocked(table, &log);
-    fold_at = std::max(kMinFoldAt, 2 * log.size());
+    fold_at = std::max(kFoldAt, 2 * log.size());
   }
 }
 

@@ -139,9 +139,11 @@ class MountTable {
   // be folded under its lock.
   std::array<uint64_t, kShards> LoggedPerShard() const;
   // A shard's log is folded under its lock from this many changes: 262,144
-  // over the table (8 MiB of log), four times what the table folded at
-  // when its records were written every 50 ms, so that the flusher, which
-  // writes at half of it in a storm that does not pause, is not outrun.
+  // over the table (8 MiB of log; with the spare buffer each shard keeps,
+  // up to 16 MiB stays allocated after a storm that big), four times what
+  // the table folded at when its records were written every 50 ms, so that
+  // the flusher, which writes at half of it in a storm that does not
+  // pause, is not outrun.
   static constexpr std::size_t kFoldAt = (1u << 18) / kShards;
   // Records not kept because a limit was reached, since start.
   uint64_t dropped() const {
@@ -231,10 +233,10 @@ class MountTable {
     // keys cost a B-tree insert under the lock. Folded by the flusher, off
     // the lock; and under it when it reaches fold_at (a store that keeps
     // failing, a client mounting and unmounting in a loop), so that it
-    // holds at most kMinFoldAt changes or twice the distinct keys changed
+    // holds at most kFoldAt changes or twice the distinct keys changed
     // (a map held each once).
     std::vector<Change> log ABSL_GUARDED_BY(mu);
-    std::size_t fold_at ABSL_GUARDED_BY(mu) = kMinFoldAt;
+    std::size_t fold_at ABSL_GUARDED_BY(mu) = kFoldAt;
     // The buffer the last TakeChanges emptied, given back to log at the
     // next: in a steady stream of changes, logging one allocates nothing.
     std::vector<Change> spare ABSL_GUARDED_BY(mu);
@@ -242,7 +244,6 @@ class MountTable {
     // without it (LoggedPerShard).
     std::atomic<uint64_t> logged{0};
   };
-  static constexpr std::size_t kMinFoldAt = kFoldAt;
 
   static std::size_t ShardIndex(const libshare::IpAddress& client);
   Shard& ShardOf(const libshare::IpAddress& client) const;

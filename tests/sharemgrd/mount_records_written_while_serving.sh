@@ -39,16 +39,24 @@ wait_stored 1 "one MNT, then a pause"
   --path "$p" --duration 6 --cold --no-cleanup --source-base 127.0.3.1 \
   >"$SM_DIR/load.json" 2>"$SM_DIR/load.err" &
 load=$!
-during=
+t0=$(date +%s%N)
+during= after_ms=
 while kill -0 "$load" 2>/dev/null; do
-  n=$(stored)
-  if ((n > 1)) && kill -0 "$load" 2>/dev/null; then during=$n; break; fi
+  n=$(stored) || fail "cannot read the store"
+  if ((n > 1)) && kill -0 "$load" 2>/dev/null; then
+    during=$n after_ms=$((($(date +%s%N) - t0) / 1000000))
+    break
+  fi
   sleep 0.1
 done
 wait "$load" || fail "mount_load failed: $(cat "$SM_DIR/load.err" "$SM_DIR/load.json")"
 [[ -n $during ]] || fail "no record of the storm reached the store while it ran (6 s)"
+# About a second into the storm (its calls never pause), well before its
+# end: not the write that follows its last call.
+((after_ms <= 4500)) ||
+  fail "the storm's first records reached the store only $after_ms ms after its start"
 ok=$(jq -r .ok <"$SM_DIR/load.json")
-echo "storm: $ok MNTs; $((during - 1)) of its records stored while it ran"
+echo "storm: $ok MNTs; $((during - 1)) of its records stored $after_ms ms into it"
 # Every record the daemon kept reaches the store once the storm is over
 # (what its limit did not keep, `sharectl stats` counts apart).
 kept=$(sc --json stats | jq .mounts)

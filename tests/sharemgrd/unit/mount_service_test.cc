@@ -201,8 +201,15 @@ TEST(MountTableTest, LoggedPerShardCountsTheCallsChanges) {
   auto [added, removed] = t.TakeChanges();
   t.Restore(std::move(added), std::move(removed));
   EXPECT_EQ(t.LoggedPerShard(), three);
-  EXPECT_EQ(t.RemoveClient("10.0.0.9"), 1u);
-  EXPECT_EQ(total(t.LoggedPerShard()), 4u);
+  // UMNTALL: one change per record it removes.
+  t.Load({{"10.0.0.9", "/y"}});
+  EXPECT_EQ(t.RemoveClient("10.0.0.9"), 2u);
+  EXPECT_EQ(total(t.LoggedPerShard()), 5u);
+  // A MNT past the client's limit keeps no record: nothing to write.
+  MountTable one_each(MountTable::kDefaultMaxTotal, 1);
+  EXPECT_TRUE(one_each.Add({"10.0.0.1", "/a"}));
+  EXPECT_FALSE(one_each.Add({"10.0.0.1", "/b"}));
+  EXPECT_EQ(total(one_each.LoggedPerShard()), 1u);
 }
 
 TEST(MountTableTest, AddThenRemoveBeforeFlushIsOneRemoval) {
@@ -309,7 +316,7 @@ TEST(MountTableTest, RemovalsBetweenSteadyFlushesAllocateNothing) {
   EXPECT_EQ(t.path_count(), 0u);
 }
 
-// Past 16,384 changes of a shard without a flush (a store that keeps
+// From 16,384 changes of a shard without a flush (a store that keeps
 // failing, a client mounting and unmounting in a loop) the log is folded
 // under the lock: the last change of each key is what gets written, and
 // the paths of the changes folded away are let go.

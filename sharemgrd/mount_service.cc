@@ -491,17 +491,15 @@ void MountService::FlushLoop() {
                      (pending_since && now - *pending_since >= kFlushMaxDelay);
     if (pending_since && !due) {
       wait = kFlushQuiet;  // changes still coming: look again soon
-    } else if (mounts_.has_changes()) {
-      if (!pending_since) pending_since = now;
-      if (due) {
-        written = logged;
-        FlushOnce();
-        pending_since.reset();
-      } else {
-        wait = kFlushQuiet;
-      }
-    } else {
+    } else if (!mounts_.has_changes()) {
       pending_since.reset();
+    } else if (due) {
+      written = logged;
+      FlushOnce();
+      pending_since.reset();
+    } else {
+      pending_since = now;  // the first look that sees them
+      wait = kFlushQuiet;
     }
     // EXPORT is encoded on the first EXPORT call after a change, not here:
     // encoding holds the catalog's read lock for O(N), which the next

@@ -606,6 +606,41 @@ TEST_F(StoreTest, BeginFailsWhileAnotherWriterHoldsTheLock) {
   b->Rollback();
 }
 
+// A writer waiting for the store gets in during a short pause of another
+// connection's writes (the file-system watch writes its places a slice at
+// a time). SQLite's own wait sleeps 100 ms between tries from 228 ms on:
+// it would miss a 50 ms pause there, and take the lock only after the
+// other connection's next, long transaction.
+TEST_F(StoreTest, AWaitingWriterGetsInDuringAShortPause) {
+  auto s = Store::Open(path_, 5000);
+  ASSERT_TRUE(s.ok()) << s.status();
+  std::unique_ptr<Store> a = *std::move(s);
+  s = Store::Open(path_, 5000);
+  ASSERT_TRUE(s.ok()) << s.status();
+  std::unique_ptr<Store> b = *std::move(s);
+  ASSERT_TRUE(a->Begin().ok());
+  std::atomic<int> order{0};
+  int b_got = -1;
+  absl::Notification b_waits;
+  absl::Status b_status;
+  std::thread waiter([&] {
+    b_waits.Notify();
+    b_status = b->Begin();
+    b_got = order.fetch_add(1);
+    if (b_status.ok()) b_status = b->Commit();
+  });
+  b_waits.WaitForNotification();
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  ASSERT_TRUE(a->Commit().ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the pause
+  ASSERT_TRUE(a->Begin().ok());  // waits for b's transaction if b got in
+  const int a_got = order.fetch_add(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(a->Commit().ok());
+  waiter.join();
+  EXPECT_TRUE(b_status.ok()) << b_status;
+  EXPECT_LT(b_got, a_got) << "the waiting writer missed the pause";
+}
 TEST_F(StoreTest, ReadOnlyStoreReadsButCannotWrite) {
   {
     auto store = Open();

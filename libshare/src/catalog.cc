@@ -882,8 +882,12 @@ class StepWriter {
 
 class CatalogImpl : public Catalog {
  public:
-  CatalogImpl(std::unique_ptr<Store> store, std::unique_ptr<Store> mounts)
-      : store_(std::move(store)), mounts_(std::move(mounts)) {}
+  CatalogImpl(std::unique_ptr<Store> store, std::unique_ptr<Store> mounts,
+              std::size_t read_slice, std::function<void()> between_slices)
+      : read_slice_(std::max<std::size_t>(1, read_slice)),
+        between_slices_(std::move(between_slices)),
+        store_(std::move(store)),
+        mounts_(std::move(mounts)) {}
 
   absl::Status Load(int threads) {
     absl::MutexLock a(&apply_mu_);
@@ -977,13 +981,13 @@ class CatalogImpl : public Catalog {
   }
 
   std::vector<ShareLocation> ListLocations() const override {
-    absl::ReaderMutexLock l(&mu_);
     std::vector<ShareLocation> out;
-    out.reserve(table_.size());
-    table_.ForEachShare([&](const Share& s) {
-      out.push_back({s.id, s.dev, s.path, s.mount_root,
-                     s.effective_options()->mountpoint});
-    });
+    WalkInSlices([&](std::size_t shares) { out.reserve(shares); },
+                 [&](const ShareGroup&, const Share& s) {
+                   out.push_back({s.id, s.dev, s.path, s.mount_root,
+                                  s.effective_options()->mountpoint});
+                 },
+                 [&] { out.clear(); });
     return out;
   }
 
@@ -1013,26 +1017,29 @@ class CatalogImpl : public Catalog {
 
   std::vector<SharetabEntry> SharetabEntries() const override {
     std::vector<SharetabEntry> out;
-    {
-      // Only the copy is done under the lock; the sort (most of the cost)
-      // runs after it, so a batch's link step does not wait for it.
-      absl::ReaderMutexLock l(&mu_);
-      out.reserve(table_.size());
-      for (const ShareGroup* g : table_.SortedGroups()) {
-        if (!g->enabled) continue;
-        for (const Share& s : g->shares) {
-          SharetabEntry& e = out.emplace_back();
-          e.path = s.path;
-          e.resource = s.resource();
-          e.options = s.effective_options_text();
-          e.description = s.description();
-        }
-      }
-    }
+    // Only the copy is done under the lock, a slice at a time; the sort
+    // (most of the cost) runs after it.
+    WalkInSlices([&](std::size_t shares) { out.reserve(shares); },
+                 [&](const ShareGroup& g, const Share& s) {
+                   if (!g.enabled) return;
+                   SharetabEntry& e = out.emplace_back();
+                   e.path = s.path;
+                   e.resource = s.resource();
+                   e.options = s.effective_options_text();
+                   e.description = s.description();
+                 },
+                 [&] { out.clear(); });
     std::sort(out.begin(), out.end(),
               [](const SharetabEntry& a, const SharetabEntry& b) {
                 return a.path < b.path;
               });
+    // A share moved from a group already walked to one not yet walked was
+    // seen twice: once is enough (the move asks for the view again).
+    out.erase(std::unique(out.begin(), out.end(),
+                          [](const SharetabEntry& a, const SharetabEntry& b) {
+                            return a.path == b.path;
+                          }),
+              out.end());
     return out;
   }
 
@@ -1131,6 +1138,28 @@ class CatalogImpl : public Catalog {
             std::vector<std::unique_ptr<ShareGroup>>* dead_groups,
             TouchedShares* touched) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // Calls visit(group, share) for every share: group by group in name
+  // order, each group's shares in the order they were linked. Holds the
+  // table (shared) for at most read_slice_ shares at a time, so that a
+  // change waits for one slice rather than the whole walk: at 1,000,000
+  // shares the sharetab view's copy held it 170 ms and the file-system
+  // watch's 120 ms, and one add right after a batch waited 90-220 ms for
+  // them. Calls start(shares in the table) first.
+  //
+  // Not one snapshot when the table changes during the walk: every share
+  // no change touched is visited once; one added, removed or moved
+  // meanwhile may be visited as it was or as it is, twice (moved to a
+  // group not walked yet) or not at all. If the share the walk stopped
+  // at is no longer where it was (removed, moved, or its path is another
+  // share's now), restart() is called and the walk starts again, holding
+  // the table until it ends.
+  template <typename Start, typename Visit>
+  void WalkInSlices(Start start, Visit visit,
+                    absl::FunctionRef<void()> restart) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  const std::size_t read_slice_;
+  const std::function<void()> between_slices_;  // Config::between_slices
   // Order: apply_mu_ before mu_.
   mutable absl::Mutex apply_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
@@ -1158,6 +1187,69 @@ class CatalogImpl : public Catalog {
   // up to date (out of memory).
   bool rule_indexes_stale_ ABSL_GUARDED_BY(apply_mu_) = true;
 };
+
+template <typename Start, typename Visit>
+void CatalogImpl::WalkInSlices(Start start, Visit visit,
+                               absl::FunctionRef<void()> restart) const {
+  std::vector<const ShareGroup*> groups;
+  std::size_t gi = 0;  // the group the walk is in
+  // The share of groups[gi] it stopped at (null: that group's first is
+  // next), and what identifies it once the table has changed.
+  const Share* last = nullptr;
+  std::string group_name;
+  std::string last_path;
+  uint64_t last_id = 0;
+  uint64_t generation = 0;
+  for (bool first = true;; first = false) {
+    if (!first && between_slices_) between_slices_();
+    absl::ReaderMutexLock l(&mu_);
+    if (first) {
+      start(table_.size());
+      groups = table_.SortedGroups();
+    } else if (table_.generation() != generation) {
+      // Group and share pointers may be stale: found again by name.
+      groups = table_.SortedGroups();
+      gi = static_cast<std::size_t>(
+          std::lower_bound(groups.begin(), groups.end(), group_name,
+                           [](const ShareGroup* g, const std::string& name) {
+                             return g->name < name;
+                           }) -
+          groups.begin());
+      if (gi == groups.size() || groups[gi]->name != group_name) {
+        last = nullptr;  // its group is gone, with its shares: the next one
+      } else {
+        last = table_.Find(last_path);
+        if (last == nullptr || last->id != last_id ||
+            last->group != groups[gi]) {
+          restart();
+          for (const ShareGroup* g : groups) {
+            for (const Share& s : g->shares) visit(*g, s);
+          }
+          return;
+        }
+      }
+    }
+    std::size_t visited = 0;
+    for (; gi < groups.size(); ++gi, last = nullptr) {
+      const ShareGroup& g = *groups[gi];
+      auto it = last == nullptr ? g.shares.begin()
+                                : std::next(g.shares.iterator_to(*last));
+      for (; it != g.shares.end(); ++it) {
+        visit(g, *it);
+        if (++visited == read_slice_) break;
+      }
+      if (visited == read_slice_ && it != g.shares.end()) {
+        last = &*it;
+        group_name = g.name;
+        last_path = it->path;
+        last_id = it->id;
+        generation = table_.generation();
+        break;
+      }
+    }
+    if (gi == groups.size()) return;
+  }
+}
 
 std::size_t CatalogImpl::Validate(
     const Batch& batch, const std::vector<std::size_t>& ends,
@@ -2267,7 +2359,8 @@ absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
       Store::Open(config.db_path, config.busy_timeout_ms);
   if (!mounts.ok()) return mounts.status();
   auto catalog =
-      std::make_unique<CatalogImpl>(*std::move(store), *std::move(mounts));
+      std::make_unique<CatalogImpl>(*std::move(store), *std::move(mounts),
+                                    config.read_slice, config.between_slices);
   // What beside_load throws is thrown here, after the join, as if it had
   // run on this thread.
   std::exception_ptr thrown;

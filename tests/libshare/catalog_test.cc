@@ -8,8 +8,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -1237,6 +1241,194 @@ TEST_F(CatalogTest, ListLocationsHasEveryShareAndItsMountpointOption) {
   EXPECT_TRUE(got[0].mountpoint) << "the group's mountpoint";
   EXPECT_TRUE(got[1].mountpoint) << "its own mountpoint, group disabled";
   EXPECT_FALSE(got[2].mountpoint);
+}
+
+// Walks over the whole table (ListLocations, SharetabEntries) hold it a
+// slice at a time (Config::read_slice, 3 here): changes made between the
+// slices (adds, removes, moves of other shares) do not keep a share they
+// did not touch from being listed exactly once, the sharetab view lists no
+// path twice, and nothing listed is a path that never was a share.
+TEST_F(CatalogTest,
+       WalksInSlicesListEveryUntouchedShareOnceWhileTheTableChanges) {
+  catalog_.reset();
+  Catalog::Config config;
+  config.db_path = db_;
+  config.busy_timeout_ms = 5000;
+  config.read_slice = 3;
+  auto opened = Catalog::Open(config);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  catalog_ = *std::move(opened);
+  // Stable shares in groups b, d (disabled) and f; the changing ones come
+  // and go in a and e, before and between them in name order.
+  std::vector<Operation> ops = {CreateGroup("a"), CreateGroup("b"),
+                                CreateGroup("d"), CreateGroup("e"),
+                                CreateGroup("f")};
+  std::vector<std::string> stable;
+  std::vector<std::string> active;
+  for (int i = 0; i < 300; ++i) {
+    const std::string group = i % 3 == 0 ? "b" : i % 3 == 1 ? "d" : "f";
+    stable.push_back(dir_.Mkdir("s/" + std::to_string(i)));
+    ops.push_back(AddShare(stable.back(), group));
+    if (group != "d") active.push_back(stable.back());
+  }
+  ops.push_back(GroupOp(Type::kDisableGroup, "d"));
+  MustApply(ops);
+  std::vector<std::string> changing;
+  for (int i = 0; i < 30; ++i) {
+    changing.push_back(dir_.Mkdir("c/" + std::to_string(i)));
+  }
+  auto known = [&](const std::string& path) {
+    return std::find(stable.begin(), stable.end(), path) != stable.end() ||
+           std::find(changing.begin(), changing.end(), path) != changing.end();
+  };
+
+  std::atomic<bool> stop{false};
+  std::thread changer([&] {
+    // Each changing share in turn: added to a, moved to e (after the
+    // stable groups in name order: a walk that saw it in a sees it again
+    // in e), back to a, removed.
+    std::vector<int> step(changing.size(), 0);
+    for (std::size_t i = 0; !stop.load(); ++i) {
+      const std::size_t k = i % changing.size();
+      Batch b;
+      switch (step[k]) {
+        case 0:
+          b.ops.push_back(AddShare(changing[k], "a"));
+          break;
+        case 3:
+          b.ops.push_back(RemoveShare(changing[k]));
+          break;
+        default: {
+          Operation mv;
+          mv.type = Type::kMoveShare;
+          mv.path = changing[k];
+          mv.group = step[k] == 1 ? "e" : "a";
+          b.ops.push_back(mv);
+        }
+      }
+      step[k] = (step[k] + 1) % 4;
+      if (!catalog_->Apply(b).ok()) {
+        ADD_FAILURE() << "cannot change " << changing[k];
+        return;
+      }
+    }
+  });
+  struct Join {  // also when an assertion below returns early
+    std::atomic<bool>& stop;
+    std::thread& t;
+    ~Join() {
+      stop = true;
+      t.join();
+    }
+  } join{stop, changer};
+  // Until 50 walks of each kind overlapped a change (the generation moved
+  // while they ran), or 60 s.
+  int overlapped_locations = 0;
+  int overlapped_views = 0;
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while ((overlapped_locations < 50 || overlapped_views < 50) &&
+         std::chrono::steady_clock::now() < until) {
+    uint64_t before = catalog_->generation();
+    const std::vector<ShareLocation> locations = catalog_->ListLocations();
+    overlapped_locations += catalog_->generation() != before;
+    std::map<std::string, int> seen;
+    for (const ShareLocation& l : locations) {
+      ++seen[l.path];
+      ASSERT_TRUE(known(l.path)) << l.path;
+    }
+    for (const std::string& p : stable) {
+      ASSERT_EQ(seen[p], 1) << p << " in ListLocations";
+    }
+
+    before = catalog_->generation();
+    const std::vector<SharetabEntry> view = catalog_->SharetabEntries();
+    overlapped_views += catalog_->generation() != before;
+    seen.clear();
+    for (const SharetabEntry& e : view) {
+      ASSERT_EQ(++seen[e.path], 1) << e.path << " twice in the view";
+      ASSERT_TRUE(known(e.path)) << e.path;
+    }
+    for (const std::string& p : active) {
+      ASSERT_EQ(seen[p], 1) << p << " in SharetabEntries";
+    }
+    for (int i = 1; i < 300; i += 3) {
+      ASSERT_EQ(seen.count(stable[static_cast<std::size_t>(i)]), 0u)
+          << "a share of the disabled group in the view";
+    }
+  }
+  EXPECT_GE(overlapped_locations, 50);
+  EXPECT_GE(overlapped_views, 50);
+}
+
+// A walk in slices that stopped at a share removed (or moved, or removed
+// and added again) before its next slice starts again: every share still
+// there is listed once, the removed one not at all.
+TEST_F(CatalogTest, AWalkWhoseShareWasChangedBetweenSlicesStartsAgain) {
+  std::vector<std::string> paths;
+  for (int i = 0; i < 6; ++i) {
+    paths.push_back(dir_.Mkdir("x" + std::to_string(i)));
+  }
+  struct Case {
+    const char* what;
+    std::function<std::vector<Operation>()> change;
+    std::vector<std::size_t> listed;  // indexes into paths, in order
+  };
+  Operation mv;
+  mv.type = Type::kMoveShare;
+  mv.path = paths[2];
+  mv.group = "h";
+  const std::vector<Case> cases = {
+      {"removed",
+       [&] { return std::vector<Operation>{RemoveShare(paths[2])}; },
+       {0, 1, 3, 4, 5}},
+      {"moved", [&] { return std::vector<Operation>{mv}; }, {0, 1, 2, 3, 4, 5}},
+      {"removed and added again",
+       [&] {
+         return std::vector<Operation>{RemoveShare(paths[2]),
+                                       AddShare(paths[2], "g")};
+       },
+       {0, 1, 2, 3, 4, 5}},
+      {"another one removed",
+       [&] { return std::vector<Operation>{RemoveShare(paths[4])}; },
+       {0, 1, 2, 3, 5}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    catalog_.reset();
+    std::filesystem::remove_all(dir_.path() + "/state");
+    int slices = 0;
+    bool changed = false;
+    Catalog::Config config;
+    config.db_path = db_;
+    config.read_slice = 1;
+    // After the third share (x2), once per walk.
+    config.between_slices = [&] {
+      if (++slices != 3 || changed) return;
+      changed = true;
+      Batch b;
+      b.ops = c.change();
+      BatchResult r = catalog_->Apply(b);
+      ASSERT_TRUE(r.ok()) << (r.errors.empty() ? r.commit_error
+                                               : r.errors[0].message);
+    };
+    auto opened = Catalog::Open(config);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    catalog_ = *std::move(opened);
+    std::vector<Operation> ops = {CreateGroup("g"), CreateGroup("h")};
+    for (const std::string& p : paths) ops.push_back(AddShare(p, "g"));
+    MustApply(ops);
+
+    std::vector<std::string> want;
+    for (std::size_t i : c.listed) want.push_back(paths[i]);
+    std::vector<std::string> got;
+    for (const ShareLocation& l : catalog_->ListLocations()) {
+      got.push_back(l.path);
+    }
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want) << "ListLocations";
+    EXPECT_TRUE(changed);
+  }
 }
 
 TEST_F(CatalogTest, LocationsOfListsTheSharesAtThePathsInTheirOrder) {

@@ -115,6 +115,13 @@ class Catalog {
     // How long a commit waits for another writer of the same file before
     // failing (BatchResult::commit_error).
     int busy_timeout_ms = 5000;
+    // Walks over the whole table (ListLocations, SharetabEntries) hold it
+    // for at most this many shares at a time (at least 1).
+    std::size_t read_slice = 1024;
+    // For tests: runs on the walking thread between two slices of such a
+    // walk, with the table not held (a change made there is one made
+    // between the slices).
+    std::function<void()> between_slices = nullptr;
     // If set, run on a thread of its own while the table loads, once the
     // store is open and its schema current (a connection of its own may
     // read it then; nothing writes it until Open returns). Open returns
@@ -183,7 +190,10 @@ class Catalog {
   // Every share's location, in no particular order: what ListShares({})
   // gives without the texts, for a probe that stats every path without
   // holding the table (1,000,000 shares: one string each rather than
-  // seven).
+  // seven). Read a slice of Config::read_slice shares at a time: not one
+  // snapshot if the table changes meanwhile (every share no change touched
+  // is listed once; one changed meanwhile may be listed as it was, as it
+  // is, twice, or not at all).
   virtual std::vector<ShareLocation> ListLocations() const = 0;
   // The locations of the shares at `paths` that are in the table, in the
   // order of `paths` (a path with no share is left out): a probe of the
@@ -191,7 +201,9 @@ class Catalog {
   virtual std::vector<ShareLocation> LocationsOf(
       const std::vector<std::string>& paths) const = 0;
   virtual std::vector<GroupInfo> ListGroups() const = 0;
-  // The sharetab view of the active shares, in path order.
+  // The sharetab view of the active shares, in path order, each path once.
+  // Read in slices, as ListLocations: a share changed meanwhile may be
+  // given as it was or as it is, or left out.
   virtual std::vector<SharetabEntry> SharetabEntries() const = 0;
 
   virtual LoadStats load_stats() const = 0;

@@ -642,13 +642,14 @@ FsWatch::State FsWatch::Probe(const libshare::ShareLocation& s,
 }
 
 void FsWatch::RecordPlaces(const std::vector<PlaceToRecord>& rows) {
-  for (std::size_t begin = 0; begin < rows.size(); begin += kPlacesPerWrite) {
-    if (begin > 0) {
-      // Stopping: the rest is written at the next start (unrecorded).
-      if (stop_asked_.load()) return;
-      std::this_thread::sleep_for(kPlacesWriteGap);
-    }
-    const std::size_t n = std::min(kPlacesPerWrite, rows.size() - begin);
+  for (std::size_t begin = 0; begin < rows.size();) {
+    // Stopping: the rest in one go, as a round that reached its write
+    // always wrote it all.
+    const bool stopping = begin > 0 && stop_asked_.load();
+    if (begin > 0 && !stopping) std::this_thread::sleep_for(kPlacesWriteGap);
+    const std::size_t n = stopping
+                              ? rows.size() - begin
+                              : std::min(kPlacesPerWrite, rows.size() - begin);
     if (absl::Status s = store_->RecordFsPlaces(
             n,
             [&](std::size_t i) {
@@ -667,6 +668,7 @@ void FsWatch::RecordPlaces(const std::vector<PlaceToRecord>& rows) {
       }
       return;
     }
+    begin += n;
   }
 }
 

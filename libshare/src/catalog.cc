@@ -1033,8 +1033,9 @@ class CatalogImpl : public Catalog {
               [](const SharetabEntry& a, const SharetabEntry& b) {
                 return a.path < b.path;
               });
-    // A share moved from a group already walked to one not yet walked was
-    // seen twice: once is enough (the move asks for the view again).
+    // A path removed and added again to a group not walked yet while the
+    // walk went on was seen twice: once is enough (either; the change asks
+    // for the view again).
     out.erase(std::unique(out.begin(), out.end(),
                           [](const SharetabEntry& a, const SharetabEntry& b) {
                             return a.path == b.path;
@@ -1146,13 +1147,12 @@ class CatalogImpl : public Catalog {
   // watch's 120 ms, and one add right after a batch waited 90-220 ms for
   // them. Calls start(shares in the table) first.
   //
-  // Not one snapshot when the table changes during the walk: every share
-  // no change touched is visited once; one added, removed or moved
-  // meanwhile may be visited as it was or as it is, twice (moved to a
-  // group not walked yet) or not at all. If the share the walk stopped
-  // at is no longer where it was (removed, moved, or its path is another
-  // share's now), restart() is called and the walk starts again, holding
-  // the table until it ends.
+  // Not one snapshot when shares are added or removed during the walk:
+  // every share in the table throughout is visited once, as it is when
+  // visited; one added or removed meanwhile may be visited or not. If a
+  // group was added or removed, a share moved to another group, or the
+  // share the walk stopped at removed, restart() is called and the walk
+  // starts again, holding the table until it ends (a snapshot).
   template <typename Start, typename Visit>
   void WalkInSlices(Start start, Visit visit,
                     absl::FunctionRef<void()> restart) const
@@ -1196,38 +1196,32 @@ void CatalogImpl::WalkInSlices(Start start, Visit visit,
   // The share of groups[gi] it stopped at (null: that group's first is
   // next), and what identifies it once the table has changed.
   const Share* last = nullptr;
-  std::string group_name;
   std::string last_path;
   uint64_t last_id = 0;
   uint64_t generation = 0;
+  uint64_t layout = 0;
   for (bool first = true;; first = false) {
     if (!first && between_slices_) between_slices_();
     absl::ReaderMutexLock l(&mu_);
     if (first) {
       start(table_.size());
       groups = table_.SortedGroups();
+      layout = table_.layout_changes();
     } else if (table_.generation() != generation) {
-      // Group and share pointers may be stale: found again by name.
-      groups = table_.SortedGroups();
-      gi = static_cast<std::size_t>(
-          std::lower_bound(groups.begin(), groups.end(), group_name,
-                           [](const ShareGroup* g, const std::string& name) {
-                             return g->name < name;
-                           }) -
-          groups.begin());
-      if (gi == groups.size() || groups[gi]->name != group_name) {
-        last = nullptr;  // its group is gone, with its shares: the next one
-      } else {
-        last = table_.Find(last_path);
-        if (last == nullptr || last->id != last_id ||
-            last->group != groups[gi]) {
-          restart();
-          for (const ShareGroup* g : groups) {
-            for (const Share& s : g->shares) visit(*g, s);
-          }
-          return;
+      // Shares were added or removed, or more. With the same groups and no
+      // share moved, the groups are where they were and every share still
+      // linked keeps its place: the walk goes on after the one it stopped
+      // at, if that one is still there. Otherwise it starts again.
+      const Share* now = last != nullptr ? table_.Find(last_path) : nullptr;
+      if (table_.layout_changes() != layout ||
+          (last != nullptr && (now != nullptr ? now->id : 0) != last_id)) {
+        restart();
+        for (const ShareGroup* g : table_.SortedGroups()) {
+          for (const Share& s : g->shares) visit(*g, s);
         }
+        return;
       }
+      last = now;
     }
     std::size_t visited = 0;
     for (; gi < groups.size(); ++gi, last = nullptr) {
@@ -1240,7 +1234,6 @@ void CatalogImpl::WalkInSlices(Start start, Visit visit,
       }
       if (visited == read_slice_ && it != g.shares.end()) {
         last = &*it;
-        group_name = g.name;
         last_path = it->path;
         last_id = it->id;
         generation = table_.generation();

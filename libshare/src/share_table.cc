@@ -107,6 +107,7 @@ ShareGroup* ShareTable::FindGroup(std::string_view name) const {
 void ShareTable::AddGroup(std::unique_ptr<ShareGroup> group) {
   std::string name = group->name;
   auto [it, inserted] = groups_.emplace(std::move(name), std::move(group));
+  ++layout_changes_;
   assert(inserted);
   (void)it;
   (void)inserted;
@@ -118,6 +119,7 @@ std::unique_ptr<ShareGroup> ShareTable::RemoveGroup(std::string_view name) {
   assert(it->second->shares.empty());
   std::unique_ptr<ShareGroup> g = std::move(it->second);
   groups_.erase(it);
+  ++layout_changes_;
   return g;
 }
 
@@ -258,6 +260,7 @@ void ShareTable::MoveToGroup(Share* share, ShareGroup* group) {
   share->group->shares.erase(share->group->shares.iterator_to(*share));
   share->group = group;
   group->shares.push_back(*share);
+  ++layout_changes_;
 }
 
 ShareTable::Buckets ShareTable::PrepareCapacity(std::size_t shares) const {

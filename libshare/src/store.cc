@@ -31,18 +31,20 @@ using internal::ToAbsl;
 // 1,000,000 shares, right after the batch that made them, waited 136-324
 // ms for a round's places. This one tries again every 250 us for the
 // first 50 ms, then every millisecond: a few thousand wakeups of a few
-// microseconds each while a big batch holds the store for seconds.
+// microseconds each while a big batch holds the store for seconds. The
+// time is the clock's (a connection is used by one thread at a time, and
+// SQLite calls this with tries == 0 when a wait begins).
 int WaitWhileBusy(void* arg, int tries) {
-  constexpr int kQuickTries = 200;
-  const int64_t limit_us =
-      int64_t{static_cast<int>(reinterpret_cast<intptr_t>(arg))} * 1000;
-  const int64_t waited_us =
-      tries < kQuickTries
-          ? int64_t{tries} * 250
-          : int64_t{kQuickTries} * 250 + int64_t{tries - kQuickTries} * 1000;
-  if (waited_us >= limit_us) return 0;
-  std::this_thread::sleep_for(
-      std::chrono::microseconds(tries < kQuickTries ? 250 : 1000));
+  using Clock = std::chrono::steady_clock;
+  thread_local Clock::time_point began;
+  const Clock::time_point now = Clock::now();
+  if (tries == 0) began = now;
+  const auto limit = std::chrono::milliseconds(
+      static_cast<int>(reinterpret_cast<intptr_t>(arg)));
+  if (now - began >= limit) return 0;
+  std::this_thread::sleep_for(now - began < std::chrono::milliseconds(50)
+                                  ? std::chrono::microseconds(250)
+                                  : std::chrono::microseconds(1000));
   return 1;
 }
 

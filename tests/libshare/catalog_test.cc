@@ -1244,39 +1244,46 @@ TEST_F(CatalogTest, ListLocationsHasEveryShareAndItsMountpointOption) {
 }
 
 // Walks over the whole table (ListLocations, SharetabEntries) hold it a
-// slice at a time (Config::read_slice, 3 here): changes made between the
-// slices (adds, removes, moves of other shares) do not keep a share they
-// did not touch from being listed exactly once, the sharetab view lists no
-// path twice, and nothing listed is a path that never was a share.
+// slice at a time (Config::read_slice, 3 here): while other shares are
+// added, removed and moved between the slices, every share in the table
+// throughout is listed exactly once, the sharetab view lists no path
+// twice and none of a disabled group, and nothing listed is a path that
+// never was a share.
 TEST_F(CatalogTest,
        WalksInSlicesListEveryUntouchedShareOnceWhileTheTableChanges) {
   catalog_.reset();
+  std::atomic<int> changed_between{0};
+  std::atomic<uint64_t> seen_generation{0};
   Catalog::Config config;
   config.db_path = db_;
   config.busy_timeout_ms = 5000;
   config.read_slice = 3;
+  config.between_slices = [&] {
+    const uint64_t g = catalog_->generation();
+    if (seen_generation.exchange(g) != g) ++changed_between;
+  };
   auto opened = Catalog::Open(config);
   ASSERT_TRUE(opened.ok()) << opened.status();
   catalog_ = *std::move(opened);
-  // Stable shares in groups b, d (disabled) and f; the changing ones come
-  // and go in a and e, before and between them in name order.
-  std::vector<Operation> ops = {CreateGroup("a"), CreateGroup("b"),
-                                CreateGroup("d"), CreateGroup("e"),
-                                CreateGroup("f")};
+  // Stable shares in groups b, d (disabled) and f; the changing ones
+  // start among them in b, and go to e and back, away and back again.
+  std::vector<Operation> ops = {CreateGroup("b"), CreateGroup("d"),
+                                CreateGroup("e"), CreateGroup("f")};
   std::vector<std::string> stable;
   std::vector<std::string> active;
+  std::vector<std::string> changing;
   for (int i = 0; i < 300; ++i) {
     const std::string group = i % 3 == 0 ? "b" : i % 3 == 1 ? "d" : "f";
     stable.push_back(dir_.Mkdir("s/" + std::to_string(i)));
     ops.push_back(AddShare(stable.back(), group));
     if (group != "d") active.push_back(stable.back());
+    if (i % 10 == 0) {
+      changing.push_back(dir_.Mkdir("c/" + std::to_string(i)));
+      ops.push_back(AddShare(changing.back(), "b"));
+    }
   }
   ops.push_back(GroupOp(Type::kDisableGroup, "d"));
   MustApply(ops);
-  std::vector<std::string> changing;
-  for (int i = 0; i < 30; ++i) {
-    changing.push_back(dir_.Mkdir("c/" + std::to_string(i)));
-  }
   auto known = [&](const std::string& path) {
     return std::find(stable.begin(), stable.end(), path) != stable.end() ||
            std::find(changing.begin(), changing.end(), path) != changing.end();
@@ -1284,25 +1291,24 @@ TEST_F(CatalogTest,
 
   std::atomic<bool> stop{false};
   std::thread changer([&] {
-    // Each changing share in turn: added to a, moved to e (after the
-    // stable groups in name order: a walk that saw it in a sees it again
-    // in e), back to a, removed.
+    // Each changing share in turn: moved to e, back to b, removed, added
+    // to b again.
     std::vector<int> step(changing.size(), 0);
     for (std::size_t i = 0; !stop.load(); ++i) {
       const std::size_t k = i % changing.size();
       Batch b;
       switch (step[k]) {
-        case 0:
-          b.ops.push_back(AddShare(changing[k], "a"));
+        case 2:
+          b.ops.push_back(RemoveShare(changing[k]));
           break;
         case 3:
-          b.ops.push_back(RemoveShare(changing[k]));
+          b.ops.push_back(AddShare(changing[k], "b"));
           break;
         default: {
           Operation mv;
           mv.type = Type::kMoveShare;
           mv.path = changing[k];
-          mv.group = step[k] == 1 ? "e" : "a";
+          mv.group = step[k] == 0 ? "e" : "b";
           b.ops.push_back(mv);
         }
       }
@@ -1321,54 +1327,49 @@ TEST_F(CatalogTest,
       t.join();
     }
   } join{stop, changer};
-  // Until 50 walks of each kind overlapped a change (the generation moved
-  // while they ran), or 60 s.
-  int overlapped_locations = 0;
-  int overlapped_views = 0;
+  // Until the table changed between two slices of some walk 100 times, or
+  // 60 s.
   const auto until =
       std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while ((overlapped_locations < 50 || overlapped_views < 50) &&
+  int walks = 0;
+  while (changed_between.load() < 100 &&
          std::chrono::steady_clock::now() < until) {
-    uint64_t before = catalog_->generation();
-    const std::vector<ShareLocation> locations = catalog_->ListLocations();
-    overlapped_locations += catalog_->generation() != before;
+    ++walks;
     std::map<std::string, int> seen;
-    for (const ShareLocation& l : locations) {
+    for (const ShareLocation& l : catalog_->ListLocations()) {
       ++seen[l.path];
       ASSERT_TRUE(known(l.path)) << l.path;
     }
     for (const std::string& p : stable) {
-      ASSERT_EQ(seen[p], 1) << p << " in ListLocations";
+      ASSERT_EQ(seen[p], 1) << p << " in ListLocations, walk " << walks;
     }
-
-    before = catalog_->generation();
-    const std::vector<SharetabEntry> view = catalog_->SharetabEntries();
-    overlapped_views += catalog_->generation() != before;
     seen.clear();
-    for (const SharetabEntry& e : view) {
+    for (const SharetabEntry& e : catalog_->SharetabEntries()) {
       ASSERT_EQ(++seen[e.path], 1) << e.path << " twice in the view";
       ASSERT_TRUE(known(e.path)) << e.path;
     }
     for (const std::string& p : active) {
-      ASSERT_EQ(seen[p], 1) << p << " in SharetabEntries";
+      ASSERT_EQ(seen[p], 1) << p << " in SharetabEntries, walk " << walks;
     }
     for (int i = 1; i < 300; i += 3) {
       ASSERT_EQ(seen.count(stable[static_cast<std::size_t>(i)]), 0u)
           << "a share of the disabled group in the view";
     }
   }
-  EXPECT_GE(overlapped_locations, 50);
-  EXPECT_GE(overlapped_views, 50);
+  EXPECT_GE(changed_between.load(), 100);
 }
 
-// A walk in slices that stopped at a share removed (or moved, or removed
-// and added again) before its next slice starts again: every share still
-// there is listed once, the removed one not at all.
+// A walk in slices that stopped at a share removed, or removed and added
+// again, before its next slice, or during which a share moved or a group
+// was added, starts again: every share still there is listed once, the
+// removed one not at all. A share added or removed elsewhere does not
+// make it start again (either way, it lists what is expected).
 TEST_F(CatalogTest, AWalkWhoseShareWasChangedBetweenSlicesStartsAgain) {
   std::vector<std::string> paths;
   for (int i = 0; i < 6; ++i) {
     paths.push_back(dir_.Mkdir("x" + std::to_string(i)));
   }
+  paths.push_back(dir_.Mkdir("x5x"));  // added during the walk
   struct Case {
     const char* what;
     std::function<std::vector<Operation>()> change;
@@ -1392,6 +1393,28 @@ TEST_F(CatalogTest, AWalkWhoseShareWasChangedBetweenSlicesStartsAgain) {
       {"another one removed",
        [&] { return std::vector<Operation>{RemoveShare(paths[4])}; },
        {0, 1, 2, 3, 5}},
+      {"another one added",
+       [&] { return std::vector<Operation>{AddShare(paths[5] + "x", "g")}; },
+       {0, 1, 2, 3, 4, 5, 6}},
+      {"moved away and back",
+       [&] {
+         Operation back = mv;
+         back.group = "g";
+         return std::vector<Operation>{mv, back};
+       },
+       {0, 1, 2, 3, 4, 5}},
+      {"another one moved away and back",
+       [&] {
+         Operation away = mv;
+         away.path = paths[4];
+         Operation back = away;
+         back.group = "g";
+         return std::vector<Operation>{away, back};
+       },
+       {0, 1, 2, 3, 4, 5}},
+      {"a group added",
+       [&] { return std::vector<Operation>{CreateGroup("a")}; },
+       {0, 1, 2, 3, 4, 5}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
@@ -1416,7 +1439,7 @@ TEST_F(CatalogTest, AWalkWhoseShareWasChangedBetweenSlicesStartsAgain) {
     ASSERT_TRUE(opened.ok()) << opened.status();
     catalog_ = *std::move(opened);
     std::vector<Operation> ops = {CreateGroup("g"), CreateGroup("h")};
-    for (const std::string& p : paths) ops.push_back(AddShare(p, "g"));
+    for (std::size_t i = 0; i < 6; ++i) ops.push_back(AddShare(paths[i], "g"));
     MustApply(ops);
 
     std::vector<std::string> want;
@@ -1427,6 +1450,21 @@ TEST_F(CatalogTest, AWalkWhoseShareWasChangedBetweenSlicesStartsAgain) {
     }
     std::sort(got.begin(), got.end());
     EXPECT_EQ(got, want) << "ListLocations";
+    EXPECT_TRUE(changed);
+    // The same walk for the view: the change is undone first.
+    catalog_.reset();
+    std::filesystem::remove_all(dir_.path() + "/state");
+    slices = 0;
+    changed = false;
+    opened = Catalog::Open(config);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    catalog_ = *std::move(opened);
+    MustApply(ops);
+    got.clear();
+    for (const SharetabEntry& e : catalog_->SharetabEntries()) {
+      got.push_back(e.path);
+    }
+    EXPECT_EQ(got, want) << "SharetabEntries";
     EXPECT_TRUE(changed);
   }
 }

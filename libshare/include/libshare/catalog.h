@@ -190,10 +190,10 @@ class Catalog {
   // Every share's location, in no particular order: what ListShares({})
   // gives without the texts, for a probe that stats every path without
   // holding the table (1,000,000 shares: one string each rather than
-  // seven). Read a slice of Config::read_slice shares at a time: not one
-  // snapshot if the table changes meanwhile (every share no change touched
-  // is listed once; one changed meanwhile may be listed as it was, as it
-  // is, twice, or not at all).
+  // seven). Read Config::read_slice shares at a time: if shares are added
+  // or removed meanwhile, each one in the table throughout is listed once,
+  // and one added or removed meanwhile may be listed or not (a group added
+  // or removed, or a share moved, makes it read the whole table at once).
   virtual std::vector<ShareLocation> ListLocations() const = 0;
   // The locations of the shares at `paths` that are in the table, in the
   // order of `paths` (a path with no share is left out): a probe of the
@@ -202,8 +202,8 @@ class Catalog {
       const std::vector<std::string>& paths) const = 0;
   virtual std::vector<GroupInfo> ListGroups() const = 0;
   // The sharetab view of the active shares, in path order, each path once.
-  // Read in slices, as ListLocations: a share changed meanwhile may be
-  // given as it was or as it is, or left out.
+  // Read in slices, as ListLocations: a share added or removed meanwhile,
+  // or whose group was enabled or disabled, may be in it or not.
   virtual std::vector<SharetabEntry> SharetabEntries() const = 0;
 
   virtual LoadStats load_stats() const = 0;

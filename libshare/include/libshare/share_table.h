@@ -188,6 +188,11 @@ class ShareTable {
   std::size_t group_count() const { return groups_.size(); }
   // Groups ordered by name.
   std::vector<const ShareGroup*> SortedGroups() const;
+  // Grows with every group added or removed and every share moved to
+  // another group: while it stays, each share keeps its place in its
+  // group's list among those still linked (a walk in slices, Catalog,
+  // resumes after the share it stopped at).
+  uint64_t layout_changes() const { return layout_changes_; }
 
   // ---- Shares.
   std::size_t size() const { return index_.size(); }
@@ -281,6 +286,7 @@ class ShareTable {
   std::string_view chain_parent_;
   uint64_t chain_dev_ = 0;
   uint64_t generation_ = 0;
+  uint64_t layout_changes_ = 0;
 };
 
 template <typename Pred>

@@ -1214,7 +1214,7 @@ void CatalogImpl::WalkInSlices(Start start, Visit visit,
       // at, if that one is still there. Otherwise it starts again.
       const Share* now = last != nullptr ? table_.Find(last_path) : nullptr;
       if (table_.layout_changes() != layout ||
-          (last != nullptr && (now != nullptr ? now->id : 0) != last_id)) {
+          (last != nullptr && (now == nullptr || now->id != last_id))) {
         restart();
         for (const ShareGroup* g : table_.SortedGroups()) {
           for (const Share& s : g->shares) visit(*g, s);

@@ -32,13 +32,19 @@ using internal::ToAbsl;
 // ms for a round's places. This one tries again every 250 us for the
 // first 50 ms, then every millisecond: a few thousand wakeups of a few
 // microseconds each while a big batch holds the store for seconds. The
-// time is the clock's (a connection is used by one thread at a time, and
-// SQLite calls this with tries == 0 when a wait begins).
+// time is the clock's: a connection is used by one thread at a time, and
+// a wait begins when SQLite calls this with tries == 0, or (a count SQLite
+// did not reset, as when a statement is prepared) after more than 20 ms
+// without a call.
 int WaitWhileBusy(void* arg, int tries) {
   using Clock = std::chrono::steady_clock;
   thread_local Clock::time_point began;
+  thread_local Clock::time_point last_call;
   const Clock::time_point now = Clock::now();
-  if (tries == 0) began = now;
+  if (tries == 0 || now - last_call > std::chrono::milliseconds(20)) {
+    began = now;
+  }
+  last_call = now;
   const auto limit = std::chrono::milliseconds(
       static_cast<int>(reinterpret_cast<intptr_t>(arg)));
   if (now - began >= limit) return 0;

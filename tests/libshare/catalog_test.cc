@@ -1327,7 +1327,7 @@ TEST_F(CatalogTest,
       t.join();
     }
   } join{stop, changer};
-  // Until the table changed between two slices of some walk 100 times, or
+  // Until the table changed between two slices of a walk 100 times, or
   // 60 s.
   const auto until =
       std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -1336,6 +1336,7 @@ TEST_F(CatalogTest,
          std::chrono::steady_clock::now() < until) {
     ++walks;
     std::map<std::string, int> seen;
+    seen_generation = catalog_->generation();  // count changes within walks
     for (const ShareLocation& l : catalog_->ListLocations()) {
       ++seen[l.path];
       ASSERT_TRUE(known(l.path)) << l.path;
@@ -1344,6 +1345,7 @@ TEST_F(CatalogTest,
       ASSERT_EQ(seen[p], 1) << p << " in ListLocations, walk " << walks;
     }
     seen.clear();
+    seen_generation = catalog_->generation();
     for (const SharetabEntry& e : catalog_->SharetabEntries()) {
       ASSERT_EQ(++seen[e.path], 1) << e.path << " twice in the view";
       ASSERT_TRUE(known(e.path)) << e.path;
@@ -1403,10 +1405,10 @@ TEST_F(CatalogTest, AWalkWhoseShareWasChangedBetweenSlicesStartsAgain) {
          return std::vector<Operation>{mv, back};
        },
        {0, 1, 2, 3, 4, 5}},
-      {"another one moved away and back",
+      {"one walked moved away and back",
        [&] {
          Operation away = mv;
-         away.path = paths[4];
+         away.path = paths[1];
          Operation back = away;
          back.group = "g";
          return std::vector<Operation>{away, back};
@@ -1414,6 +1416,9 @@ TEST_F(CatalogTest, AWalkWhoseShareWasChangedBetweenSlicesStartsAgain) {
        {0, 1, 2, 3, 4, 5}},
       {"a group added",
        [&] { return std::vector<Operation>{CreateGroup("a")}; },
+       {0, 1, 2, 3, 4, 5}},
+      {"a group removed",
+       [&] { return std::vector<Operation>{GroupOp(Type::kDeleteGroup, "h")}; },
        {0, 1, 2, 3, 4, 5}},
   };
   for (const Case& c : cases) {

@@ -608,9 +608,9 @@ TEST_F(StoreTest, BeginFailsWhileAnotherWriterHoldsTheLock) {
 
 // A writer waiting for the store gets in during a short pause of another
 // connection's writes (the file-system watch writes its places a slice at
-// a time). SQLite's own wait sleeps 100 ms between tries from 228 ms on:
-// it would miss an 80 ms pause there, and take the lock only after the
-// other connection's next, long transaction.
+// a time). SQLite's own wait tries at 228 and 328 ms, then every 100 ms:
+// it would miss a pause from 240 to 320 ms, and take the lock only after
+// the other connection's next, long transaction.
 TEST_F(StoreTest, AWaitingWriterGetsInDuringAShortPause) {
   auto s = Store::Open(path_, 5000);
   ASSERT_TRUE(s.ok()) << s.status();
@@ -630,7 +630,7 @@ TEST_F(StoreTest, AWaitingWriterGetsInDuringAShortPause) {
     if (b_status.ok()) b_status = b->Commit();
   });
   b_waits.WaitForNotification();
-  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  std::this_thread::sleep_for(std::chrono::milliseconds(240));
   const absl::Status first = a->Commit();
   std::this_thread::sleep_for(std::chrono::milliseconds(80));  // the pause
   const absl::Status again = a->Begin();  // waits for b's, if b got in

@@ -1,10 +1,18 @@
 #include "config.h"
 
+#include <sys/resource.h>
+
+#include <climits>
+#include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string_view>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "exports_follow.h"
 #include "libshare/options.h"
 
@@ -222,6 +230,21 @@ const std::vector<OptionSpec>& Options() {
          c.follow_exports.push_back(v);
          return absl::OkStatus();
        }},
+      {"nfs-conf", "FILE",
+       "take rpc.mountd's settings ([mountd] manage-gids, port, threads, "
+       "ttl, descriptors) from nfs-utils' configuration FILE and "
+       "FILE.d/*.conf; options given here win (default /etc/nfs.conf)",
+       [](DaemonConfig& c, const std::string& v) {
+         if (v.empty()) return Bad(v, "is not a file name");
+         c.nfs_conf_path = v;
+         return absl::OkStatus();
+       }},
+      {"no-nfs-conf", nullptr,
+       "read no nfs.conf: only these options and the defaults count",
+       [](DaemonConfig& c, const std::string&) {
+         c.no_nfs_conf = true;
+         return absl::OkStatus();
+       }},
       {"log-file", "FILE",
        "also log to FILE (appended, with timestamps; reopened on SIGHUP); "
        "detached, FILE replaces syslog",
@@ -260,6 +283,183 @@ const std::vector<OptionSpec>& Options() {
   };
   return *options;
 }
+
+const OptionSpec& Option(absl::string_view name) {
+  for (const OptionSpec& o : Options()) {
+    if (name == o.name) return o;
+  }
+  std::abort();  // a name this file spells wrong
+}
+
+// nfs.conf's booleans, as conffile.c's conf_get_bool reads them.
+std::optional<bool> ParseConfBool(absl::string_view v) {
+  for (const char* t : {"1", "t", "true", "y", "yes", "on"}) {
+    if (absl::EqualsIgnoreCase(v, t)) return true;
+  }
+  for (const char* f : {"0", "f", "false", "n", "no", "off"}) {
+    if (absl::EqualsIgnoreCase(v, f)) return false;
+  }
+  return std::nullopt;
+}
+
+// Applies one nfs.conf file set to a copy of the configuration.
+class NfsConfApplier {
+ public:
+  NfsConfApplier(const NfsConf& conf, DaemonConfig config, NfsConfReport* r)
+      : conf_(conf), c_(std::move(config)), r_(r) {}
+
+  absl::Status Apply() {
+    for (const NfsConfEntry* e : conf_.Section("mountd")) {
+      if (absl::Status s = Mountd(*e); !s.ok()) return s;
+    }
+    for (const NfsConfEntry* e : conf_.Section("general")) {
+      Ignore(*e, absl::EqualsIgnoreCase(e->key, "pipefs-directory")
+                     ? "sharemgrd does not use rpc_pipefs"
+                     : "no equivalent");
+    }
+    // What rpc.mountd reads from other sections, when set.
+    for (const char* key : {"udp", "tcp", "vers2", "vers3"}) {
+      if (const NfsConfEntry* e = conf_.Find("nfsd", key)) {
+        Ignore(*e,
+               "sharemgrd serves MOUNT versions 1 and 3 over TCP and UDP "
+               "whatever [nfsd] says");
+      }
+    }
+    if (const NfsConfEntry* e = conf_.Find("exports", "rootdir")) {
+      Ignore(*e, "share paths are served as they are, with no prefix");
+    }
+    return absl::OkStatus();
+  }
+
+  DaemonConfig& config() { return c_; }
+
+ private:
+  absl::Status Mountd(const NfsConfEntry& e) {
+    if (!e.subsection.empty()) {
+      Ignore(e, "rpc.mountd reads no subsection");
+      return absl::OkStatus();
+    }
+    std::optional<std::string> value = conf_.Expand(e);
+    if (!value.has_value()) {
+      Ignore(e, absl::StrCat(e.value,
+                             " is set in neither the environment nor "
+                             "[environment], so rpc.mountd takes it as unset"));
+      return absl::OkStatus();
+    }
+    const std::string& v = *value;
+    const std::string key = absl::AsciiStrToLower(e.key);
+    auto bad = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(e.Where(), ": [mountd] ", e.key, ": ", why));
+    };
+    auto boolean = [&]() -> absl::StatusOr<bool> {
+      std::optional<bool> b = ParseConfBool(v);
+      if (!b.has_value()) {
+        return bad(absl::StrCat("\"", v,
+                                "\" is not a boolean (y, yes, true, on, 1 or "
+                                "n, no, false, off, 0)"));
+      }
+      return *b;
+    };
+    if (key == "manage-gids") {
+      absl::StatusOr<bool> b = boolean();
+      if (!b.ok()) return b.status();
+      if (c_.given.count("manage-gids") != 0) {
+        Ignore(e, "--manage-gids given");
+      } else {
+        c_.manage_gids = *b;
+        Take(e, v,
+             *b ? "--manage-gids (kernel mode only)" : "no --manage-gids");
+      }
+    } else if (key == "port" || key == "threads") {
+      // The option's own check, so the file and the flag take the same.
+      const OptionSpec& o = Option(key == "port" ? "mount-port" : "threads");
+      DaemonConfig scratch;
+      const bool given = c_.given.count(o.name) != 0;
+      if (absl::Status s = o.apply(given ? scratch : c_, v); !s.ok()) {
+        return bad(s.message());
+      }
+      if (given) {
+        Ignore(e, absl::StrCat("--", o.name, " given"));
+      } else {
+        Take(e, v, absl::StrCat("--", o.name, " ", v));
+      }
+    } else if (key == "ttl") {
+      int n;
+      if (!absl::SimpleAtoi(v, &n) || n < 1) {
+        return bad(absl::StrCat(
+            "\"", v, "\" is not a number of seconds from 1 to ", INT_MAX));
+      }
+      c_.ttl = n;
+      Take(e, v,
+           absl::StrCat("the kernel mode's positive answers live ", n, " s"));
+    } else if (key == "descriptors") {
+      int n;
+      if (!absl::SimpleAtoi(v, &n) || n < 0) {
+        return bad(absl::StrCat("\"", v, "\" is not a number of descriptors"));
+      }
+      rlimit rl{};
+      if (n > 0 && ::getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+          rl.rlim_max != RLIM_INFINITY &&
+          static_cast<rlim_t>(n) > rl.rlim_max) {
+        return bad(absl::StrCat(n, " is above the hard RLIMIT_NOFILE of ",
+                                rl.rlim_max));
+      }
+      c_.descriptors = n;
+      if (n == 0) {
+        Take(e, v, "descriptor limit unchanged");
+      } else {
+        Take(e, v,
+             absl::StrCat("soft RLIMIT_NOFILE ", n,
+                          " (raised further if the connection limits need "
+                          "it)"));
+      }
+    } else if (key == "reverse-lookup") {
+      absl::StatusOr<bool> b = boolean();
+      if (!b.ok()) return b.status();
+      Ignore(e,
+             "sharemgrd looks client names up whenever an access list needs "
+             "them, and records addresses");
+    } else if (key == "state-directory-path") {
+      Ignore(e, absl::StrCat("sharemgrd keeps its state in --db ", c_.db_path));
+    } else if (key == "debug") {
+      Ignore(e, "sharemgrd has no debug logging");
+    } else if (key == "cache-use-ipaddr") {
+      absl::StatusOr<bool> b = boolean();
+      if (!b.ok()) return b.status();
+      Ignore(e,
+             "sharemgrd's kernel mode always gives each client address its "
+             "own auth domain");
+    } else if (key == "ha-callout") {
+      Ignore(e, "no equivalent");
+    } else {
+      Ignore(e, "not an rpc.mountd setting");
+    }
+    return absl::OkStatus();
+  }
+
+  void Take(const NfsConfEntry& e, absl::string_view value,
+            absl::string_view as) {
+    r_->taken.push_back(
+        absl::StrCat(e.key, "=", value, " (", e.Where(), ") -> ", as));
+  }
+
+  void Ignore(const NfsConfEntry& e, absl::string_view why) {
+    std::string label =
+        e.subsection.empty()
+            ? absl::StrCat("[", e.section, "]")
+            : absl::StrCat("[", e.section, " \"", e.subsection, "\"]");
+    if (r_->ignored.empty() || r_->ignored.back().first != label) {
+      r_->ignored.emplace_back(std::move(label), std::vector<std::string>());
+    }
+    r_->ignored.back().second.push_back(
+        absl::StrCat(e.key, " (", e.Where(), ": ", why, ")"));
+  }
+
+  const NfsConf& conf_;
+  DaemonConfig c_;
+  NfsConfReport* r_;
+};
 
 }  // namespace
 
@@ -304,8 +504,62 @@ absl::StatusOr<DaemonConfig> ParseCommandLine(
       return absl::InvalidArgumentError(
           absl::StrCat("option --", name, ": ", s.message()));
     }
+    c.given.insert(spec->name);
+  }
+  if (c.no_nfs_conf && c.given.count("nfs-conf") != 0) {
+    return absl::InvalidArgumentError(
+        "options --nfs-conf and --no-nfs-conf exclude each other");
   }
   return c;
+}
+
+std::vector<std::string> NfsConfReport::LogLines() const {
+  std::vector<std::string> lines;
+  if (!read) {
+    lines.push_back("nfs.conf: not read (--no-nfs-conf)");
+    return lines;
+  }
+  if (files.empty()) {
+    lines.push_back(absl::StrCat("nfs.conf: took nothing: no ", path, " nor ",
+                                 path, ".d/*.conf"));
+  } else {
+    lines.push_back(
+        absl::StrCat("nfs.conf: took ",
+                     taken.empty() ? "nothing" : absl::StrJoin(taken, ", "),
+                     "; read ", absl::StrJoin(files, ", ")));
+  }
+  if (!ignored.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [section, keys] : ignored) {
+      parts.push_back(absl::StrCat(section, " ", absl::StrJoin(keys, ", ")));
+    }
+    lines.push_back(
+        absl::StrCat("nfs.conf: ignored ", absl::StrJoin(parts, "; ")));
+  }
+  for (const std::string& w : warnings) {
+    lines.push_back(absl::StrCat("nfs.conf: ", w));
+  }
+  return lines;
+}
+
+absl::StatusOr<NfsConfReport> ApplyNfsConf(DaemonConfig* config) {
+  NfsConfReport r;
+  r.path = config->nfs_conf_path;
+  if (config->no_nfs_conf) return r;
+  r.read = true;
+  absl::StatusOr<NfsConf> conf = NfsConf::Load(config->nfs_conf_path);
+  if (!conf.ok()) return conf.status();
+  if (config->given.count("nfs-conf") != 0 &&
+      (conf->files().empty() || conf->files().front() != r.path)) {
+    return absl::NotFoundError(
+        absl::StrCat("--nfs-conf ", r.path, ": no such file"));
+  }
+  r.files = conf->files();
+  r.warnings = conf->warnings();
+  NfsConfApplier applier(*conf, *config, &r);
+  if (absl::Status s = applier.Apply(); !s.ok()) return s;
+  *config = std::move(applier.config());
+  return r;
 }
 
 std::string UsageText() {

@@ -1,15 +1,19 @@
-// DaemonConfig: sharemgrd's command line. One option table feeds the
-// parser and --help (and is mirrored by man/sharemgrd.8).
+// DaemonConfig: sharemgrd's command line, completed from nfs-utils'
+// configuration (nfs.conf) as rpc.mountd completes its own. One option
+// table feeds the parser and --help (and is mirrored by man/sharemgrd.8).
 // Plain values; not synchronized.
 #ifndef SHAREMGRD_CONFIG_H_
 #define SHAREMGRD_CONFIG_H_
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "nfs_conf.h"
 
 namespace sharemgrd {
 
@@ -67,6 +71,16 @@ struct DaemonConfig {
   std::string log_file;  // --log-file: "" = none
   // --debug-resolver-delay: address text -> milliseconds.
   std::map<std::string, int> resolver_delays;
+  // --nfs-conf, --no-nfs-conf: where ApplyNfsConf reads [mountd].
+  std::string nfs_conf_path = kDefaultNfsConfPath;
+  bool no_nfs_conf = false;
+  // Set from nfs.conf only, as rpc.mountd's [mountd] descriptors and ttl:
+  int descriptors = 0;  // soft RLIMIT_NOFILE set at start; 0: unchanged
+  int ttl = 0;  // seconds the kernel mode's positive answers live; 0: its
+                // own default (30 minutes, kernel/kernel_mode.h)
+  // The options the command line gave (names without "--"): nfs.conf
+  // does not override them.
+  std::set<std::string> given;
   bool help = false;
   bool version = false;
 
@@ -81,6 +95,36 @@ struct DaemonConfig {
 
 // The --help text: every option with its argument, default and meaning.
 std::string UsageText();
+
+// What ApplyNfsConf took from nfs.conf and what it left, for the start's
+// log. Each item names the key and its FILE:LINE.
+struct NfsConfReport {
+  bool read = false;               // false: --no-nfs-conf
+  std::string path;                // the main file (--nfs-conf)
+  std::vector<std::string> files;  // read, in order
+  // "port=20048 (/etc/nfs.conf:12) -> --mount-port 20048"
+  std::vector<std::string> taken;
+  // Per section ("[mountd]"): "ha-callout (/etc/nfs.conf:9: no
+  // equivalent)", in the sections' and keys' order.
+  std::vector<std::pair<std::string, std::vector<std::string>>> ignored;
+  std::vector<std::string> warnings;  // NfsConf::warnings()
+
+  // One line saying what was taken from which files, one naming what was
+  // ignored (when anything was), then one per warning:
+  //   nfs.conf: took manage-gids=y (/etc/nfs.conf:48) -> --manage-gids
+  //     (kernel mode only); read /etc/nfs.conf
+  //   nfs.conf: ignored [general] pipefs-directory (/etc/nfs.conf:6: ...)
+  std::vector<std::string> LogLines() const;
+};
+
+// Reads config->nfs_conf_path and its .d folder (NfsConf) unless
+// --no-nfs-conf, and applies the [mountd] settings rpc.mountd takes to
+// what the command line did not give: manage-gids, port (--mount-port),
+// threads, ttl, descriptors. A missing default file is not an error
+// (nothing is taken); a missing --nfs-conf FILE is. On error (a line that
+// does not parse, a value the setting refuses: the message names FILE:LINE
+// and the key) *config is unchanged.
+[[nodiscard]] absl::StatusOr<NfsConfReport> ApplyNfsConf(DaemonConfig* config);
 
 }  // namespace sharemgrd
 

@@ -825,6 +825,7 @@ absl::Status Daemon::StartKernelMode() {
   kernel::KernelConfig kc;
   kc.manage_gids = config_.manage_gids;
   kc.insecure = config_.insecure;
+  if (config_.ttl > 0) kc.positive_ttl = absl::Seconds(config_.ttl);
   kc.log = [](const std::string& line) { LogLine("kernel: " + line); };
   absl::StatusOr<std::unique_ptr<kernel::KernelMode>> k =
       kernel::KernelMode::Start(kc, catalog_.get(), access_.get());

@@ -4,6 +4,8 @@
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +70,19 @@ absl::Status WritePidFile(const std::string& path) {
       path, absl::StrCat(static_cast<int>(::getpid()), "\n"), 0644);
 }
 
+// [mountd] descriptors, as rpc.mountd applies it: the soft limit, at
+// start (ApplyNfsConf checked it against the hard limit).
+absl::Status SetDescriptorLimit(int descriptors) {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+    rl.rlim_cur = static_cast<rlim_t>(descriptors);
+    if (::setrlimit(RLIMIT_NOFILE, &rl) == 0) return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("cannot set RLIMIT_NOFILE to ", descriptors,
+                   " ([mountd] descriptors): ", ::strerror(errno)));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -86,6 +101,19 @@ int main(int argc, char** argv) {
     puts(kVersion);
     return 0;
   }
+  // Before anything is created: a bad line stops the start here.
+  absl::StatusOr<sharemgrd::NfsConfReport> nfs_conf =
+      sharemgrd::ApplyNfsConf(&*config);
+  if (!nfs_conf.ok()) {
+    Fail(nfs_conf.status().message());
+    return 1;
+  }
+  if (config->descriptors > 0) {
+    if (absl::Status s = SetDescriptorLimit(config->descriptors); !s.ok()) {
+      Fail(s.message());
+      return 1;
+    }
+  }
 
   // Every server thread would otherwise get its own malloc arena that keeps
   // freed memory (EXPORT replies, batches): two arenas keep RSS within the
@@ -98,6 +126,9 @@ int main(int argc, char** argv) {
       Fail(s.message());
       return 1;
     }
+  }
+  for (const std::string& line : nfs_conf->LogLines()) {
+    sharemgrd::LogLine(line);
   }
 
   int ready_fd = -1;

@@ -137,6 +137,8 @@ TEST(ConfigTest, HelpListsEveryOption) {
                         "--idle-timeout",
                         "--mgmt-idle-timeout",
                         "--debug-resolver-delay",
+                        "--nfs-conf",
+                        "--no-nfs-conf",
                         "--help",
                         "--version"}) {
     EXPECT_THAT(help, HasSubstr(o));
@@ -151,6 +153,25 @@ TEST(ConfigTest, KernelModeIsAutoByDefaultAndTakesOnOff) {
   EXPECT_EQ(ParseCommandLine({"--kernel", "off"})->kernel,
             KernelModeSetting::kOff);
   EXPECT_TRUE(ParseCommandLine({"--manage-gids"})->manage_gids);
+}
+
+TEST(ConfigTest, NfsConfIsReadFromEtcUnlessToldOtherwise) {
+  absl::StatusOr<DaemonConfig> c = ParseCommandLine({});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->nfs_conf_path, "/etc/nfs.conf");
+  EXPECT_FALSE(c->no_nfs_conf);
+  EXPECT_EQ(ParseCommandLine({"--nfs-conf=/x/nfs.conf"})->nfs_conf_path,
+            "/x/nfs.conf");
+  EXPECT_TRUE(ParseCommandLine({"--no-nfs-conf"})->no_nfs_conf);
+  EXPECT_FALSE(ParseCommandLine({"--nfs-conf="}).ok());
+}
+
+TEST(ConfigTest, GivenListsTheOptionsOnTheCommandLine) {
+  absl::StatusOr<DaemonConfig> c =
+      ParseCommandLine({"--threads", "3", "--manage-gids"});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->given, (std::set<std::string>{"threads", "manage-gids"}));
+  EXPECT_TRUE(ParseCommandLine({})->given.empty());
 }
 
 TEST(ConfigTest, BadKernelModeNamesTheOptionAndTheChoices) {

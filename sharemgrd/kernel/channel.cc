@@ -49,8 +49,14 @@ class Fd {
 
 class ProcChannel : public CacheChannel {
  public:
-  ProcChannel(std::string cache, std::string path, int fd)
-      : cache_(std::move(cache)), path_(std::move(path)), fd_(fd) {}
+  // write_per_reply: fd is read-only; each Write opens the channel
+  // write-only for its reply (OpenProcChannelReader).
+  ProcChannel(std::string cache, std::string path, int fd,
+              bool write_per_reply = false)
+      : cache_(std::move(cache)),
+        path_(std::move(path)),
+        fd_(fd),
+        write_per_reply_(write_per_reply) {}
   ~ProcChannel() override { close(fd_); }
   const std::string& cache() const override { return cache_; }
   int fd() const override { return fd_; }
@@ -74,9 +80,16 @@ class ProcChannel : public CacheChannel {
       return absl::InvalidArgumentError(absl::StrCat(
           "write ", path_, ": reply of ", line.size(), " bytes is too long"));
     }
+    Fd own(write_per_reply_
+               ? open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+               : -1);
+    if (write_per_reply_ && own.get() < 0) {
+      return ErrnoStatus(errno, absl::StrCat("open ", path_));
+    }
+    const int fd = write_per_reply_ ? own.get() : fd_;
     ssize_t n;
     do {
-      n = write(fd_, line.data(), line.size());
+      n = write(fd, line.data(), line.size());
     } while (n < 0 && errno == EINTR);
     if (n < 0) return ErrnoStatus(errno, absl::StrCat("write ", path_));
     if (static_cast<size_t>(n) != line.size()) {
@@ -90,6 +103,7 @@ class ProcChannel : public CacheChannel {
   const std::string cache_;
   const std::string path_;
   const int fd_;
+  const bool write_per_reply_;
 };
 
 absl::Status WriteWhole(const std::string& path, std::string_view text) {
@@ -181,6 +195,15 @@ absl::StatusOr<std::unique_ptr<CacheChannel>> OpenProcChannel(
   int fd = open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus(errno, absl::StrCat("open ", path));
   return std::make_unique<ProcChannel>(cache, std::move(path), fd);
+}
+
+absl::StatusOr<std::unique_ptr<CacheChannel>> OpenProcChannelReader(
+    const std::string& proc_root, const std::string& cache) {
+  std::string path = absl::StrCat(proc_root, "/net/rpc/", cache, "/channel");
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, absl::StrCat("open ", path));
+  return std::make_unique<ProcChannel>(cache, std::move(path), fd,
+                                       /*write_per_reply=*/true);
 }
 
 std::unique_ptr<NfsdFiles> MakeProcNfsdFiles(const std::string& proc_root) {

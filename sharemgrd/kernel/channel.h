@@ -50,6 +50,17 @@ class CacheChannel {
 [[nodiscard]] absl::StatusOr<std::unique_ptr<CacheChannel>> OpenProcChannel(
     const std::string& proc_root, const std::string& cache);
 
+// Opens it read-only: a reader that is no listener. The kernel makes an
+// upcall only while a write-open exists or for 30 s after the last one
+// closed (net/sunrpc/cache.c, cache_listeners_exist counts writers and
+// last_close only), and every open file reads every queued request. Each
+// Write opens the channel write-only for that one reply, so the kernel
+// goes on making upcalls for 30 s after each answer, then stops. What
+// the kernel mode watches auth.unix.gid with when it does not manage
+// gids (kernel_mode.cc).
+[[nodiscard]] absl::StatusOr<std::unique_ptr<CacheChannel>>
+OpenProcChannelReader(const std::string& proc_root, const std::string& cache);
+
 class NfsdFiles {
  public:
   virtual ~NfsdFiles() = default;

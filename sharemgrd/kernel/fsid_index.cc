@@ -42,6 +42,35 @@ std::optional<std::string> FsidIndex::Find(int type,
   return it->second.front();
 }
 
+void FsidIndex::BeginUpdate() {
+  absl::MutexLock lock(&mu_);
+  ++updating_;
+}
+
+void FsidIndex::EndUpdate() {
+  absl::MutexLock lock(&mu_);
+  --updating_;
+}
+
+std::optional<std::string> FsidIndex::FindSettled(
+    int type, std::string_view bytes, absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  const std::string key = FsidMapKey(type, bytes);
+  auto found = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto it = by_key_.find(key);
+    return it == by_key_.end() || it->second.empty()
+               ? std::nullopt
+               : std::optional<std::string>(it->second.front());
+  };
+  std::optional<std::string> path = found();
+  if (path.has_value() || updating_ == 0) return path;
+  auto settled = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return updating_ == 0;
+  };
+  mu_.AwaitWithTimeout(absl::Condition(&settled), timeout);
+  return found();
+}
+
 std::optional<FsIdentity> FsidIndex::IdentityOf(const std::string& path) const {
   absl::MutexLock lock(&mu_);
   auto it = by_path_.find(path);

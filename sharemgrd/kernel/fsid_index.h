@@ -39,6 +39,15 @@ class FsidIndex {
   void MarkReady();
   bool WaitReady(absl::Duration timeout) const;
 
+  // Between these, changed shares are being learnt (KernelMode's pushes;
+  // they may nest). FindSettled is Find, except that a miss while an
+  // update is under way waits for the updates to end (at most `timeout`)
+  // and looks again: the fsid may be a share being added.
+  void BeginUpdate();
+  void EndUpdate();
+  std::optional<std::string> FindSettled(int type, std::string_view bytes,
+                                         absl::Duration timeout) const;
+
  private:
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, FsIdentity> by_path_ ABSL_GUARDED_BY(mu_);
@@ -46,6 +55,7 @@ class FsidIndex {
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, std::size_t> per_device_ ABSL_GUARDED_BY(mu_);
   bool ready_ ABSL_GUARDED_BY(mu_) = false;
+  int updating_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace sharemgrd::kernel

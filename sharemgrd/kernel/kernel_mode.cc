@@ -104,6 +104,8 @@ constexpr int64_t kExpired = 1;
 }  // namespace
 
 constexpr absl::Duration kFlushSettle = absl::Seconds(4);
+// How long SharesChanged waits for a push's rewrites.
+constexpr absl::Duration kPushWait = absl::Seconds(10);
 
 struct KernelMode::Impl {
   KernelConfig config;
@@ -160,30 +162,19 @@ struct KernelMode::Impl {
     WaitUntilFresh();
   }
 
-  // Without manage-gids nobody answers auth.unix.gid, but for
-  // gid_listener_grace after a previous responder (rpc.mountd with
-  // manage-gids, Debian's default) closed that channel the kernel still
-  // queues its upcalls, and a uid whose upcall is never answered has its
-  // requests dropped until the pending entry expires (120 s). Flushing the
-  // gid cache now drops the group lists that responder left (they must not
-  // override the clients' groups any more), and flushing it again once the
-  // grace is over drops the entries left pending meanwhile, so such a
-  // stall lasts at most the grace.
-  void StartGidSweep() {
-    (void)deps.files->Flush(kGidCache);
-    gid_sweeper = std::thread([this] {
-      absl::MutexLock lock(&stop_mu);
-      auto is_stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stop_mu) {
-        return stopped;
-      };
-      if (stop_mu.AwaitWithTimeout(absl::Condition(&is_stopped),
-                                   config.gid_listener_grace)) {
-        return;
-      }
-      (void)deps.files->Flush(kGidCache);
-    });
+  // Whether `cache` is flushed at start and by Flush(): every cache
+  // answered, except auth.unix.gid when gids are not managed. Then its
+  // channel is only a reader (OpenProcChannelReader) for the upcalls the
+  // kernel still makes for 30 s after a previous responder that managed
+  // gids (Debian's rpc.mountd) closed it: answered at once from the
+  // system's groups, as that responder would have, for gid_bridge_ttl;
+  // a request waiting on such an upcall would otherwise be dropped until
+  // the pending entry expired (120 s and more: a flush cannot drop a
+  // pending entry). Its valid entries are kept to expire on their own.
+  bool Flushes(int cache) const {
+    return channels[cache] != nullptr && (cache != kGid || config.manage_gids);
   }
-  std::thread gid_sweeper;
+
 
   // See WaitOutFlush; every reply waits here (Write, WriteIpEntry), so
   // answers are held back after `sharectl cache flush` too.
@@ -343,16 +334,18 @@ struct KernelMode::Impl {
     }
   }
 
-  // Computes and tells an answer; if the table changed meanwhile, a push
-  // may have written the newer answer before this older one: tell again.
+  // Computes and tells an answer; if the table changed or a push updated
+  // the tree and index meanwhile, that push may have looked for what to
+  // rewrite before this older answer was recorded: tell again.
   template <typename Compute, typename Tell>
   Answer AnswerStable(const Compute& compute, const Tell& tell) {
     Answer a;
     for (int i = 0; i < 3; ++i) {
       const uint64_t gen = catalog->generation();
+      const uint64_t pushes = learned.load();
       a = compute();
       tell(a);
-      if (catalog->generation() == gen) break;
+      if (catalog->generation() == gen && learned.load() == pushes) break;
     }
     return a;
   }
@@ -484,44 +477,106 @@ struct KernelMode::Impl {
     }
   }
 
-  // Learns the identity of a path for the fsid index (nullopt: forget).
-  void Learn(const std::string& path, bool present) {
-    if (!present) {
-      index.Set(path, std::nullopt);
-      return;
+  // Learns the identities of paths for the fsid index: `present` ones are
+  // probed (in parallel when there are many: a batch of 15,000 adds is
+  // indexed before its reply, and ZFS datasets' metadata may wait on
+  // disks), the others forgotten, in slices so a start with 1,000,000
+  // shares holds one slice's results at a time. Failed probes are
+  // forgotten too and logged, the first few by name and the rest as a
+  // count.
+  void LearnAll(const std::vector<std::pair<std::string, bool>>& items) {
+    size_t failed = 0;
+    for (size_t from = 0; from < items.size() && !stopping;
+         from += kLearnSlice) {
+      const size_t n = std::min(kLearnSlice, items.size() - from);
+      std::vector<absl::StatusOr<FsIdentity>> ids(
+          n, absl::StatusOr<FsIdentity>(absl::CancelledError()));
+      std::atomic<size_t> next{0};
+      auto work = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < n && !stopping;) {
+          const auto& [path, present] = items[from + i];
+          if (present) ids[i] = deps.probe->Probe(path);
+        }
+      };
+      const size_t helpers =
+          std::min<size_t>(std::max(config.probe_threads, 1) - 1,
+                           n / kProbesPerThread);
+      std::vector<std::thread> threads;
+      for (size_t t = 0; t < helpers; ++t) {
+        try {
+          threads.emplace_back(work);
+        } catch (const std::system_error&) {
+          break;  // no thread: the others and this one do it all
+        }
+      }
+      work();
+      for (std::thread& t : threads) t.join();
+      if (stopping) return;
+      for (size_t i = 0; i < n; ++i) {
+        const auto& [path, present] = items[from + i];
+        if (present && !ids[i].ok() && ++failed <= kProbeErrorsLogged) {
+          Log(absl::StrCat("kernel mode: ", ids[i].status().message()));
+        }
+        index.Set(path, present && ids[i].ok()
+                            ? std::optional<FsIdentity>(*ids[i])
+                            : std::nullopt);
+      }
     }
-    absl::StatusOr<FsIdentity> id = deps.probe->Probe(path);
-    if (!id.ok()) {
-      Log(absl::StrCat("kernel mode: ", id.status().message()));
-      index.Set(path, std::nullopt);
-      return;
+    if (failed > kProbeErrorsLogged) {
+      Log(absl::StrCat("kernel mode: ", failed - kProbeErrorsLogged,
+                       " more paths could not be examined"));
     }
-    index.Set(path, *id);
+  }
+  static constexpr size_t kLearnSlice = 4096;
+  static constexpr size_t kProbesPerThread = 256;
+  static constexpr size_t kProbeErrorsLogged = 5;
+
+  // Rewrites what the kernel holds for changed shares (SharesChanged):
+  // updates the tree and the index here, then queues the rewrites on the
+  // clients' keys. Returns the push's number (see WaitPush).
+  uint64_t Push(const std::vector<std::string>& paths)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(learn_mu);
+
+  // Waits (at most `timeout`) until the pushes numbered up to `target`
+  // have written their rewrites; false on time-out.
+  bool WaitPush(uint64_t target, absl::Duration timeout) {
+    absl::MutexLock l(&push_mu);
+    auto done = [this, target]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(push_mu) {
+      return pushes_unfinished.empty() ||
+             *pushes_unfinished.begin() > target || stopping.load();
+    };
+    return push_mu.AwaitWithTimeout(absl::Condition(&done), timeout);
   }
 
-  // Rewrites what the kernel holds for changed shares (SharesChanged).
-  void Push(const std::vector<std::string>& paths);
-
-  // Brings the tree and index up to date for one share path; returns
-  // whether it is an active share now.
-  bool Refresh(const std::string& path) {
+  // Brings the tree up to date for one share path and lists, in `learn`,
+  // the paths whose identity must be learnt (true) or forgotten (false);
+  // returns whether it is an active share now.
+  bool Refresh(const std::string& path,
+               std::vector<std::pair<std::string, bool>>* learn) {
     std::optional<libshare::ShareMatch> m = catalog->FindNearest(path);
     const bool active = m.has_value() && m->exact;
     if (active) {
       std::vector<std::string> created = tree.Add(path);
-      Learn(path, true);
-      for (const std::string& up : created) Learn(up, true);
+      learn->emplace_back(path, true);
+      for (std::string& up : created) learn->emplace_back(std::move(up), true);
     } else {
       std::vector<std::string> gone = tree.Remove(path);
       // A removed share that is still above others stays a pseudo dir.
-      Learn(path, tree.IsAbove(path));
-      for (const std::string& up : gone) Learn(up, false);
+      learn->emplace_back(path, tree.IsAbove(path));
+      for (std::string& up : gone) learn->emplace_back(std::move(up), false);
     }
     return active;
   }
+
+  // Serializes the pushes' first part (tree, index, what to rewrite), so
+  // they apply in the order SharesChanged was called.
+  absl::Mutex learn_mu;
+  // Counts the pushes whose tree and index are updated: an answer computed
+  // before one and written after it is computed again (AnswerStable).
+  std::atomic<uint64_t> learned{0};
 };
 
-void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
+uint64_t KernelMode::Impl::Push(const std::vector<std::string>& paths) {
   uint64_t push_id;
   {
     absl::MutexLock l(&push_mu);
@@ -538,10 +593,35 @@ void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
     k += e.domain;
     fhs.try_emplace(std::move(k), FhUpcall{e.domain, e.fsid_type, e.fsid});
   };
-  for (const std::string& p : paths) {
-    const std::optional<FsIdentity> old_id = index.IdentityOf(p);
-    const bool was_share = tree.IsShare(p);
-    const bool active = Refresh(p);
+  // First the tree and the index for every path (the probes in
+  // parallel), then what the kernel was told about them.
+  struct Changed {
+    std::optional<FsIdentity> old_id;
+    bool was_share;
+    bool active;
+  };
+  std::vector<Changed> before;
+  before.reserve(paths.size());
+  {
+    std::vector<std::pair<std::string, bool>> learn;
+    learn.reserve(paths.size());
+    index.BeginUpdate();
+    for (const std::string& p : paths) {
+      Changed c;
+      c.old_id = index.IdentityOf(p);
+      c.was_share = tree.IsShare(p);
+      c.active = Refresh(p, &learn);
+      before.push_back(std::move(c));
+    }
+    LearnAll(std::move(learn));
+    index.EndUpdate();
+    ++learned;
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& p = paths[i];
+    const std::optional<FsIdentity>& old_id = before[i].old_id;
+    const bool was_share = before[i].was_share;
+    const bool active = before[i].active;
     const std::optional<FsIdentity> new_id = index.IdentityOf(p);
     std::vector<std::string> where = ShareTree::Ancestors(p);
     where.insert(where.begin(), p);
@@ -605,6 +685,7 @@ void KernelMode::Impl::Push(const std::vector<std::string>& paths) {
     });
   }
   unlock_after();
+  return push_id;
 }
 
 KernelMode::KernelMode(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -626,12 +707,23 @@ absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::Start(
   }
   KernelDeps deps;
   std::vector<std::string> caches = {kIpCache, kFhCache, kExportCache};
-  if (config.manage_gids) caches.push_back(kGidCache);
   for (const std::string& c : caches) {
     absl::StatusOr<std::unique_ptr<CacheChannel>> ch =
         OpenProcChannel(config.proc_root, c);
     if (!ch.ok()) return ch.status();
     deps.channels.push_back(*std::move(ch));
+  }
+  // auth.unix.gid: a listener with manage-gids; else only a reader (see
+  // Impl::Flushes), never a reason not to start.
+  absl::StatusOr<std::unique_ptr<CacheChannel>> gid =
+      config.manage_gids ? OpenProcChannel(config.proc_root, kGidCache)
+                         : OpenProcChannelReader(config.proc_root, kGidCache);
+  if (gid.ok()) {
+    deps.channels.push_back(*std::move(gid));
+  } else if (config.manage_gids) {
+    return gid.status();
+  } else if (config.log) {
+    config.log(absl::StrCat("kernel mode: ", gid.status().message()));
   }
   deps.files = MakeProcNfsdFiles(config.proc_root);
   deps.probe = MakeSystemFsProbe();
@@ -661,15 +753,14 @@ absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::StartWith(
     }
     impl->channels[c] = ch.get();
   }
-  if (impl->channels[kGid] != nullptr && !impl->config.manage_gids) {
-    impl->channels[kGid] = nullptr;
-  }
 
   ResponderConfig rc;
   rc.positive_ttl = impl->config.positive_ttl;
   rc.negative_ttl = impl->config.negative_ttl;
   rc.failure_ttl = impl->config.failure_ttl;
   rc.insecure = impl->config.insecure;
+  rc.gid_ttl = impl->config.manage_gids ? impl->config.positive_ttl
+                                        : impl->config.gid_bridge_ttl;
   if (impl->deps.files) {
     absl::StatusOr<std::string> text = impl->deps.files->ExportFeatures();
     if (text.ok()) {
@@ -686,7 +777,7 @@ absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::StartWith(
     }
     // Once at start: drop what an earlier responder told the kernel.
     for (int c = 0; c < kCaches; ++c) {
-      if (impl->channels[c] == nullptr) continue;
+      if (!impl->Flushes(c)) continue;
       if (absl::Status s = impl->deps.files->Flush(CacheName(c)); !s.ok()) {
         return s;
       }
@@ -714,21 +805,17 @@ absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::StartWith(
   Impl* raw = impl.get();
   impl->indexer =
       std::thread([raw, paths = std::move(paths), dirs = std::move(dirs)] {
-        for (const std::string& p : paths) {
-          if (raw->stopping) break;
-          raw->Learn(p, true);
-        }
-        for (const std::string& d : dirs) {
-          if (raw->stopping) break;
-          raw->Learn(d, true);
-        }
+        std::vector<std::pair<std::string, bool>> learn;
+        learn.reserve(paths.size() + dirs.size());
+        for (const std::string& p : paths) learn.emplace_back(p, true);
+        for (const std::string& d : dirs) learn.emplace_back(d, true);
+        raw->LearnAll(learn);
         // Also when stopping: nobody may wait for an index never finished.
         raw->index.MarkReady();
       });
 
   impl->pool = std::make_unique<KeyedWorkQueue>(impl->config.threads);
   impl->poller = std::thread([raw] { raw->Poll(); });
-  if (impl->deps.files && !impl->config.manage_gids) impl->StartGidSweep();
   return std::unique_ptr<KernelMode>(new KernelMode(std::move(impl)));
 }
 
@@ -740,37 +827,47 @@ void KernelMode::Stop() {
     d->stopped = true;
   }
   d->stopping = true;
+  // A push computing on a caller's thread stops at its next probe and
+  // queues its rewrites on the pool, which drops them below.
+  { absl::MutexLock l(&d->learn_mu); }
   uint64_t one = 1;
   (void)!write(d->wake_fd, &one, sizeof one);
   if (d->poller.joinable()) d->poller.join();
   d->pool->Stop();
   if (d->indexer.joinable()) d->indexer.join();
-  if (d->gid_sweeper.joinable()) d->gid_sweeper.join();
   close(d->wake_fd);
 }
 
 void KernelMode::SharesChanged(const std::vector<std::string>& share_paths) {
   Impl* d = impl_.get();
-  if (d->stopping) return;
-  d->pool->Submit("changes", [d, share_paths] { d->Push(share_paths); });
+  uint64_t id;
+  {
+    absl::MutexLock l(&d->learn_mu);
+    if (d->stopping) return;
+    id = d->Push(share_paths);
+  }
+  // Bounded: a rewrite waits behind its client's upcalls, and those on a
+  // name lookup (the auth cache's lookup timeout at most).
+  if (!d->WaitPush(id, kPushWait)) {
+    d->Log(absl::StrCat("kernel mode: the rewrites of ", share_paths.size(),
+                        " changed shares were not all written after ",
+                        absl::FormatDuration(kPushWait),
+                        "; replying, they go on"));
+  }
 }
 
 void KernelMode::WaitPushed() {
   Impl* d = impl_.get();
-  if (d->stopping) return;
-  // The pushes run in order under the one key "changes": an empty job
-  // behind them runs once every push queued before has run (and queued its
-  // rewrites on the clients' keys) ...
-  if (!d->RunKeyed("changes", [] {})) return;
-  // ... and those rewrites are written when their push is finished.
-  absl::MutexLock l(&d->push_mu);
-  const uint64_t target = d->pushes_begun;
-  auto done = [d, target]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(d->push_mu) {
-    return d->pushes_unfinished.empty() ||
-           *d->pushes_unfinished.begin() > target || d->stopping.load();
-  };
+  uint64_t target;
+  {
+    // After the pushes being computed now.
+    absl::MutexLock l(&d->learn_mu);
+    if (d->stopping) return;
+    absl::MutexLock p(&d->push_mu);
+    target = d->pushes_begun;
+  }
   // Bounded: a rewrite the pool drops on stop never finishes its push.
-  d->push_mu.AwaitWithTimeout(absl::Condition(&done), absl::Seconds(30));
+  d->WaitPush(target, absl::Seconds(30));
 }
 
 absl::Status KernelMode::Flush() {
@@ -786,7 +883,7 @@ absl::Status KernelMode::Flush() {
   while (prev < hold && !d->fresh_after.compare_exchange_weak(prev, hold)) {
   }
   for (int c = 0; c < kCaches; ++c) {
-    if (d->channels[c] == nullptr) continue;
+    if (!d->Flushes(c)) continue;
     if (absl::Status s = d->deps.files->Flush(CacheName(c)); !s.ok()) return s;
     ++d->flushes;
   }

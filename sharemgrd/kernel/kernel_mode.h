@@ -39,17 +39,20 @@ struct KernelConfig {
   bool manage_gids = false;  // answer auth.unix.gid (--manage-gids)
   bool insecure = false;     // NFS calls from unreserved ports (--insecure)
   int threads = 4;           // answer workers
+  // Threads examining changed shares' paths (a batch's, the start's).
+  int probe_threads = 4;
   absl::Duration positive_ttl = absl::Minutes(30);
   absl::Duration negative_ttl = absl::Minutes(1);
   absl::Duration failure_ttl = absl::Seconds(5);
   // Bound on the remembered answers (the mirror); past it the oldest are
   // forgotten after telling the kernel to ask again.
   std::size_t mirror_max_entries = 200000;
-  // How long the kernel goes on queueing upcalls after a cache's last
-  // listener closed its channel (net/sunrpc/cache.c,
-  // cache_listeners_exist: 30 s), with a margin. Without manage_gids the
-  // gid cache is flushed at start and again after this (kernel_mode.cc).
-  absl::Duration gid_listener_grace = absl::Seconds(32);
+  // Without manage_gids, how long the group lists told for the
+  // auth.unix.gid upcalls the kernel still makes after a previous
+  // responder that managed gids stopped are kept (kernel_mode.cc,
+  // Impl::Flushes). Over twice the kernel's 30 s listener grace, so a
+  // refresh at half this life comes after the grace of our own answer.
+  absl::Duration gid_bridge_ttl = absl::Minutes(2);
   // One line per event worth a log line (errors, refusals of the kernel).
   std::function<void(const std::string&)> log;
 };
@@ -108,8 +111,12 @@ class KernelMode {
   // After each committed batch: the paths of the shares it added,
   // removed, changed, or whose group changed state. Rewrites, entry by
   // entry, what the kernel was told about them, their fsids and their
-  // pseudo-root ancestors; releases the locks of removed ones. Returns at
-  // once; the work runs on the pool.
+  // pseudo-root ancestors; releases the locks of removed ones. Returns
+  // once the fsid index and the pseudo-root know the changed shares
+  // (their paths examined in parallel) and the rewrites are written, so a
+  // share added is mountable when the batch replies (a rewrite stuck
+  // behind a client's slow name lookup is waited for 10 s at most, then
+  // goes on). Calls apply in the order they are made.
   void SharesChanged(const std::vector<std::string>& share_paths);
   // Returns once the rewrites SharesChanged() queued before this call are
   // done (`exportfs -r` replies only then), or at once when stopping.

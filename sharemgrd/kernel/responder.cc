@@ -201,7 +201,7 @@ Answer Responder::Fh(const FhUpcall& u) const {
     if (u.fsid == FsidNumBytes(0)) path = "/";
   } else {
     ready = index_->WaitReady(config_.index_wait);
-    path = index_->Find(u.fsid_type, u.fsid);
+    path = index_->FindSettled(u.fsid_type, u.fsid, config_.update_wait);
   }
   // Before the start-up index is complete an unknown fsid may be a share
   // not indexed yet: a long negative would give mounted clients ESTALE
@@ -222,7 +222,7 @@ Answer Responder::Gid(const GidUpcall& u, GroupSource* groups) const {
     return {GidDowncall(u.uid, Expiry(ttl), {}), true};
   }
   if (g->size() > kMaxGroups) g->resize(kMaxGroups);
-  return {GidDowncall(u.uid, Expiry(config_.positive_ttl), *g), false};
+  return {GidDowncall(u.uid, Expiry(config_.gid_ttl), *g), false};
 }
 
 }  // namespace sharemgrd::kernel

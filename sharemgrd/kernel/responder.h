@@ -22,7 +22,9 @@
 //    failed or timed out gives a negative answer with the short failure
 //    TTL, never a grant.
 //  - nfsd.fh (DOMAIN FSIDTYPE FSID): one FsidIndex lookup; FSID_NUM 0 is
-//    "/". Which client may use the path is the export entry's business.
+//    "/". A miss while changed shares are being learnt waits for them
+//    (never a negative for a share being added). Which client may use the
+//    path is the export entry's business.
 //  - auth.unix.gid (UID): the user's groups from GroupSource.
 //
 // Thread-safe: handlers may run on any number of threads.
@@ -64,10 +66,14 @@ struct ResponderConfig {
   absl::Duration negative_ttl = absl::Minutes(1);  // refused, unknown
   absl::Duration failure_ttl = absl::Seconds(5);   // a lookup failed
   bool insecure = false;  // accept NFS calls from unreserved ports
+  absl::Duration gid_ttl = absl::Minutes(30);  // auth.unix.gid answers
   ExportFeatures features;
   // How long nfsd.fh waits for the start-up index before answering with
   // failure_ttl (the fsid may belong to a share not indexed yet).
   absl::Duration index_wait = absl::Seconds(30);
+  // How long nfsd.fh waits, on a miss, for the shares being learnt (a
+  // batch's adds) before answering no.
+  absl::Duration update_wait = absl::Seconds(10);
 };
 
 struct Answer {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "fake_channel.h"
 #include "gmock/gmock.h"
@@ -56,7 +57,8 @@ class KernelModeTest : public testing::KernelFixture {
     if (km_) km_->Stop();
   }
 
-  void StartKernel(KernelConfig config = {}) {
+  void StartKernel(KernelConfig config = {},
+                   std::unique_ptr<FsProbe> probe = nullptr) {
     KernelDeps deps;
     auto add = [&](const char* cache) {
       auto ch = std::make_unique<FakeChannel>(cache, &domains_);
@@ -71,7 +73,7 @@ class KernelModeTest : public testing::KernelFixture {
     auto files = std::make_unique<FakeNfsdFiles>();
     files_ = files.get();
     deps.files = std::move(files);
-    deps.probe = std::make_unique<ProbeRef>(&probe_);
+    deps.probe = probe ? std::move(probe) : std::make_unique<ProbeRef>(&probe_);
     deps.groups = std::make_unique<FakeGroups>();
     deps.now = [] { return kNow; };
     config.log = [this](const std::string& line) {
@@ -119,19 +121,16 @@ TEST_F(KernelModeTest, StartFlushesEachAnsweredCacheOnce) {
   EXPECT_EQ(km_->stats().flushes, 4u);
 }
 
-TEST_F(KernelModeTest, WithoutManageGidsGidCacheIsFlushedAtStartAndAfterGrace) {
-  KernelConfig c;
-  c.gid_listener_grace = absl::Milliseconds(100);
-  StartKernel(c);
-  // Not answered, so not counted as a flush of ours; at start and once
-  // the kernel stopped waiting for the previous gid responder.
+TEST_F(KernelModeTest, WithoutManageGidsTheGidCacheIsNeverFlushed) {
+  StartKernel();
+  // The entries a previous responder left expire on their own: a flush
+  // cannot drop the pending ones, and would only make more upcalls.
   EXPECT_THAT(files_->flushed(),
-              UnorderedElementsAre("auth.unix.ip", "nfsd.fh", "nfsd.export",
-                                   "auth.unix.gid"));
-  absl::SleepFor(absl::Milliseconds(400));
-  std::vector<std::string> f = files_->flushed();
-  EXPECT_EQ(std::count(f.begin(), f.end(), "auth.unix.gid"), 2);
+              UnorderedElementsAre("auth.unix.ip", "nfsd.fh", "nfsd.export"));
   EXPECT_EQ(km_->stats().flushes, 3u);
+  ASSERT_TRUE(km_->Flush().ok());
+  std::vector<std::string> f = files_->flushed();
+  EXPECT_EQ(std::count(f.begin(), f.end(), "auth.unix.gid"), 0);
 }
 
 TEST_F(KernelModeTest, AnswersAnExportUpcall) {
@@ -166,16 +165,18 @@ TEST_F(KernelModeTest, AnswersIpAndFhUpcalls) {
             FhDowncall("$10.0.0.1", kFsidEncodeDev, fsid, kNow + 1800, p));
 }
 
-TEST_F(KernelModeTest, GidAnsweredOnlyWithManageGids) {
+TEST_F(KernelModeTest, GidUpcallsAreAnsweredBrieflyWithoutManageGids) {
+  // Only made while the kernel still counts a previous responder that
+  // managed gids (or our own last answer) as listening: answered at once,
+  // as that responder would have, but kept for two minutes only.
   StartKernel();
   gid_->Upcall("1000\n");
-  ip_->Upcall("nfsd 10.0.0.1\n");
-  ASSERT_TRUE(ip_->WaitWritten(1));
-  km_->WaitIdle();
-  EXPECT_THAT(gid_->written(), IsEmpty());
-  km_->Stop();
-  km_.reset();
+  ASSERT_TRUE(gid_->WaitWritten(1));
+  EXPECT_EQ(gid_->written()[0],
+            absl::StrCat("1000 ", kNow + 120, " 2 1000 100\n"));
+}
 
+TEST_F(KernelModeTest, GidUpcallsAreAnsweredForTheTtlWithManageGids) {
   KernelConfig c;
   c.manage_gids = true;
   StartKernel(c);
@@ -350,11 +351,13 @@ TEST_F(KernelModeTest,
   absl::StatusOr<std::string> fh;
   std::thread mnt([&] { fh = km_->FileHandle(Ip("10.0.0.1"), decided, 64); });
   resolver->WaitUntilGateEntered();
-  // The MNT's answer is being computed with rw; the table changes.
+  // The MNT's answer is being computed with rw; the table changes. The
+  // change's rewrite waits behind the MNT on the client's key.
   SetOptions(p, "ro=hosta");
-  km_->SharesChanged({p});
+  std::thread change([&] { km_->SharesChanged({p}); });
   resolver->OpenGate();
   mnt.join();
+  change.join();
   km_->WaitIdle();
   ASSERT_FALSE(export_->written().empty());
   const std::string last = export_->written().back();
@@ -365,7 +368,7 @@ TEST_F(KernelModeTest,
 TEST_F(KernelModeTest, FlushWritesTheFlushFilesAgain) {
   StartKernel();
   ASSERT_TRUE(km_->Flush().ok());
-  EXPECT_EQ(files_->flushed().size(), 7u);  // and auth.unix.gid at start
+  EXPECT_EQ(files_->flushed().size(), 6u);  // never auth.unix.gid
   EXPECT_EQ(km_->stats().flushes, 6u);
 }
 
@@ -454,7 +457,20 @@ std::string FhLine(const std::string& client, const FsIdentity& id) {
   return std::move(w).Finish();
 }
 
-class PusherTest : public KernelModeTest {};
+class PusherTest : public KernelModeTest {
+ protected:
+  // Adds `n` shares many/sNNNNN in one batch and returns their paths.
+  std::vector<std::string> AddMany(int n) {
+    std::vector<std::string> paths;
+    std::vector<libshare::Operation> ops;
+    for (int i = 0; i < n; ++i) {
+      paths.push_back(dir_.Mkdir(absl::StrCat("many/s", 10000 + i)));
+      ops.push_back(libshare::testing::AddShare(paths.back(), "g"));
+    }
+    Apply(std::move(ops));
+    return paths;
+  }
+};
 
 TEST_F(PusherTest, OptionChangeRewritesExactlyItsEntries) {
   const std::string a = Share("x/a");
@@ -479,7 +495,7 @@ TEST_F(PusherTest, OptionChangeRewritesExactlyItsEntries) {
               UnorderedElementsAre(absl::StrCat("$10.0.0.1 ", a, ro),
                                    absl::StrCat("$10.0.0.2 ", a, ro)));
   EXPECT_EQ(km_->stats().pushed, 2u);
-  EXPECT_EQ(files_->flushed().size(), 4u);  // only the start's
+  EXPECT_EQ(files_->flushed().size(), 3u);  // only the start's
   EXPECT_THAT(fh_->written(), IsEmpty());
 }
 
@@ -615,6 +631,127 @@ TEST_F(PusherTest, GroupDisabledThenEnabledTurnsItsSharesOffAndOn) {
   EXPECT_EQ(km_->stats().pushed, 2u);
   // Disabled, no share was left on its file system: its locks went.
   EXPECT_THAT(files_->unlocked(), ElementsAre(a));
+}
+
+// A probe that takes its time and counts how many run at once, as a
+// batch's paths on a busy disk would.
+class SlowProbe : public FsProbe {
+ public:
+  explicit SlowProbe(FsProbe* p) : p_(p) {}
+  absl::StatusOr<FsIdentity> Probe(const std::string& path) override {
+    const int now = ++running_;
+    int seen = most_.load();
+    while (now > seen && !most_.compare_exchange_weak(seen, now)) {
+    }
+    absl::SleepFor(absl::Microseconds(200));
+    --running_;
+    return p_->Probe(path);
+  }
+  int most() const { return most_; }
+
+ private:
+  FsProbe* p_;
+  std::atomic<int> running_{0};
+  std::atomic<int> most_{0};
+};
+
+TEST_F(PusherTest, ABatchsSharesAnswerFhPositivelyWhenSharesChangedReturns) {
+  Share("x/a");
+  auto slow = std::make_unique<SlowProbe>(&probe_);
+  StartKernel({}, std::move(slow));
+  km_->WaitIdle();
+  const std::vector<std::string> added = AddMany(2000);
+  km_->SharesChanged(added);
+  // No WaitIdle: what a mount right after `sharectl batch` meets.
+  for (const std::string& p : {added.front(), added[1000], added.back()}) {
+    fh_->ClearWritten();
+    fh_->Upcall(FhLine("10.0.0.1", *probe_.Probe(p)));
+    ASSERT_TRUE(fh_->WaitWritten(1));
+    EXPECT_THAT(fh_->written()[0], ::testing::EndsWith(" " + p + "\n"));
+  }
+}
+
+// A probe that holds the probes of paths under many/ until opened.
+class GatedProbe : public FsProbe {
+ public:
+  explicit GatedProbe(FsProbe* p) : p_(p) {}
+  absl::StatusOr<FsIdentity> Probe(const std::string& path) override {
+    if (path.find("/many/") != std::string::npos) {
+      if (!entered_.HasBeenNotified()) entered_.Notify();
+      open_.WaitForNotification();
+    }
+    return p_->Probe(path);
+  }
+  absl::Notification entered_, open_;
+
+ private:
+  FsProbe* p_;
+};
+
+TEST_F(PusherTest, AnFhUpcallDuringABatchsProbesWaitsForThem) {
+  Share("x/a");
+  auto gated = std::make_unique<GatedProbe>(&probe_);
+  GatedProbe* gate = gated.get();
+  StartKernel({}, std::move(gated));
+  km_->WaitIdle();
+  const std::vector<std::string> added = AddMany(50);
+  const FsIdentity last = *probe_.Probe(added.back());
+  std::thread change([&] { km_->SharesChanged(added); });
+  gate->entered_.WaitForNotification();
+  // Asked while the batch's paths are being examined.
+  fh_->Upcall(FhLine("10.0.0.1", last));
+  absl::SleepFor(absl::Milliseconds(50));
+  EXPECT_THAT(fh_->written(), IsEmpty());
+  gate->open_.Notify();
+  ASSERT_TRUE(fh_->WaitWritten(1));
+  change.join();
+  EXPECT_THAT(fh_->written()[0],
+              ::testing::EndsWith(" " + added.back() + "\n"));
+}
+
+TEST_F(PusherTest, ABatchsPathsAreExaminedInParallel) {
+  Share("x/a");
+  auto slow = std::make_unique<SlowProbe>(&probe_);
+  SlowProbe* seen = slow.get();
+  KernelConfig c;
+  c.probe_threads = 4;
+  StartKernel(c, std::move(slow));
+  km_->WaitIdle();
+  km_->SharesChanged(AddMany(2000));
+  EXPECT_GE(seen->most(), 2);
+  EXPECT_LE(seen->most(), 4);
+}
+
+// A probe that fails for the paths under many/ (folders gone).
+class GoneProbe : public FsProbe {
+ public:
+  explicit GoneProbe(FsProbe* p) : p_(p) {}
+  absl::StatusOr<FsIdentity> Probe(const std::string& path) override {
+    if (path.find("/many/") != std::string::npos) {
+      return absl::FailedPreconditionError(
+          path + ": stat: No such file or directory");
+    }
+    return p_->Probe(path);
+  }
+
+ private:
+  FsProbe* p_;
+};
+
+TEST_F(PusherTest, PathsThatCannotBeExaminedAreNamedUpToFiveThenCounted) {
+  Share("x/a");
+  StartKernel({}, std::make_unique<GoneProbe>(&probe_));
+  km_->WaitIdle();
+  km_->SharesChanged(AddMany(20));
+  absl::MutexLock lock(&log_mu_);
+  int named = 0, counted = 0;
+  for (const std::string& l : log_) {
+    named += l.find("No such file") != std::string::npos;
+    counted +=
+        l.find("15 more paths could not be examined") != std::string::npos;
+  }
+  EXPECT_EQ(named, 5);
+  EXPECT_EQ(counted, 1);
 }
 
 TEST_F(PusherTest, BoundedMirrorTellsTheKernelToAskAgainForWhatItForgets) {

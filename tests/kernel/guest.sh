@@ -91,14 +91,8 @@ for p in $R/host/etc/* $R/host/etc/.[!.]*; do
 done
 rm -f $R/etc/mtab $R/etc/exports $R/etc/exports.d
 mkdir $R/etc/exports.d
-# rpc.mountd runs as sharemgrd does by default, without manage-gids
-# (Debian's nfs.conf turns it on): after a responder that answered
-# auth.unix.gid stops, the kernel queues gid upcalls for 30 s more and
-# AUTH_SYS requests stall, which would hit the next scenario's responder.
-if [ -f $R/host/etc/nfs.conf ]; then
-  rm -f $R/etc/nfs.conf
-  sed 's/^manage-gids *= *y.*/manage-gids=n/' $R/host/etc/nfs.conf >$R/etc/nfs.conf
-fi
+# /etc/nfs.conf stays the host's: Debian's sets manage-gids=y, which
+# rpc.mountd and sharemgrd both read (sharemgrd_switch_from_mountd).
 ln -s /proc/self/mounts $R/etc/mtab
 : >$R/etc/exports
 mkdir -p $R/var/lib/nfs/v4recovery $R/var/lib/nfs/sm $R/var/lib/nfs/sm.bak \

@@ -225,7 +225,6 @@ kt_mountd_stop() {
   [[ -n $KT_MOUNTD_PID ]] || return 0
   kill -TERM "$KT_MOUNTD_PID" 2>/dev/null || true
   wait "$KT_MOUNTD_PID" 2>/dev/null || true
-  kt_gid_listener_closed   # rpc.mountd answers auth.unix.gid (manage-gids=y)
   KT_MOUNTD_PID=
   rm -f "$KT_STATE/mountd.pid"
 }
@@ -250,13 +249,10 @@ kt_sharemgrd_has_kernel() {
 # there). Extra arguments go to sharemgrd. Waits for its serving line.
 kt_sharemgrd_start() {  # [ARGS]
   [[ -x $SHAREMGRD ]] || fail "sharemgrd not built: $SHAREMGRD"
-  [[ " $* " == *" --manage-gids "* ]] || kt_wait_gid_listener_gone
   KT_SM_DB=${KT_SM_DB:-$KT_WORK/shares.db}
   KT_SM_SOCKET=$KT_WORK/sharemgrd.sock
   KT_LOG=$KT_WORK/sharemgrd.log
   echo "=== start: $SHAREMGRD --kernel=on $*" >>"$KT_LOG"
-  KT_SM_GIDS=
-  [[ " $* " == *" --manage-gids "* ]] && KT_SM_GIDS=1
   "$SHAREMGRD" --kernel=on --foreground --db "$KT_SM_DB" \
     --socket "$KT_SM_SOCKET" --sharetab "$KT_WORK/sharetab" \
     --pid-file "$KT_WORK/sharemgrd.pid" "$@" 2>>"$KT_LOG" &
@@ -278,7 +274,6 @@ kt_sharemgrd_stop() {  # -> the daemon's exit code
   local rc=0
   kill -TERM "$KT_SHAREMGRD_PID" 2>/dev/null || true
   wait "$KT_SHAREMGRD_PID" || rc=$?
-  [[ -n ${KT_SM_GIDS:-} ]] && kt_gid_listener_closed
   KT_SHAREMGRD_PID=
   rm -f "$KT_STATE/sharemgrd.pid"
   return "$rc"
@@ -450,29 +445,4 @@ kt_since() {  # START
 # negative, pushed, flushes, answer_p99_us).
 kt_kernel_stat() {  # FIELD
   kt_sc --json stats | jq -r ".kernel.$1"
-}
-
-# The kernel counts a cache channel as listened to for 30 s after its
-# last reader closed it (cache_listeners_exist). After rpc.mountd (which
-# answers auth.unix.gid here: Debian's manage-gids=y) or a --manage-gids
-# sharemgrd stops, a gid cache miss within those 30 s queues an upcall no
-# one answers, and every request of that uid is dropped until the pending
-# entry expires (120 s): a responder that does not answer auth.unix.gid
-# must not serve before the window closed. kt_mountd_stop and
-# kt_sharemgrd_stop record the close; kt_sharemgrd_start (without
-# --manage-gids) waits for the rest of the window.
-kt_gid_listener_closed() {
-  mkdir -p "$KT_STATE"
-  date +%s.%N >"$KT_STATE/gid_listener_closed"
-}
-
-kt_wait_gid_listener_gone() {
-  local closed left
-  closed=$(cat "$KT_STATE/gid_listener_closed" 2>/dev/null) || return 0
-  left=$(awk -v c="$closed" -v n="$(date +%s.%N)" 'BEGIN {l = c + 31 - n; print (l > 0 ? l : 0)}')
-  if [[ $left != 0 ]]; then
-    step "waiting ${left%.*} s: auth.unix.gid was listened to until $closed (+30 s)"
-    sleep "$left"
-  fi
-  rm -f "$KT_STATE/gid_listener_closed"
 }

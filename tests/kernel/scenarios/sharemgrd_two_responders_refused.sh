@@ -36,9 +36,7 @@ kt_umount /mnt/a
 kt_mountd_stop
 
 step "sharemgrd runs: a second sharemgrd refuses"
-# --manage-gids: it answers auth.unix.gid, which rpc.mountd listened to a
-# moment ago (see kt_wait_gid_listener_gone), so it need not wait 30 s.
-kt_sharemgrd_start --manage-gids
+kt_sharemgrd_start
 kt_sc create g || fail "create g"
 kt_sc add-share -o rw=127.0.0.1,root=127.0.0.1 -s /srv/a g || fail "add-share"
 kt_must_mount 4.2 127.0.0.1:/srv/a /mnt/a

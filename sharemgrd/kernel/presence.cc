@@ -61,8 +61,10 @@ absl::Status CheckNoOtherResponder(const std::string& proc_root) {
         result = absl::FailedPreconditionError(absl::StrCat(
             "process ", pid, " (", comm.empty() ? "?" : comm,
             ") answers the kernel's ", c,
-            " upcalls; stop it first (systemctl stop nfs-mountd "
-            "nfsv4-exportd), two responders would overwrite each other"));
+            " upcalls; end it first (systemctl kill nfs-mountd, which "
+            "leaves nfs-server running; see sharemgrd(8), \"Switching a "
+            "server from rpc.mountd\"): two responders would overwrite "
+            "each other"));
         break;
       }
       if (!result.ok()) break;

@@ -79,8 +79,8 @@ ExportEntry PseudoExport(bool root_path, const std::optional<Uuid>& uuid,
   ExportEntry e;
   e.flags = flags;
   for (libshare::SecFlavor f :
-       {libshare::SecFlavor::kSys, libshare::SecFlavor::kKrb5,
-        libshare::SecFlavor::kKrb5i, libshare::SecFlavor::kKrb5p}) {
+       {libshare::SecFlavor::kKrb5, libshare::SecFlavor::kKrb5i,
+        libshare::SecFlavor::kKrb5p, libshare::SecFlavor::kSys}) {
     e.secinfo.push_back({libshare::SecFlavorRpcNumber(f), flags});
   }
   if (!root_path) e.uuid = uuid;

@@ -79,9 +79,16 @@ struct ShareExportInput {
 std::optional<ExportEntry> ShareExport(const ShareExportInput& in,
                                        const ExportFeatures& features);
 
-// A pseudo-root directory (v4root.c): READONLY, NOSUBTREECHECK, V4ROOT,
-// INSECURE_PORT; "/" also FSID with fsid 0. secinfo offers sys, krb5,
-// krb5i and krb5p, as rpc.mountd does, so any client may walk it.
+// A pseudo-root directory, as rpc.mountd answers it (nfs-utils 2.6
+// support/export/v4root.c pseudo_root and v4root_create, written by
+// cache.c dump_to_cache): READONLY, NOSUBTREECHECK, V4ROOT, INSECURE_PORT,
+// fsid 0, anonuid and anongid 65534; "/" also FSID and no uuid, any other
+// directory `uuid`: rpc.mountd's is PseudoRootUuid(path) (fs_probe.h),
+// made from the path, not the file system's uuid. secinfo lists every flavor of
+// nfs-utils' flav_map that has a number, in its order: krb5, krb5i,
+// krb5p, sys (set_pseudofs_security; AUTH_NULL is left out), each with
+// the export's flags, so any client may walk it. (nfs-utils 2.6.3 and
+// later leave the krb5 flavors out when /etc/krb5.keytab does not exist.)
 ExportEntry PseudoExport(bool root_path, const std::optional<Uuid>& uuid,
                          const ExportFeatures& features);
 

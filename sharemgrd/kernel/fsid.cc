@@ -92,6 +92,18 @@ std::vector<FsidKey> FsidKeys(const FsIdentity& id) {
     std::optional<std::string> b = EncodeFsid(type, id);
     if (b.has_value()) keys.push_back({type, *std::move(b)});
   }
+  if (id.pseudo_uuid.has_value() && id.pseudo_uuid != id.uuid) {
+    FsIdentity pseudo = id;
+    pseudo.uuid = id.pseudo_uuid;
+    for (int type : {kFsidUuid4Inum, kFsidUuid16Inum, kFsidUuid8,
+                     kFsidUuid16}) {
+      if ((type == kFsidUuid8 || type == kFsidUuid16) && !id.fs_root) {
+        continue;
+      }
+      std::optional<std::string> b = EncodeFsid(type, pseudo);
+      if (b.has_value()) keys.push_back({type, *std::move(b)});
+    }
+  }
   return keys;
 }
 

@@ -42,9 +42,16 @@ struct FsIdentity {
   // device); the uuid fsid types exist only with one.
   std::optional<Uuid> uuid;
   bool fs_root = false;  // the path is the root of its file system
+  // For a directory above a share (other than "/"): the uuid of its
+  // NFSv4 pseudo-root entry, which rpc.mountd makes from the path
+  // (PseudoRootUuid), not the file system's. A path may be a share for
+  // one client and a pseudo directory for another: handles of both kinds
+  // lead to it.
+  std::optional<Uuid> pseudo_uuid;
   bool operator==(const FsIdentity& o) const {
     return major == o.major && minor == o.minor && inode == o.inode &&
-           uuid == o.uuid && fs_root == o.fs_root;
+           uuid == o.uuid && fs_root == o.fs_root &&
+           pseudo_uuid == o.pseudo_uuid;
   }
 };
 
@@ -64,9 +71,9 @@ struct FsidKey {
   }
 };
 // Every (type, bytes) a handle for an export rooted at `id` may carry:
-// the device types always, the uuid types with a uuid, the types without
-// an inode (UUID8, UUID16) only at a file system's root, as the kernel
-// makes them (set_version_and_fsid_type).
+// the device types always, the uuid types with a uuid (and again with the
+// pseudo-root uuid), the types without an inode (UUID8, UUID16) only at a
+// file system's root, as the kernel makes them (set_version_and_fsid_type).
 std::vector<FsidKey> FsidKeys(const FsIdentity& id);
 
 // One map key for an fsid: its type as one byte, then its bytes (the

@@ -517,9 +517,16 @@ struct KernelMode::Impl {
         if (present && !ids[i].ok() && ++failed <= kProbeErrorsLogged) {
           Log(absl::StrCat("kernel mode: ", ids[i].status().message()));
         }
-        index.Set(path, present && ids[i].ok()
-                            ? std::optional<FsIdentity>(*ids[i])
-                            : std::nullopt);
+        if (!present || !ids[i].ok()) {
+          index.Set(path, std::nullopt);
+          continue;
+        }
+        // A directory above a share is also answered as a pseudo-root
+        // entry, whose handles carry rpc.mountd's uuid of the path.
+        if (path != "/" && tree.IsAbove(path)) {
+          ids[i]->pseudo_uuid = PseudoRootUuid(path);
+        }
+        index.Set(path, *ids[i]);
       }
     }
     if (failed > kProbeErrorsLogged) {
@@ -602,6 +609,7 @@ uint64_t KernelMode::Impl::Push(const std::vector<std::string>& paths) {
   };
   std::vector<Changed> before;
   before.reserve(paths.size());
+  std::vector<std::string> relearnt;  // ancestors learnt again
   {
     std::vector<std::pair<std::string, bool>> learn;
     learn.reserve(paths.size());
@@ -612,6 +620,20 @@ uint64_t KernelMode::Impl::Push(const std::vector<std::string>& paths) {
       c.was_share = tree.IsShare(p);
       c.active = Refresh(p, &learn);
       before.push_back(std::move(c));
+    }
+    // The ancestors still in the tree, once each: a share with a share
+    // added below it becomes a pseudo directory too (pseudo_uuid).
+    absl::flat_hash_set<std::string> listed;
+    for (const auto& [path, present] : learn) listed.insert(path);
+    for (const std::string& p : paths) {
+      for (std::string& up : ShareTree::Ancestors(p)) {
+        if (listed.contains(up) || !(tree.IsShare(up) || tree.IsAbove(up))) {
+          continue;
+        }
+        listed.insert(up);
+        relearnt.push_back(up);
+        learn.emplace_back(std::move(up), true);
+      }
     }
     LearnAll(std::move(learn));
     index.EndUpdate();
@@ -640,6 +662,15 @@ uint64_t KernelMode::Impl::Push(const std::vector<std::string>& paths) {
     if (was_share && !active && old_id.has_value() &&
         index.PathsOnDevice(old_id->major, old_id->minor) == 0) {
       unlock.push_back(p);
+    }
+  }
+  // An ancestor now a pseudo directory: an fsid told no before may lead
+  // to it now.
+  for (const std::string& up : relearnt) {
+    const std::optional<FsIdentity> id = index.IdentityOf(up);
+    if (!id.has_value()) continue;
+    for (const FsidKey& k : FsidKeys(*id)) {
+      for (const MirrorEntry& e : mirror->FhOf(k.type, k.bytes)) add_fh(e);
     }
   }
   // Each rewrite runs under its domain's key, behind that client's

@@ -185,9 +185,13 @@ Answer Responder::Export(const std::string& domain,
     std::optional<FsIdentity> id = IdentityOf(path);
     if (!id.has_value()) return negative(config_.failure_ttl);
     Answer a;
-    a.line =
-        ExportDowncall(domain, path, Expiry(config_.positive_ttl),
-                       PseudoExport(path == "/", id->uuid, config_.features));
+    // rpc.mountd's uuid for a pseudo directory (v4root_create), so
+    // handles stay valid across a switch between the two.
+    a.line = ExportDowncall(
+        domain, path, Expiry(config_.positive_ttl),
+        PseudoExport(path == "/",
+                     id->pseudo_uuid.value_or(PseudoRootUuid(path)),
+                     config_.features));
     a.recheck = true;  // no walk here: only "no symlink component"
     return a;
   }

@@ -119,13 +119,28 @@ TEST(ShareExportTest, MaskedWithKernelFeatures) {
 TEST(PseudoExportTest, RootHasFsidZeroOthersV4RootWithUuid) {
   ExportEntry root = PseudoExport(true, Uuid{9}, ExportFeatures{});
   EXPECT_EQ(root.flags, 0x12403u);
+  EXPECT_EQ(root.fsid, 0);
+  EXPECT_EQ(root.anonuid, 65534);
+  EXPECT_EQ(root.anongid, 65534);
   EXPECT_FALSE(root.uuid.has_value());
-  ASSERT_EQ(root.secinfo.size(), 4u);
-  EXPECT_EQ(root.secinfo[0], (SecinfoEntry{1, 0x12403}));
-  EXPECT_EQ(root.secinfo[3].flavor, 390005u);
   ExportEntry dir = PseudoExport(false, Uuid{9}, ExportFeatures{});
   EXPECT_EQ(dir.flags, 0x10403u);
+  EXPECT_EQ(dir.fsid, 0);
   EXPECT_EQ(dir.uuid, Uuid{9});
+}
+
+TEST(PseudoExportTest, SecinfoInNfsUtilsFlavorOrderWithTheExportFlags) {
+  // rpc.mountd 2.6.2: "sec=390003:390004:390005:1" on every pseudo entry.
+  ExportEntry root = PseudoExport(true, std::nullopt, ExportFeatures{});
+  EXPECT_THAT(
+      root.secinfo,
+      ElementsAre(SecinfoEntry{390003, 0x12403}, SecinfoEntry{390004, 0x12403},
+                  SecinfoEntry{390005, 0x12403}, SecinfoEntry{1, 0x12403}));
+  ExportEntry dir = PseudoExport(false, std::nullopt, ExportFeatures{});
+  EXPECT_THAT(
+      dir.secinfo,
+      ElementsAre(SecinfoEntry{390003, 0x10403}, SecinfoEntry{390004, 0x10403},
+                  SecinfoEntry{390005, 0x10403}, SecinfoEntry{1, 0x10403}));
 }
 
 TEST(ParseExportFeaturesTest, ReadsTwoHexWords) {

@@ -1,18 +1,11 @@
 #include "kernel/fsid.h"
 
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-
-#include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernel/fs_probe.h"
 #include "kernel/line_format.h"
-#include "share_test_dirs.h"
 
 namespace sharemgrd::kernel {
 namespace {
@@ -126,114 +119,27 @@ TEST(FsidKeysTest, UuidTypesOnlyWithUuidAndInodelessOnlyAtRoot) {
                                         Field(&FsidKey::type, kFsidEncodeDev)));
 }
 
+TEST(FsidKeysTest, APseudoDirsUuidAddsItsOwnUuidKeys) {
+  FsIdentity id = Identity();
+  id.fs_root = false;
+  const size_t plain = FsidKeys(id).size();
+  id.pseudo_uuid = Uuid{0x42};
+  std::vector<FsidKey> keys = FsidKeys(id);
+  ASSERT_EQ(keys.size(), plain + 2);  // UUID4_INUM and UUID16_INUM again
+  FsIdentity as_pseudo = id;
+  as_pseudo.uuid = id.pseudo_uuid;
+  EXPECT_EQ(keys[plain].bytes, *EncodeFsid(kFsidUuid4Inum, as_pseudo));
+  EXPECT_EQ(keys[plain + 1].bytes, *EncodeFsid(kFsidUuid16Inum, as_pseudo));
+  id.pseudo_uuid = id.uuid;  // the same uuid: no key twice
+  EXPECT_EQ(FsidKeys(id).size(), plain);
+}
+
 TEST(UuidFromStatfsFsidTest, WordsPrintedAsHexThenZeros) {
   // "%08x%08x" of 0x12345678, 0x9abcdef0 read back as bytes.
   const Uuid u = UuidFromStatfsFsid(0x12345678, 0x9abcdef0);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(u.data()), 16),
             Bytes({0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0, 0, 0, 0,
                    0, 0, 0, 0}));
-}
-
-TEST(UuidFromStatfsTest, ZfsBtrfsTmpfsAndDevicelessUseStatfs) {
-  EXPECT_TRUE(UuidFromStatfs(0x2fc12fc1, 0));  // ZFS
-  EXPECT_TRUE(UuidFromStatfs(0x9123683e, 8));  // btrfs on a disk
-  EXPECT_TRUE(UuidFromStatfs(0x01021994, 0));  // tmpfs
-  EXPECT_TRUE(UuidFromStatfs(0x794c7630, 0));  // overlay: no device
-  EXPECT_FALSE(UuidFromStatfs(0xef53, 8));     // ext4 on a disk
-}
-
-TEST(SystemFsProbeTest, DirectoryGivesItsDeviceAndInode) {
-  libshare::testing::TempDir dir;
-  const std::string d = dir.Mkdir("share");
-  struct stat st;
-  ASSERT_EQ(stat(d.c_str(), &st), 0);
-  auto id = MakeSystemFsProbe()->Probe(d);
-  ASSERT_TRUE(id.ok()) << id.status();
-  EXPECT_EQ(id->inode, st.st_ino);
-  EXPECT_EQ(id->major, major(st.st_dev));
-  EXPECT_EQ(id->minor, minor(st.st_dev));
-  EXPECT_FALSE(id->fs_root);
-}
-
-TEST(SystemFsProbeTest, RootIsAFileSystemRoot) {
-  auto id = MakeSystemFsProbe()->Probe("/");
-  ASSERT_TRUE(id.ok()) << id.status();
-  EXPECT_TRUE(id->fs_root);
-}
-
-TEST(SystemFsProbeTest, MissingPathIsAnErrorNamingIt) {
-  auto id = MakeSystemFsProbe()->Probe("/nonexistent/kcore");
-  ASSERT_FALSE(id.ok());
-  EXPECT_THAT(std::string(id.status().message()),
-              ::testing::HasSubstr("/nonexistent/kcore"));
-}
-
-}  // namespace
-}  // namespace sharemgrd::kernel
-
-namespace sharemgrd::kernel {
-namespace {
-
-std::string Hex(const Uuid& u) {
-  std::string s;
-  char b[3];
-  for (uint8_t x : u) {
-    snprintf(b, sizeof b, "%02x", x);
-    s += b;
-  }
-  return s;
-}
-
-TEST(UuidFromTextTest, FoldsHexDigitsAsRpcMountd) {
-  EXPECT_EQ(Hex(*UuidFromText("1b4e28ba-2fa1-11d2-883f-0016d3cca427")),
-            "1b4e28ba2fa111d2883f0016d3cca427");
-  EXPECT_EQ(Hex(*UuidFromText("ABCD-1234")),
-            "abcd1234000000000000000000000000");
-  // Over 32 digits the rest xors over the start.
-  EXPECT_EQ(Hex(*UuidFromText(std::string(32, '0') + "ff")),
-            "ff000000000000000000000000000000");
-  EXPECT_FALSE(UuidFromText("-").has_value());
-}
-
-// A block-device file system's uuid comes from the by-uuid link to its
-// device; needs a folder on a block device and that device's node.
-TEST(SystemFsProbeTest, BlockDeviceUuidFromTheByUuidLink) {
-  char tmpl[] = "/tmp/kcore_probe.XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
-  struct stat st;
-  ASSERT_EQ(stat(dir.c_str(), &st), 0);
-  std::string node;
-  for (const auto& e : std::filesystem::directory_iterator("/dev")) {
-    struct stat b;
-    if (stat(e.path().c_str(), &b) == 0 && S_ISBLK(b.st_mode) &&
-        b.st_rdev == st.st_dev) {
-      node = e.path();
-      break;
-    }
-  }
-  if (node.empty()) {
-    std::filesystem::remove_all(dir);
-    GTEST_SKIP() << "no block device node for /tmp";
-  }
-  std::filesystem::create_directories(dir + "/by-uuid");
-  std::filesystem::create_symlink(
-      node, dir + "/by-uuid/1b4e28ba-2fa1-11d2-883f-0016d3cca427");
-  std::filesystem::create_directories(dir + "/share");
-  auto id = MakeSystemFsProbe(dir + "/by-uuid")->Probe(dir + "/share");
-  std::filesystem::remove_all(dir);
-  ASSERT_TRUE(id.ok()) << id.status();
-  ASSERT_TRUE(id->uuid.has_value());
-  EXPECT_EQ(Hex(*id->uuid), "1b4e28ba2fa111d2883f0016d3cca427");
-}
-
-TEST(SystemFsProbeTest, NoByUuidLinkNoUuidForABlockDevice) {
-  struct stat st;
-  ASSERT_EQ(stat("/tmp", &st), 0);
-  auto id = MakeSystemFsProbe("/nonexistent")->Probe("/tmp");
-  ASSERT_TRUE(id.ok());
-  if (major(st.st_dev) == 0) GTEST_SKIP() << "/tmp has no block device";
-  EXPECT_FALSE(id->uuid.has_value());
 }
 
 }  // namespace

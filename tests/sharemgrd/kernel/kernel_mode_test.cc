@@ -633,6 +633,35 @@ TEST_F(PusherTest, GroupDisabledThenEnabledTurnsItsSharesOffAndOn) {
   EXPECT_THAT(files_->unlocked(), ElementsAre(a));
 }
 
+TEST_F(PusherTest, APseudoDirsHandleLeadsToItAtStartAndAfterAPush) {
+  const std::string a = Share("x/a");
+  const std::string x = ShareTree::Ancestors(a)[0];
+  StartKernel();
+  km_->WaitIdle();
+  // What rpc.mountd gave the pseudo directory x: its handles carry the
+  // inode and rpc.mountd's uuid of the path.
+  auto pseudo_fh = [&](const std::string& path) {
+    FsIdentity id = *probe_.Probe(path);
+    id.uuid = PseudoRootUuid(path);
+    LineWriter w;
+    w.Text("$10.0.0.1");
+    w.Int(kFsidUuid16Inum);
+    w.Hex(*EncodeFsid(kFsidUuid16Inum, id));
+    return std::move(w).Finish();
+  };
+  fh_->Upcall(pseudo_fh(x));
+  ASSERT_TRUE(fh_->WaitWritten(1));
+  EXPECT_THAT(fh_->written()[0], ::testing::EndsWith(" " + x + "\n"));
+  // Still after a push that learnt x again (a share added beside a).
+  const std::string c = dir_.Mkdir("x/c");
+  Apply({libshare::testing::AddShare(c, "g")});
+  km_->SharesChanged({c});
+  fh_->ClearWritten();
+  fh_->Upcall(pseudo_fh(x));
+  ASSERT_TRUE(fh_->WaitWritten(1));
+  EXPECT_THAT(fh_->written()[0], ::testing::EndsWith(" " + x + "\n"));
+}
+
 // A probe that takes its time and counts how many run at once, as a
 // batch's paths on a busy disk would.
 class SlowProbe : public FsProbe {

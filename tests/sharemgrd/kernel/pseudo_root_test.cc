@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernel/fs_probe.h"
+#include "kernel/line_format.h"
 #include "kernel/responder.h"
 #include "kernel/share_tree.h"
 #include "kernel_fixture.h"
@@ -22,11 +24,24 @@ using testing::kNow;
 constexpr uint32_t kRootFlags = 0x12403;  // RO|INSECURE|NOSUBTREE|FSID|V4ROOT
 constexpr uint32_t kDirFlags = 0x10403;   // the same without FSID
 
+// " uuid \x..." of rpc.mountd's uuid for the pseudo directory `path`.
+std::string PseudoUuidWord(const std::string& path) {
+  const Uuid u = PseudoRootUuid(path);
+  LineWriter w;
+  w.Hex(std::string(reinterpret_cast<const char*>(u.data()), u.size()));
+  std::string word = std::move(w).Finish();
+  word.pop_back();  // the newline
+  return " uuid " + word;
+}
+
+// A pseudo-root entry: "/" with fsid 0 and no uuid, the others with
+// rpc.mountd's uuid of their path.
 std::string Pseudo(const std::string& client, const std::string& path,
                    uint32_t flags) {
   return absl::StrCat("$", client, " ", path, " ", kNow + 1800, " ", flags,
-                      " 65534 65534 0 secinfo 4 1 ", flags, " 390003 ", flags,
-                      " 390004 ", flags, " 390005 ", flags, "\n");
+                      " 65534 65534 0 secinfo 4 390003 ", flags, " 390004 ",
+                      flags, " 390005 ", flags, " 1 ", flags,
+                      path == "/" ? "" : PseudoUuidWord(path), "\n");
 }
 
 class PseudoRootTest : public testing::KernelFixture {};
@@ -83,7 +98,7 @@ TEST_F(PseudoRootTest, TheWalkStopsAtTheFirstVisibleShare) {
   EXPECT_EQ((after.hits + after.misses) - (before.hits + before.misses), 1u);
 }
 
-TEST_F(PseudoRootTest, UuidOfAPseudoDirOnAFileSystemThatNeedsOne) {
+TEST_F(PseudoRootTest, APseudoDirCarriesRpcMountdsUuidOfItsPathNotItsFs) {
   const std::string p = Share("x/a");
   const std::string x = ShareTree::Ancestors(p)[0];
   FsIdentity id;
@@ -91,8 +106,8 @@ TEST_F(PseudoRootTest, UuidOfAPseudoDirOnAFileSystemThatNeedsOne) {
   id.uuid = Uuid{0xcd};
   probe_.Set(x, id);
   Answer a = MakeResponder()->Export("$10.0.0.1", x);
-  EXPECT_THAT(a.line, ::testing::EndsWith(
-                          " uuid \\xcd000000000000000000000000000000\n"));
+  EXPECT_THAT(a.line, ::testing::EndsWith(PseudoUuidWord(x) + "\n"));
+  EXPECT_THAT(a.line, ::testing::Not(::testing::HasSubstr("\\xcd00")));
 }
 
 TEST_F(PseudoRootTest, NoSharesMeansNoRoot) {

@@ -4,7 +4,8 @@
 # as a Debian administrator would (the host's /etc/nfs.conf, which sets
 # manage-gids=y, read by both), while a v3 and a v4.2 client stay mounted
 # and keep writing and reading (new files, and O_DIRECT reads of a file
-# opened before the first switch). Every switch, both ways, with and
+# opened before the first switch), and a third, v4.2, has the NFSv4
+# pseudo-root directory above the share mounted. Every switch, both ways, with and
 # without managed gids, and rpc.mountd's own restart as the baseline:
 # no request fails (no ESTALE: sharemgrd answers the uuid rpc.mountd
 # takes from libblkid), and the first request after each switch is
@@ -26,6 +27,11 @@ grep -v '^manage-gids' /etc/nfs.conf >"$KT_WORK/nfs-nogids.conf"
 kt_mountd_start "$EXPORTS"
 kt_must_mount 3 127.0.0.1:/srv/data /mnt/v3
 kt_must_mount 4.2 127.0.0.1:/srv/data /mnt/v4
+# /srv is no share: NFSv4 reaches it as a pseudo-root directory, whose
+# handle carries the uuid rpc.mountd makes from its path (actimeo=0: every
+# stat of it is a GETATTR of that handle).
+kt_must_mount 4.2 127.0.0.1:/srv /mnt/ps actimeo=0
+mkdir /srv/data/ps
 kt_assert_rw /mnt/v3 /srv/data
 kt_assert_rw /mnt/v4 /srv/data
 
@@ -33,10 +39,11 @@ kt_assert_rw /mnt/v4 /srv/data
 # reads with O_DIRECT through a descriptor opened at its start (its file
 # handle was given under rpc.mountd: the client cannot look it up again);
 # logs "ok TIME" or "err TIME ERROR" per round until KT_WORK/stop exists.
-client_loop() {  # DIR TAG
-  python3 - "$1" "$2" "$KT_WORK" <<'PY'
+# With ROOT, each round also lists ROOT.
+client_loop() {  # DIR TAG [ROOT]
+  python3 - "$1" "$2" "$KT_WORK" "${3:-}" <<'PY'
 import mmap, os, sys, time
-d, tag, work = sys.argv[1:]
+d, tag, work, root = sys.argv[1:]
 with open(os.path.join(d, "open"), "w") as f:
     f.write("opened before the switches\n")
 fd = os.open(os.path.join(d, "open"), os.O_RDONLY | os.O_DIRECT)
@@ -53,6 +60,8 @@ while not os.path.exists(os.path.join(work, "stop")):
         with open(name) as f:
             assert f.read() == "%s %d\n" % (tag, i), "read back differs"
         os.unlink(name)
+        if root:
+            assert "data" in os.listdir(root), "data not listed in " + root
         n = os.preadv(fd, [buf], 0)
         assert buf[:6] == b"opened", "open file reads %r" % bytes(buf[:n])
         log.write("ok %.3f %d\n" % (time.time(), i))
@@ -65,7 +74,9 @@ client_loop /mnt/v3/v3 v3 2>"$KT_WORK/v3.err" &
 loop3=$!
 client_loop /mnt/v4/v4 v4 2>"$KT_WORK/v4.err" &
 loop4=$!
-trap 'st=$?; touch "$KT_WORK/stop"; kill $loop3 $loop4 2>/dev/null || true; (exit $st) || true; kt_cleanup' EXIT
+client_loop /mnt/ps/data/ps ps /mnt/ps 2>"$KT_WORK/ps.err" &
+loopps=$!
+trap 'st=$?; touch "$KT_WORK/stop"; kill $loop3 $loop4 $loopps 2>/dev/null || true; (exit $st) || true; kt_cleanup' EXIT
 sleep 2
 
 # The time from START to the end of each client's first round begun
@@ -84,7 +95,7 @@ longest_gap_after() {  # TAG START
 # Runs the switch command, then waits until both clients were served
 # again (at most 30 s) and checks nothing failed meanwhile.
 switch() {  # WHAT COMMAND...
-  local what=$1 t0 t1 v3 v4 i
+  local what=$1 t0 t1 v3 v4 ps i
   shift
   step "switch: $what"
   t0=$(date +%s.%N)
@@ -94,23 +105,24 @@ switch() {  # WHAT COMMAND...
   for ((i = 0; i < 300; i++)); do
     v3=$(first_ok_after v3 "$t1")
     v4=$(first_ok_after v4 "$t1")
-    [[ $v3 != none && $v4 != none ]] && break
+    ps=$(first_ok_after ps "$t1")
+    [[ $v3 != none && $v4 != none && $ps != none ]] && break
     sleep 0.1
   done
-  echo "TIMING switch $what: once the new responder serves, first v3 round done after $v3 s, v4.2 after $v4 s"
-  if [[ $v3 == none || $v4 == none ]]; then
+  echo "TIMING switch $what: once the new responder serves, first v3 round done after $v3 s, v4.2 after $v4 s, v4.2 through the pseudo-root after $ps s"
+  if [[ $v3 == none || $v4 == none || $ps == none ]]; then
     for c in auth.unix.ip auth.unix.gid nfsd.fh nfsd.export; do
       echo "--- /proc/net/rpc/$c/content:"
       tail -n 8 "/proc/net/rpc/$c/content"
     done
-    tail -n 4 "$KT_WORK/v3.log" "$KT_WORK/v4.log"
+    tail -n 4 "$KT_WORK/v3.log" "$KT_WORK/v4.log" "$KT_WORK/ps.log"
     tail -n 20 "$KT_WORK/sharemgrd.log"
     fail "switch $what: a client was not served within 30 s"
   fi
-  awk -v a="$v3" -v b="$v4" 'BEGIN {exit !(a <= 10 && b <= 10)}' ||
-    fail "switch $what: a client waited more than 10 s (v3 $v3 s, v4.2 $v4 s)"
+  awk -v a="$v3" -v b="$v4" -v c="$ps" 'BEGIN {exit !(a <= 10 && b <= 10 && c <= 10)}' ||
+    fail "switch $what: a client waited more than 10 s (v3 $v3 s, v4.2 $v4 s, pseudo-root $ps s)"
   sleep 1.5
-  echo "TIMING switch $what: longest pause between served rounds from the old responder's stop on: v3 $(longest_gap_after v3 "$t0") s, v4.2 $(longest_gap_after v4 "$t0") s"
+  echo "TIMING switch $what: longest pause between served rounds from the old responder's stop on: v3 $(longest_gap_after v3 "$t0") s, v4.2 $(longest_gap_after v4 "$t0") s, pseudo-root $(longest_gap_after ps "$t0") s"
 }
 
 to_sharemgrd() {  # [ARGS]
@@ -138,8 +150,8 @@ switch "rpc.mountd -> sharemgrd (nfs.conf without manage-gids)" to_sharemgrd --n
 switch "sharemgrd (no manage-gids) -> rpc.mountd" to_mountd
 
 touch "$KT_WORK/stop"
-wait "$loop3" "$loop4" 2>/dev/null || true
-for tag in v3 v4; do
+wait "$loop3" "$loop4" "$loopps" 2>/dev/null || true
+for tag in v3 v4 ps; do
   rounds=$(grep -c '^start' "$KT_WORK/$tag.log")
   errors=$(grep -c '^err' "$KT_WORK/$tag.log" || true)
   echo "$tag: $rounds rounds, $errors failed"

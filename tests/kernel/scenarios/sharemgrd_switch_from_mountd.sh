@@ -70,13 +70,19 @@ while not os.path.exists(os.path.join(work, "stop")):
     time.sleep(0.2)
 PY
 }
-client_loop /mnt/v3/v3 v3 2>"$KT_WORK/v3.err" &
-loop3=$!
-client_loop /mnt/v4/v4 v4 2>"$KT_WORK/v4.err" &
-loop4=$!
-client_loop /mnt/ps/data/ps ps /mnt/ps 2>"$KT_WORK/ps.err" &
-loopps=$!
-trap 'st=$?; touch "$KT_WORK/stop"; kill $loop3 $loop4 $loopps 2>/dev/null || true; (exit $st) || true; kt_cleanup' EXIT
+# The clients running, by tag (TAGS) and pid (PIDS); what each is (WHAT).
+TAGS=() PIDS=()
+declare -A WHAT
+start_client() {  # TAG WHAT DIR [ROOT]
+  client_loop "$3" "$1" "${4:-}" 2>"$KT_WORK/$1.err" &
+  TAGS+=("$1")
+  PIDS+=($!)
+  WHAT[$1]=$2
+}
+start_client v3 "v3" /mnt/v3/v3
+start_client v4 "v4.2" /mnt/v4/v4
+start_client ps "v4.2 pseudo-root mounted under rpc.mountd" /mnt/ps/data/ps /mnt/ps
+trap 'st=$?; touch "$KT_WORK/stop"; kill "${PIDS[@]}" 2>/dev/null || true; (exit $st) || true; kt_cleanup' EXIT
 sleep 2
 
 # The time from START to the end of each client's first round begun
@@ -92,37 +98,50 @@ longest_gap_after() {  # TAG START
     END {printf "%.1f", g}' "$KT_WORK/$1.log"
 }
 
-# Runs the switch command, then waits until both clients were served
-# again (at most 30 s) and checks nothing failed meanwhile.
+# Runs the switch command, then waits until every client was served
+# again (at most 30 s); each must have been within 10 s.
 switch() {  # WHAT COMMAND...
-  local what=$1 t0 t1 v3 v4 ps i
+  local what=$1 t0 t1 tag waiting firsts gaps
+  local -A first
   shift
   step "switch: $what"
   t0=$(date +%s.%N)
   "$@"
   t1=$(date +%s.%N)
   echo "switch command took $(kt_since "$t0") s"
-  for ((i = 0; i < 300; i++)); do
-    v3=$(first_ok_after v3 "$t1")
-    v4=$(first_ok_after v4 "$t1")
-    ps=$(first_ok_after ps "$t1")
-    [[ $v3 != none && $v4 != none && $ps != none ]] && break
+  local deadline=$((SECONDS + 30))
+  while ((SECONDS < deadline)); do
+    waiting=0
+    for tag in "${TAGS[@]}"; do
+      first[$tag]=$(first_ok_after "$tag" "$t1")
+      [[ ${first[$tag]} == none ]] && waiting=1
+    done
+    ((waiting)) || break
     sleep 0.1
   done
-  echo "TIMING switch $what: once the new responder serves, first v3 round done after $v3 s, v4.2 after $v4 s, v4.2 through the pseudo-root after $ps s"
-  if [[ $v3 == none || $v4 == none || $ps == none ]]; then
+  firsts= gaps=
+  for tag in "${TAGS[@]}"; do
+    firsts+="${WHAT[$tag]} ${first[$tag]} s; "
+  done
+  echo "TIMING switch $what: once the new responder serves, each client's first round done after: $firsts"
+  if ((waiting)); then
     for c in auth.unix.ip auth.unix.gid nfsd.fh nfsd.export; do
       echo "--- /proc/net/rpc/$c/content:"
       tail -n 8 "/proc/net/rpc/$c/content"
     done
-    tail -n 4 "$KT_WORK/v3.log" "$KT_WORK/v4.log" "$KT_WORK/ps.log"
+    for tag in "${TAGS[@]}"; do tail -n 4 "$KT_WORK/$tag.log"; done
     tail -n 20 "$KT_WORK/sharemgrd.log"
     fail "switch $what: a client was not served within 30 s"
   fi
-  awk -v a="$v3" -v b="$v4" -v c="$ps" 'BEGIN {exit !(a <= 10 && b <= 10 && c <= 10)}' ||
-    fail "switch $what: a client waited more than 10 s (v3 $v3 s, v4.2 $v4 s, pseudo-root $ps s)"
+  for tag in "${TAGS[@]}"; do
+    awk -v a="${first[$tag]}" 'BEGIN {exit !(a <= 10)}' ||
+      fail "switch $what: the ${WHAT[$tag]} client waited ${first[$tag]} s (over 10 s)"
+  done
   sleep 1.5
-  echo "TIMING switch $what: longest pause between served rounds from the old responder's stop on: v3 $(longest_gap_after v3 "$t0") s, v4.2 $(longest_gap_after v4 "$t0") s, pseudo-root $(longest_gap_after ps "$t0") s"
+  for tag in "${TAGS[@]}"; do
+    gaps+="${WHAT[$tag]} $(longest_gap_after "$tag" "$t0") s; "
+  done
+  echo "TIMING switch $what: longest pause between served rounds from the old responder's stop on: $gaps"
 }
 
 to_sharemgrd() {  # [ARGS]
@@ -143,6 +162,12 @@ mountd_restart() {
 
 switch "rpc.mountd restart (baseline)" mountd_restart
 switch "rpc.mountd -> sharemgrd (nfs.conf: manage-gids=y)" to_sharemgrd
+# A pseudo-root directory mounted under sharemgrd: its handle must stay
+# valid under rpc.mountd after the switches back.
+kt_must_mount 4.2 127.0.0.1:/srv /mnt/ps2 actimeo=0
+mkdir -p /srv/data/ps2
+start_client ps2 "v4.2 pseudo-root mounted under sharemgrd" /mnt/ps2/data/ps2 /mnt/ps2
+sleep 1
 assert_contains "$(cat "$KT_LOG")" "manage-gids" "sharemgrd's start-up log (what it took from nfs.conf)"
 kt_sc check 127.0.0.1 /srv/data >/dev/null || fail "sharemgrd does not grant the followed export"
 switch "sharemgrd -> rpc.mountd" to_mountd
@@ -150,8 +175,8 @@ switch "rpc.mountd -> sharemgrd (nfs.conf without manage-gids)" to_sharemgrd --n
 switch "sharemgrd (no manage-gids) -> rpc.mountd" to_mountd
 
 touch "$KT_WORK/stop"
-wait "$loop3" "$loop4" "$loopps" 2>/dev/null || true
-for tag in v3 v4 ps; do
+wait "${PIDS[@]}" 2>/dev/null || true
+for tag in "${TAGS[@]}"; do
   rounds=$(grep -c '^start' "$KT_WORK/$tag.log")
   errors=$(grep -c '^err' "$KT_WORK/$tag.log" || true)
   echo "$tag: $rounds rounds, $errors failed"

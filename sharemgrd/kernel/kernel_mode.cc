@@ -106,6 +106,8 @@ constexpr int64_t kExpired = 1;
 constexpr absl::Duration kFlushSettle = absl::Seconds(4);
 // How long SharesChanged waits for a push's rewrites.
 constexpr absl::Duration kPushWait = absl::Seconds(10);
+// A change that took this long is logged with its parts.
+constexpr absl::Duration kPushLogged = absl::Milliseconds(100);
 
 struct KernelMode::Impl {
   KernelConfig config;
@@ -871,12 +873,14 @@ void KernelMode::Stop() {
 
 void KernelMode::SharesChanged(const std::vector<std::string>& share_paths) {
   Impl* d = impl_.get();
+  const absl::Time start = absl::Now();
   uint64_t id;
   {
     absl::MutexLock l(&d->learn_mu);
     if (d->stopping) return;
     id = d->Push(share_paths);
   }
+  const absl::Time learnt = absl::Now();
   // Bounded: a rewrite waits behind its client's upcalls, and those on a
   // name lookup (the auth cache's lookup timeout at most).
   if (!d->WaitPush(id, kPushWait)) {
@@ -884,6 +888,15 @@ void KernelMode::SharesChanged(const std::vector<std::string>& share_paths) {
                         " changed shares were not all written after ",
                         absl::FormatDuration(kPushWait),
                         "; replying, they go on"));
+  }
+  // A big change's cost, where the batch's reply waited for it.
+  const absl::Duration took = absl::Now() - start;
+  if (took >= kPushLogged) {
+    d->Log(absl::StrCat(
+        "kernel mode: ", share_paths.size(), " changed shares told in ",
+        absl::ToInt64Milliseconds(took), " ms (tree and fsid index ",
+        absl::ToInt64Milliseconds(learnt - start), " ms, rewrites ",
+        absl::ToInt64Milliseconds(took - (learnt - start)), " ms)"));
   }
 }
 

@@ -31,6 +31,7 @@ batch_then_mount_at_once() {  # WHEN
   t0=$(date +%s.%N)
   kt_sc batch "$KT_WORK/batch" >/dev/null || fail "sharectl batch of $N shares refused ($1)"
   echo "TIMING batch of $N add-share ($1): $(kt_since "$t0") s"
+  grep 'changed shares told in' "$KT_LOG" | tail -n 1
   for d in "$first" "$mid" "$last"; do
     for v in 4.2 3; do
       t0=$(date +%s.%N)

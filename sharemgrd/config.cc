@@ -25,6 +25,9 @@ struct OptionSpec {
   const char* help;
   // Applies the value (ignored for flags); error text without the option.
   std::function<absl::Status(DaemonConfig&, const std::string&)> apply;
+  // Test-only: accepted, but left out of --help and sharemgrd(8)
+  // (documented for developers in tests/README.md).
+  bool hidden = false;
 };
 
 absl::Status Bad(const std::string& v, absl::string_view what) {
@@ -269,7 +272,8 @@ const std::vector<OptionSpec>& Options() {
          if (!a.has_value()) return Bad(v, "does not start with an address");
          c.resolver_delays[a->ToString()] = ms;
          return absl::OkStatus();
-       }},
+       },
+       /*hidden=*/true},
       {"help", nullptr, "print this help and exit",
        [](DaemonConfig& c, const std::string&) {
          c.help = true;
@@ -568,6 +572,7 @@ std::string UsageText() {
       "Owns the NFS share table: serves MOUNT (program 100005, versions 1 "
       "and 3)\nand the management socket used by sharectl.\n\nOptions:\n";
   for (const OptionSpec& o : Options()) {
+    if (o.hidden) continue;
     std::string left = absl::StrCat("  --", o.name);
     if (o.arg != nullptr) absl::StrAppend(&left, " ", o.arg);
     if (left.size() < 30)

@@ -7,11 +7,15 @@
 // may write lets them replace the socket (and impersonate the daemon to
 // sharectl) or plant names in it.
 //
-// Folders writable by a group (an administrators' group) are allowed: its
-// members can then plant names (links, files) in them, and nothing here
-// ever writes, re-owns or truncates through such a name. They can still
-// replace or remove the daemon's socket and pid file there, as anyone who
-// may write a folder can: give group write to the administrators only.
+// The store's folder must not be writable by its group: SQLite opens the
+// store's -wal, -shm and -journal files there by name, following links, so
+// a member could make the daemon's user write or truncate any file. The
+// socket's and pid file's folders may be group-writable (an
+// administrators' group): its members can then plant names (links, files)
+// in them, and nothing here ever writes, re-owns or truncates through such
+// a name. They can still replace or remove the daemon's socket and pid
+// file there, as anyone who may write a folder can: give group write to
+// the administrators only.
 //
 // Stateless functions; thread-safe, except that BindSocket() must not run
 // while another thread binds the same path.
@@ -28,11 +32,13 @@
 namespace sharemgrd {
 
 // The store file (if it exists) must be a regular file owned by `owner`
-// and not writable by others; its folder (if it exists) must be owned by
-// `owner` or root and not writable by others. The folders of the socket
-// and (unless `pid_path` is empty: no pid file is written) of the pid file
+// and not writable by others (its group may write it); its folder (if it
+// exists) must be owned by `owner` or root and writable by neither its
+// group nor others, sticky bit or not. The folders of the socket and
+// (unless `pid_path` is empty: no pid file is written) of the pid file
 // (if they exist) must be owned by `owner` or root and not writable by
-// others unless their sticky bit is set (as /tmp). Group write is allowed.
+// others unless their sticky bit is set (as /tmp); group write is allowed
+// there.
 // Errors say which file and why, e.g.
 //   /x/shares.db is owned by uid 65534, not root: refusing to start
 [[nodiscard]] absl::Status CheckStartupFiles(const std::string& db_path,

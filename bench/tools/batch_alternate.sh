@@ -13,7 +13,7 @@
 # --idle S waits S seconds between the daemon's "serving" and the batch:
 # memory freed that long ago has been handed back to the host by then
 # (free page reporting, after about 2 s), as it has for a daemon that was
-# idle, and costs more to get again (bench/README.md, "Huge pages").
+# idle, and costs more to get again (bench/JOURNAL.md, "Huge pages").
 #
 # Each BIN_DIR holds sharemgrd and sharectl. The N directories are made
 # under --pool (default /dev/shm/sharemgr-batch-pool, tmpfs: the share

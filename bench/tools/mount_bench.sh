@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures sharemgrd's MOUNT service with a realistic share table (default
-# 15,000 shares in 16 groups), for bench/README.md's section on issue 4:
+# 15,000 shares in 16 groups), for bench/JOURNAL.md's section on issue 4:
 #  - daemon start with N shares, until it answers a MOUNT NULL (median of 3)
 #  - RSS (VmRSS) after start and after the load runs
 #  - EXPORT with N shares: one client, 200 calls, p50/p99 (mount_load)

@@ -134,7 +134,7 @@ long AnonHugeKbIn(const void* p, std::size_t bytes) {
 }
 
 // Where the kernel can, the whole huge pages of a big range become huge
-// pages (one mapping for 512 pages: bench/README.md, "Huge pages"), and
+// pages (one mapping for 512 pages: bench/JOURNAL.md, "Huge pages"), and
 // what was written before is still there.
 TEST(PopulateForWrite, MakesHugePagesOfWholeOnesAndKeepsContents) {
   const std::size_t huge = HugePageSize();

@@ -7,6 +7,7 @@ namespace sharemgrd {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(ConfigTest, DefaultsMatchTheDesign) {
   absl::StatusOr<DaemonConfig> c = ParseCommandLine({});
@@ -136,7 +137,6 @@ TEST(ConfigTest, HelpListsEveryOption) {
                         "--max-mgmt-connections",
                         "--idle-timeout",
                         "--mgmt-idle-timeout",
-                        "--debug-resolver-delay",
                         "--nfs-conf",
                         "--no-nfs-conf",
                         "--help",
@@ -145,6 +145,13 @@ TEST(ConfigTest, HelpListsEveryOption) {
   }
 }
 
+TEST(ConfigTest, HelpLeavesOutTestOnlyOptionsTheParserStillTakes) {
+  EXPECT_THAT(UsageText(), Not(HasSubstr("--debug-resolver-delay")));
+  absl::StatusOr<DaemonConfig> c =
+      ParseCommandLine({"--debug-resolver-delay", "127.0.0.9=500"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->resolver_delays.at("127.0.0.9"), 500);
+}
 
 TEST(ConfigTest, KernelModeIsAutoByDefaultAndTakesOnOff) {
   EXPECT_EQ(ParseCommandLine({})->kernel, KernelModeSetting::kAuto);

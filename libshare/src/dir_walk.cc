@@ -511,7 +511,7 @@ void CanonicalDirectoryChecker::List(std::size_t siblings) {
   // them (15,000 siblings in a parent of 100,000: statx 1.5-1.9 us a path,
   // listing 0.27 us an entry on ext4 and 0.34-0.41 on tmpfs; listed with a
   // factor of 8 such a batch took 60 ms against 44 ms, and 20,000 in
-  // 100,000 were even, 75 against 76 ms; bench/README.md, 2026-12-06).
+  // 100,000 were even, 75 against 76 ms; bench/JOURNAL.md, 2026-12-06).
   // ext4 counts a directory of more than 65,000 subdirectories as 1 link,
   // hence the count below.
   const std::size_t most = kListFactor * siblings;

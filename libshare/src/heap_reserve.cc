@@ -82,7 +82,7 @@ bool PopulatePages(std::uintptr_t begin, std::uintptr_t end) {
 // huge pages inside are made huge pages (MADV_COLLAPSE), the rest
 // populated page by page. On this project's VMs the first write to a page
 // costs about 5 us even once the kernel has populated it (the hypervisor
-// maps each page the guest maps; bench/README.md, "Huge pages"), and a
+// maps each page the guest maps; bench/JOURNAL.md, "Huge pages"), and a
 // huge page is one such mapping for 512 pages: 16 MiB written for the
 // first time took 21 ms after a populate and 1-2 ms as huge pages. Where
 // the kernel cannot collapse (no THP, Linux before 6.1, no huge page free)
@@ -200,7 +200,7 @@ bool InBrkHeap(std::uintptr_t p, std::size_t bytes) {
 // 262-263 ms in halves against 443-502 ms on one thread collapsing
 // (`scale_probe populate-cost 256 3 5`, two runs; MADV_COLLAPSE,
 // Populate's way to huge pages, holds the address space's lock for
-// writing: two threads collapsing take as long as one; bench/README.md,
+// writing: two threads collapsing take as long as one; bench/JOURNAL.md,
 // "A big fresh buffer populated on both cores"). A huge page that has a
 // page table after all is populated page by page, still correctly.
 bool PopulateFresh(std::uintptr_t begin, std::uintptr_t a, std::uintptr_t e,

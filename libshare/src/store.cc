@@ -548,7 +548,7 @@ absl::Status Store::Configure(int busy_timeout_ms, bool writable) {
     // WAL with a frame of its own: 15,000 adds wrote 354 frames of 4 KiB.
     // One transaction of 100,000 store-shaped rows committed in 24 ms
     // with 4 KiB pages and 20-22 ms with 16 KiB (without a checkpoint),
-    // and its checkpoint took 16 against 10 ms (bench/README.md, "Pages
+    // and its checkpoint took 16 against 10 ms (bench/JOURNAL.md, "Pages
     // of 16 KiB").
     (void)sqlite3_exec(db_, "PRAGMA page_size=16384", nullptr, nullptr,
                        nullptr);

@@ -5,13 +5,13 @@
 // spends more time taking faults than doing its own work: on this
 // project's VMs the first touch of a page costs 9-12 us, while the kernel
 // populates a range at about half that per page, or less, when asked in
-// one call (bench/README.md, "Page faults"; `scale_probe fault-cost`).
+// one call (bench/JOURNAL.md, "Page faults"; `scale_probe fault-cost`).
 // Even populated, a page's first write costs about 5 us more there (the
 // hypervisor maps each page the guest maps), and a transparent huge page
 // is one such mapping for 512 pages: where the kernel makes them on
 // request (MADV_COLLAPSE, Linux 6.1), the whole huge pages of a range are
 // made huge pages and only the rest is populated page by page
-// (bench/README.md, "Huge pages").
+// (bench/JOURNAL.md, "Huge pages").
 //
 // A HeapReserve asks the calling thread's malloc arena for about `bytes`
 // in chunks, has the kernel make them resident as above (madvise
@@ -135,7 +135,7 @@ class HeapReserve {
 // On a VM whose guest hands pages it has not used for about 2 s back to the
 // host (free page reporting), the first touch of such a page waits for the
 // host to map it again: that is most of what a big batch's memory costs
-// there, 2-3 ms per MiB on one core (bench/README.md, "Huge pages", and
+// there, 2-3 ms per MiB on one core (bench/JOURNAL.md, "Huge pages", and
 // "A batch announced before it is parsed"). A warm maps up to `bytes` on a
 // thread of its own ("sm-warm"), populates them 2 MiB at a time (as huge
 // pages where transparent huge pages allow), and holds them until the
@@ -147,7 +147,7 @@ class HeapReserve {
 // them free again. Once the burst has come (Stream) the warm goes on
 // beside it: 100,000 adds after 3 s idle took 8-64 ms for their memory
 // against 33-150 ms when the warm stopped as the burst came
-// (bench/README.md, "A warm that goes on beside the batch").
+// (bench/JOURNAL.md, "A warm that goes on beside the batch").
 //
 // Best effort: nothing where the kernel cannot populate (older than 5.14)
 // or no thread can start. At most one warm at a time.

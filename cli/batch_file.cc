@@ -6,7 +6,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "commands.h"
-#include "shell_words.h"
+#include "libshare/shell_words.h"
 
 namespace sharectl {
 
@@ -34,8 +34,8 @@ BatchFile ParseBatchFile(std::string_view text, std::string_view where) {
   const std::size_t lines = CountLines(text);
   out.ops.reserve(lines);
   out.op_lines.reserve(lines);
-  ShellLineReader reader(text);
-  ShellLineView l;
+  libshare::ShellLineReader reader(text);
+  libshare::ShellLineView l;
   while (reader.Next(&l)) {
     ++out.commands;
     // Only a refused line has its origin and command made into text.

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "libshare/batch.h"
-#include "shell_words.h"
+#include "libshare/shell_words.h"
 
 namespace sharectl {
 
@@ -26,7 +26,7 @@ std::string FormatDump(const std::vector<GroupInfo>& groups,
   size_t share_count = 0;
   std::string body;
   const auto line = [&body](const Operation& op) {
-    absl::StrAppend(&body, JoinShellWords(OperationWords(op)), "\n");
+    absl::StrAppend(&body, libshare::JoinShellWords(OperationWords(op)), "\n");
   };
   for (const GroupInfo* g : sorted_groups) {
     Operation create;

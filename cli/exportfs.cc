@@ -279,7 +279,7 @@ std::string ExportsLine(const std::string& path,
   return line;
 }
 
-std::string EffectiveLinuxOptions(const ExportsClientView& c) {
+std::string EffectiveLinuxOptions(const libshare::ExportsClientView& c) {
   // sharemgrd's kernel mode: always sync, wdelay, no_subtree_check; the
   // port check is server-wide (--insecure), so each export shows secure.
   std::string out = absl::StrCat("sync,wdelay,", c.nohide ? "nohide" : "hide",
@@ -288,11 +288,11 @@ std::string EffectiveLinuxOptions(const ExportsClientView& c) {
   if (c.anongid != 65534) absl::StrAppend(&out, ",anongid=", c.anongid);
   // Consecutive flavors with the same flags are shown as one sec=A:B.
   for (size_t i = 0; i < c.flavors.size();) {
-    const ExportsClientView::Flavor& f = c.flavors[i];
+    const libshare::ExportsClientView::Flavor& f = c.flavors[i];
     absl::StrAppend(&out, ",sec=", FlavorName(f.flavor));
     size_t k = i + 1;
     for (; k < c.flavors.size(); ++k) {
-      const ExportsClientView::Flavor& g = c.flavors[k];
+      const libshare::ExportsClientView::Flavor& g = c.flavors[k];
       if (g.ro != f.ro || g.root_squash != f.root_squash ||
           g.all_squash != f.all_squash) {
         break;
@@ -307,14 +307,14 @@ std::string EffectiveLinuxOptions(const ExportsClientView& c) {
   return out;
 }
 
-std::string FormatExportfsList(std::vector<ExportsClientView> clients,
+std::string FormatExportfsList(std::vector<libshare::ExportsClientView> clients,
                                bool verbose, bool export_format) {
-  std::stable_sort(clients.begin(), clients.end(),
-                   [](const ExportsClientView& a, const ExportsClientView& b) {
-                     return a.rank < b.rank;
-                   });
+  std::stable_sort(
+      clients.begin(), clients.end(),
+      [](const libshare::ExportsClientView& a,
+         const libshare::ExportsClientView& b) { return a.rank < b.rank; });
   std::string out;
-  for (const ExportsClientView& c : clients) {
+  for (const libshare::ExportsClientView& c : clients) {
     const bool world = c.spec == "*";
     const std::string host = world && !export_format ? "<world>" : c.spec;
     if (export_format) {
@@ -586,10 +586,10 @@ int ExportfsRunner::Change(const ExportfsArgs& a) {
     }
     // The same translation as a followed file's: options without an
     // equivalent that only narrow access are dropped, with a warning.
-    ImportPlan plan =
-        ImportExports({{path, ExportsLine(path, clients)}}, kExportfsGroup);
+    libshare::ImportPlan plan = libshare::ImportExports(
+        {{path, ExportsLine(path, clients)}}, kExportfsGroup);
     bool refused = false;
-    for (const ImportProblem& p : plan.problems) {
+    for (const libshare::ImportProblem& p : plan.problems) {
       if (p.unsupported) {
         err() << "exportfs: " << path << ": " << p.message << " (dropped)\n";
       } else {
@@ -674,7 +674,7 @@ int ExportfsRunner::List(const ExportfsArgs& a) {
           << " of sharectl's own groups not listed (sharectl share lists "
              "them)\n";
   }
-  std::vector<ExportsClientView> views;
+  std::vector<libshare::ExportsClientView> views;
   if (names.empty()) {
     out() << FormatExportfsList(views, a.verbose, a.export_format);
     return kExitOk;
@@ -711,16 +711,16 @@ int ExportfsRunner::List(const ExportfsArgs& a) {
                 << ": not listed: " << list.status().message() << "\n";
           continue;
         }
-        std::vector<ExportsClientView> v =
-            ExportsClients({{path, ExportsLine(path, *list)}}, nullptr);
+        std::vector<libshare::ExportsClientView> v = libshare::ExportsClients(
+            {{path, ExportsLine(path, *list)}}, nullptr);
         views.insert(views.end(), v.begin(), v.end());
       }
       continue;
     }
     std::string text;
     if (!ReadFile(g.managed_by, &text)) continue;
-    const std::vector<SourceFile> file = {{g.managed_by, text}};
-    ImportPlan plan = ImportExports(file, g.name);
+    const std::vector<libshare::SourceFile> file = {{g.managed_by, text}};
+    libshare::ImportPlan plan = libshare::ImportExports(file, g.name);
     std::map<std::string, std::string> now;  // path -> options the file says
     for (const Operation& op : plan.ops) now[op.path] = op.options;
     std::set<std::string> current;
@@ -737,7 +737,8 @@ int ExportfsRunner::List(const ExportfsArgs& a) {
               << "\n";
       }
     }
-    for (ExportsClientView& v : ExportsClients(file, nullptr)) {
+    for (libshare::ExportsClientView& v :
+         libshare::ExportsClients(file, nullptr)) {
       if (current.count(v.path) != 0) views.push_back(std::move(v));
     }
   }

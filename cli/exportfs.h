@@ -12,7 +12,7 @@
 //
 // A transient export is a share of the group "exportfs" whose description
 // holds its exports(5) clients ("host(rw) *(ro)"); its share_nfs options
-// are that line translated by the importer (importers.h), as a followed
+// are that line translated by the importer (libshare/import.h), as a followed
 // file's would be.
 //
 // The parsing and formatting functions are pure and thread-safe;
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "importers.h"
+#include "libshare/import.h"
 #include "sharectl.h"
 
 namespace sharectl {
@@ -89,11 +89,11 @@ std::string ExportsLine(const std::string& path,
 // The options exportfs -v shows for a client, as sharemgrd applies them
 // in kernel mode: "sync,wdelay,hide,no_subtree_check,sec=sys,rw,secure,
 // root_squash,no_all_squash" (anonuid=/anongid= when not 65534).
-std::string EffectiveLinuxOptions(const ExportsClientView& c);
+std::string EffectiveLinuxOptions(const libshare::ExportsClientView& c);
 // The listing of exportfs (nfs-utils' dump()): by client kind, then in
 // the order given; "<world>" for "*" unless export_format (-s);
 // options with verbose or export_format.
-std::string FormatExportfsList(std::vector<ExportsClientView> clients,
+std::string FormatExportfsList(std::vector<libshare::ExportsClientView> clients,
                                bool verbose, bool export_format);
 
 // Runs `exportfs ARGS` (args exclude the program name) against the daemon

@@ -25,16 +25,16 @@
 #include "commands.h"
 #include "dump.h"
 #include "exportfs.h"
-#include "importers.h"
 #include "json_writer.h"
 #include "libshare/heap_reserve.h"
+#include "libshare/import.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
+#include "libshare/shell_words.h"
 #include "libshare/spelling.h"
 #include "mounts.h"
 #include "option_report.h"
 #include "output.h"
-#include "shell_words.h"
 
 #ifndef SHARECTL_VERSION
 #define SHARECTL_VERSION "unknown"
@@ -1067,9 +1067,9 @@ int Runner::RunImport(const ParsedArgs& a) {
       return Refused("import", error);
     }
   }
-  std::vector<SourceFile> files;
+  std::vector<libshare::SourceFile> files;
   for (const auto& n : names) {
-    SourceFile f{n, ""};
+    libshare::SourceFile f{n, ""};
     std::string error;
     if (!ReadWholeFile(n, &f.text, &error, env_.max_input_bytes)) {
       return Refused("import", error);
@@ -1083,8 +1083,8 @@ int Runner::RunImport(const ParsedArgs& a) {
   if (absl::Status s = libshare::ValidateGroupName(group); !s.ok()) {
     return Usage("import", absl::StrCat("-g: ", s.message()));
   }
-  ImportPlan plan =
-      exports ? ImportExports(files, group) : ImportDfstab(files, group);
+  libshare::ImportPlan plan = exports ? libshare::ImportExports(files, group)
+                                      : libshare::ImportDfstab(files, group);
 
   const bool skip = a.Has("--skip-unsupported");
   std::vector<Problem> stopping;
@@ -1164,7 +1164,8 @@ int Runner::RunImport(const ParsedArgs& a) {
         absl::StrCat("# sharectl import ", exports ? "--exports" : "--dfstab",
                      " (dry run): ", batch.ops.size(), " operations\n");
     for (size_t i = 0; i < batch.ops.size(); ++i) {
-      absl::StrAppend(&text, JoinShellWords(OperationWords(batch.ops[i])));
+      absl::StrAppend(&text,
+                      libshare::JoinShellWords(OperationWords(batch.ops[i])));
       if (origins[i] != "sharectl") {
         std::string where = origins[i];
         std::replace(where.begin(), where.end(), '\n', '?');

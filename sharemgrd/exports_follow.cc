@@ -19,7 +19,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "importers.h"
+#include "libshare/import.h"
 #include "libshare/path.h"
 
 namespace sharemgrd {
@@ -421,12 +421,12 @@ bool ExportsFollower::SyncLocked(const std::string& path) {
     SetError(group, std::move(e));
     return false;
   }
-  sharectl::ImportPlan plan =
-      sharectl::ImportExports({{path, *std::move(text)}}, group);
+  libshare::ImportPlan plan =
+      libshare::ImportExports({{path, *std::move(text)}}, group);
   std::string first_refusal;
   std::size_t refusals = 0;
   std::size_t dropped = 0;
-  for (const sharectl::ImportProblem& p : plan.problems) {
+  for (const libshare::ImportProblem& p : plan.problems) {
     // An option without an equivalent whose loss only narrows access is
     // dropped, as `sharectl import --skip-unsupported` drops it; anything
     // else keeps the last good state. Drops are logged a few per version:

@@ -9,7 +9,7 @@
 // refused, leaves its group as it was and its error is kept (ErrorFor) and
 // logged, with the file and line; a deleted file empties its group.
 //
-// The file is read by the importer of `sharectl import` (cli/importers.h),
+// The file is read by the importer of `sharectl import` (libshare/import.h),
 // so a followed file and an imported one mean the same.
 //
 // Thread-safety: Start() and Stop() from one thread; ErrorFor() and

@@ -11,7 +11,7 @@
 #include "commands.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "shell_words.h"
+#include "libshare/shell_words.h"
 
 namespace sharectl {
 namespace {
@@ -21,7 +21,7 @@ using libshare::Operation;
 // What `sharectl batch` made of a file before ParseBatchFile.
 BatchFile LineByLine(const std::string& text, const std::string& where) {
   BatchFile out;
-  for (const SplitLine& l : SplitShellLines(text)) {
+  for (const libshare::SplitLine& l : libshare::SplitShellLines(text)) {
     ++out.commands;
     const std::string origin = absl::StrCat(where, ":", l.line);
     const std::string what = l.words.empty() ? "batch" : l.words[0];

@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libshare/path.h"
-#include "shell_words.h"
+#include "libshare/shell_words.h"
 
 namespace sharectl {
 namespace {
@@ -106,7 +106,7 @@ TEST(ParseChangeCommandTest, SetShareChangesOnlyTheFieldsGiven) {
   EXPECT_TRUE(op.set_description);
   EXPECT_TRUE(op.set_resource);
   EXPECT_EQ(op.resource, "res");
-  EXPECT_EQ(JoinShellWords(OperationWords(op)),
+  EXPECT_EQ(libshare::JoinShellWords(OperationWords(op)),
             "set-share -d '' -r res -s /a g");
   auto none = Parse({"set-share", "-s", "/a"});
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
@@ -117,7 +117,7 @@ TEST(ParseChangeCommandTest, UnsetNamesOneProperty) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->ops[0].type, Operation::Type::kUnsetOption);
   EXPECT_EQ(c->ops[0].options, "nosuid");
-  EXPECT_EQ(JoinShellWords(OperationWords(c->ops[0])),
+  EXPECT_EQ(libshare::JoinShellWords(OperationWords(c->ops[0])),
             "unset -p nosuid -s /a g");
   auto all = Parse({"unset", "-p", "all", "g"});
   EXPECT_THAT(all.status().message(), HasSubstr("-p all needs -s"));
@@ -223,7 +223,8 @@ TEST(OperationWordsTest, ParseGivesBackTheSameOperation) {
 
 TEST(OperationWordsTest, ShareBackToGroupOptionsIsWrittenAsUnsetAll) {
   Operation op{Operation::Type::kSetOptions, "g", "/a", "", "", "", false};
-  EXPECT_EQ(JoinShellWords(OperationWords(op)), "unset -p all -s /a g");
+  EXPECT_EQ(libshare::JoinShellWords(OperationWords(op)),
+            "unset -p all -s /a g");
 }
 
 TEST(HelpTest, GlobalHelpListsEveryCommandAndOption) {

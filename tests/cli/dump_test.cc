@@ -5,7 +5,7 @@
 #include "commands.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "shell_words.h"
+#include "libshare/shell_words.h"
 
 namespace sharectl {
 namespace {
@@ -25,7 +25,7 @@ ShareInfo Share(std::string path, std::string group) {
 // The operations a batch file means, as `sharectl batch` reads it.
 std::vector<Operation> Parse(const std::string& text) {
   std::vector<Operation> ops;
-  for (const SplitLine& l : SplitShellLines(text)) {
+  for (const libshare::SplitLine& l : libshare::SplitShellLines(text)) {
     EXPECT_EQ(l.error, "") << "line " << l.line;
     absl::StatusOr<ChangeCommand> c = ParseChangeCommand(l.words);
     EXPECT_TRUE(c.ok()) << "line " << l.line << ": " << c.status();

@@ -147,7 +147,7 @@ TEST(ExportsLine, EscapesThePath) {
 }
 
 TEST(EffectiveLinuxOptions, DefaultsAsTheKernelModeApplies) {
-  ExportsClientView c;
+  libshare::ExportsClientView c;
   c.flavors = {{libshare::SecFlavor::kSys, true, true, false}};
   EXPECT_EQ(EffectiveLinuxOptions(c),
             "sync,wdelay,hide,no_subtree_check,sec=sys,ro,secure,root_squash,"
@@ -155,7 +155,7 @@ TEST(EffectiveLinuxOptions, DefaultsAsTheKernelModeApplies) {
 }
 
 TEST(EffectiveLinuxOptions, FlavorsWithEqualFlagsJoined) {
-  ExportsClientView c;
+  libshare::ExportsClientView c;
   c.nohide = true;
   c.anonuid = 1000;
   c.flavors = {{libshare::SecFlavor::kKrb5, false, false, false},
@@ -167,8 +167,8 @@ TEST(EffectiveLinuxOptions, FlavorsWithEqualFlagsJoined) {
             "sec=sys,ro,secure,root_squash,no_all_squash");
 }
 
-std::vector<ExportsClientView> Views(const std::string& text) {
-  return ExportsClients({{"/etc/exports", text}}, nullptr);
+std::vector<libshare::ExportsClientView> Views(const std::string& text) {
+  return libshare::ExportsClients({{"/etc/exports", text}}, nullptr);
 }
 
 TEST(FormatExportfsList, ShortPathPaddedLongPathOnItsOwnLine) {

@@ -24,7 +24,7 @@
 #include "authcache/evaluate.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "importers.h"
+#include "libshare/import.h"
 #include "libshare/options.h"
 
 namespace sharectl {
@@ -212,7 +212,8 @@ TEST(ImportAccessTest, ImportedOptionsGiveEveryClientWhatLinuxGivesIt) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(absl::StrCat("exports \"", c.exports, "\", client ", c.client,
                               ", sec=", std::string(SecFlavorName(c.flavor))));
-    ImportPlan plan = ImportExports({{"exports", c.exports}}, "g");
+    libshare::ImportPlan plan =
+        libshare::ImportExports({{"exports", c.exports}}, "g");
     ASSERT_TRUE(plan.problems.empty())
         << plan.problems[0].where << ": " << plan.problems[0].message;
     ASSERT_EQ(plan.ops.size(), 1u);
@@ -265,10 +266,11 @@ const Refusal kRefusals[] = {
 TEST(ImportAccessTest, LinesThatWouldGrantMoreAreRefused) {
   for (const Refusal& r : kRefusals) {
     SCOPED_TRACE(r.exports);
-    ImportPlan plan = ImportExports({{"exports", r.exports}}, "g");
+    libshare::ImportPlan plan =
+        libshare::ImportExports({{"exports", r.exports}}, "g");
     std::string all;
     bool stops = false;
-    for (const ImportProblem& p : plan.problems) {
+    for (const libshare::ImportProblem& p : plan.problems) {
       absl::StrAppend(&all, p.where, ": ", p.message, "\n");
       stops |= !p.unsupported;
     }
@@ -373,9 +375,11 @@ TEST(ImportAccessTest, RandomLinesGiveWhatTheRpcMountdModelGives) {
                       ")");
       clients.push_back(std::move(c));
     }
-    ImportPlan plan = ImportExports({{"exports", line}}, "g");
+    libshare::ImportPlan plan =
+        libshare::ImportExports({{"exports", line}}, "g");
     bool stops = false;
-    for (const ImportProblem& p : plan.problems) stops |= !p.unsupported;
+    for (const libshare::ImportProblem& p : plan.problems)
+      stops |= !p.unsupported;
     if (stops) continue;
     ASSERT_TRUE(plan.problems.empty()) << line;
     ASSERT_EQ(plan.ops.size(), 1u) << line;

@@ -16,10 +16,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const std::vector<sharectl::SplitLine> lines =
-      sharectl::SplitShellLines(text);
+  const std::vector<libshare::SplitLine> lines =
+      libshare::SplitShellLines(text);
   int previous = 0;
-  for (const sharectl::SplitLine& l : lines) {
+  for (const libshare::SplitLine& l : lines) {
     FUZZ_CHECK(l.line > previous,
                "line numbers not ascending: " + std::to_string(l.line) +
                    " after " + std::to_string(previous));

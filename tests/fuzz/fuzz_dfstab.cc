@@ -1,4 +1,4 @@
-// Fuzz target: the Solaris dfstab importer of sharectl (ImportDfstab).
+// Fuzz target: the Solaris dfstab importer of libshare (ImportDfstab).
 // Properties: see fuzz_import.h.
 #include <cstddef>
 #include <cstdint>
@@ -8,10 +8,10 @@
 #include "fuzz_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::vector<sharectl::SourceFile> files(1);
+  std::vector<libshare::SourceFile> files(1);
   files[0].name = "/etc/dfs/dfstab";
   files[0].text.assign(reinterpret_cast<const char*>(data), size);
   const std::string group = "imported";
-  fuzz::CheckImportPlan(sharectl::ImportDfstab(files, group), group);
+  fuzz::CheckImportPlan(libshare::ImportDfstab(files, group), group);
   return 0;
 }

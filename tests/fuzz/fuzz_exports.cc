@@ -1,4 +1,4 @@
-// Fuzz target: the exports(5) importer of sharectl (ImportExports).
+// Fuzz target: the exports(5) importer of libshare (ImportExports).
 // Properties: see fuzz_import.h; and the options of every planned share
 // parse (the importer writes them itself, unlike dfstab's, which are
 // copied as written), so an accepted import never fails at the daemon for
@@ -12,11 +12,11 @@
 #include "libshare/options.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::vector<sharectl::SourceFile> files(1);
+  std::vector<libshare::SourceFile> files(1);
   files[0].name = "/etc/exports";
   files[0].text.assign(reinterpret_cast<const char*>(data), size);
   const std::string group = "imported";
-  const sharectl::ImportPlan plan = sharectl::ImportExports(files, group);
+  const libshare::ImportPlan plan = libshare::ImportExports(files, group);
   fuzz::CheckImportPlan(plan, group);
   for (const libshare::Operation& op : plan.ops) {
     absl::StatusOr<libshare::ShareOptions> parsed =

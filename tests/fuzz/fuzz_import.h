@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "importers.h"
+#include "libshare/import.h"
 #include "libshare/path.h"
 #include "operation_words.h"
 
@@ -15,7 +15,7 @@ namespace fuzz {
 // operation; every problem says where and what. (Options are not checked:
 // dfstab options are copied as written and the daemon refuses bad ones,
 // naming the origin line.)
-inline void CheckImportPlan(const sharectl::ImportPlan& plan,
+inline void CheckImportPlan(const libshare::ImportPlan& plan,
                             const std::string& group) {
   FUZZ_CHECK(plan.origins.size() == plan.ops.size(),
              std::to_string(plan.ops.size()) + " operations but " +
@@ -29,7 +29,7 @@ inline void CheckImportPlan(const sharectl::ImportPlan& plan,
                             ": " + std::string(st.message()));
     CheckOperationRoundTrip(op);
   }
-  for (const sharectl::ImportProblem& p : plan.problems) {
+  for (const libshare::ImportProblem& p : plan.problems) {
     FUZZ_CHECK(!p.where.empty() && !p.message.empty(),
                "problem without place or message: \"" + Escape(p.where) +
                    "\" \"" + Escape(p.message) + "\"");

@@ -15,7 +15,7 @@
 #include "libshare/batch.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
-#include "shell_words.h"
+#include "libshare/shell_words.h"
 
 namespace fuzz {
 
@@ -43,8 +43,8 @@ inline std::string ShowWords(const std::vector<std::string>& words) {
 
 // Words -> quoted line -> words must be the identity.
 inline void CheckWordsRoundTrip(const std::vector<std::string>& words) {
-  const std::string line = sharectl::JoinShellWords(words);
-  std::vector<sharectl::SplitLine> split = sharectl::SplitShellLines(line);
+  const std::string line = libshare::JoinShellWords(words);
+  std::vector<libshare::SplitLine> split = libshare::SplitShellLines(line);
   FUZZ_CHECK(
       split.size() == 1 && split[0].error.empty() && split[0].words == words,
       "words " + ShowWords(words) + " joined as \"" + Escape(line) +

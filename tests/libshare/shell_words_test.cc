@@ -1,4 +1,4 @@
-#include "shell_words.h"
+#include "libshare/shell_words.h"
 
 #include <string>
 #include <vector>
@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace sharectl {
+namespace libshare {
 namespace {
 
 using ::testing::ElementsAre;
@@ -163,4 +163,4 @@ TEST(QuoteShellWordTest, QuotedWordsSplitBackToThemselves) {
 }
 
 }  // namespace
-}  // namespace sharectl
+}  // namespace libshare

@@ -1,12 +1,20 @@
-// Importers: turn a Linux exports(5) file or a Solaris dfstab into the
-// share operations that reproduce it, so an existing server moves over in
-// one batch. Each operation remembers the file and line it came from, so a
-// refusal by the daemon is reported where the user can fix it.
+// Import of existing share tables: turns a Linux exports(5) file or a
+// Solaris dfstab into the share operations that reproduce it, so an
+// existing server moves over in one batch. `sharectl import` and
+// sharemgrd's --follow-exports both read files through it. Each operation
+// remembers the file and line it came from, so a refusal by the daemon is
+// reported where the user can fix it.
 //
 // Pure functions over file contents (the caller reads the files); thread-
 // safe.
-#ifndef SHARECTL_IMPORTERS_H_
-#define SHARECTL_IMPORTERS_H_
+//
+//   libshare::ImportPlan plan =
+//       libshare::ImportExports({{"/etc/exports", text}}, "imported");
+//   for (const libshare::ImportProblem& p : plan.problems)
+//     std::cerr << p.where << ": " << p.message << "\n";
+//   // plan.ops: one add-share into group "imported" per exported path
+#ifndef LIBSHARE_IMPORT_H_
+#define LIBSHARE_IMPORT_H_
 
 #include <cstdint>
 #include <string>
@@ -15,7 +23,7 @@
 #include "libshare/batch.h"
 #include "libshare/options.h"
 
-namespace sharectl {
+namespace libshare {
 
 struct SourceFile {
   std::string name;  // as shown in messages ("/etc/exports")
@@ -31,8 +39,8 @@ struct ImportProblem {
 };
 
 struct ImportPlan {
-  std::vector<libshare::Operation> ops;  // kAddShare, in file order
-  std::vector<std::string> origins;      // "FILE:LINE" of each op
+  std::vector<Operation> ops;        // kAddShare, in file order
+  std::vector<std::string> origins;  // "FILE:LINE" of each op
   std::vector<ImportProblem> problems;
   // Imported as written but worth a look: "host (rw)" (a space that makes
   // the options apply to every client), a share read-write to every
@@ -68,7 +76,7 @@ struct ExportsClientView {
   // netgroups, "*", gss): its export list is walked kind by kind.
   int rank = 0;
   struct Flavor {
-    libshare::SecFlavor flavor;
+    SecFlavor flavor;
     bool ro = true;
     bool root_squash = true;
     bool all_squash = false;
@@ -93,6 +101,6 @@ ImportPlan ImportDfstab(const std::vector<SourceFile>& files,
 // not a contiguous IPv4 mask.
 int NetmaskToPrefix(const std::string& mask);
 
-}  // namespace sharectl
+}  // namespace libshare
 
-#endif  // SHARECTL_IMPORTERS_H_
+#endif  // LIBSHARE_IMPORT_H_

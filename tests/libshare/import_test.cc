@@ -1,4 +1,4 @@
-#include "importers.h"
+#include "libshare/import.h"
 
 #include <map>
 #include <string>
@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "libshare/options.h"
 
-namespace sharectl {
+namespace libshare {
 namespace {
 
 using ::testing::HasSubstr;
@@ -356,4 +356,4 @@ TEST(ImportDfstabTest, ControlCharacterIsRefusedWithItsLine) {
 }
 
 }  // namespace
-}  // namespace sharectl
+}  // namespace libshare

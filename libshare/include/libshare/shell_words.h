@@ -1,5 +1,6 @@
-// Shell-style splitting of batch files and dfstab files into commands, and
-// the reverse (quoting words so that the splitter gives them back).
+// Shell-style splitting of batch files (`sharectl batch`, and what
+// `sharectl dump` writes) and dfstab files into commands, and the reverse
+// (quoting words so that the splitter gives them back).
 //
 // Rules, a subset of POSIX sh: words are separated by blanks; 'single
 // quotes' keep everything literally; "double quotes" keep everything except
@@ -11,15 +12,15 @@
 // except through a trailing backslash.
 //
 // Pure functions; thread-safe.
-#ifndef SHARECTL_SHELL_WORDS_H_
-#define SHARECTL_SHELL_WORDS_H_
+#ifndef LIBSHARE_SHELL_WORDS_H_
+#define LIBSHARE_SHELL_WORDS_H_
 
 #include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace sharectl {
+namespace libshare {
 
 // One command of a file: the words of a logical line, or why it could not
 // be split. Blank and comment-only lines produce no SplitLine.
@@ -68,6 +69,6 @@ std::string QuoteShellWord(std::string_view word);
 // Words joined by spaces, each quoted.
 std::string JoinShellWords(const std::vector<std::string>& words);
 
-}  // namespace sharectl
+}  // namespace libshare
 
-#endif  // SHARECTL_SHELL_WORDS_H_
+#endif  // LIBSHARE_SHELL_WORDS_H_

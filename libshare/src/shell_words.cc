@@ -1,6 +1,6 @@
-#include "shell_words.h"
+#include "libshare/shell_words.h"
 
-namespace sharectl {
+namespace libshare {
 namespace {
 
 // The characters that end a run of plain ones in a word: blanks, newline,
@@ -212,4 +212,4 @@ std::string JoinShellWords(const std::vector<std::string>& words) {
   return out;
 }
 
-}  // namespace sharectl
+}  // namespace libshare

@@ -1,4 +1,4 @@
-#include "importers.h"
+#include "libshare/import.h"
 
 #include <arpa/inet.h>
 
@@ -19,11 +19,9 @@
 #include "absl/strings/string_view.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
-#include "shell_words.h"
+#include "libshare/shell_words.h"
 
-namespace sharectl {
-
-using libshare::Operation;
+namespace libshare {
 
 int NetmaskToPrefix(const std::string& mask) {
   in_addr a{};
@@ -177,7 +175,7 @@ struct FlavorFlags {
 };
 
 struct ExportsFlavor {
-  libshare::SecFlavor flavor;
+  SecFlavor flavor;
   FlavorFlags flags;
 };
 
@@ -200,16 +198,16 @@ struct Client {
   std::string where;  // "FILE:LINE"
   LinuxType type = LinuxType::kHost;
   std::string entry;  // share_nfs list entry; empty if none exists
-  std::optional<libshare::AccessEntry> parsed;  // entry, parsed
-  std::string no_entry_why;                     // when entry is empty
-  std::vector<ExportsFlavor> flavors;           // never empty
+  std::optional<AccessEntry> parsed;   // entry, parsed
+  std::string no_entry_why;            // when entry is empty
+  std::vector<ExportsFlavor> flavors;  // never empty
   int64_t anonuid = 65534;
   int64_t anongid = 65534;
   bool nohide = false;
   bool mountpoint = false;
   std::string mountpoint_path;
 
-  const FlavorFlags* FlagsFor(libshare::SecFlavor f) const {
+  const FlavorFlags* FlagsFor(SecFlavor f) const {
     for (const ExportsFlavor& x : flavors) {
       if (x.flavor == f) return &x.flags;
     }
@@ -300,8 +298,8 @@ absl::StatusOr<std::string> ClientEntry(const std::string& spec,
 // The share_nfs kinds that say what an exports(5) client type says: an
 // entry that parsed as another kind (a netgroup named like an address) would
 // match other clients.
-bool KindFits(LinuxType type, libshare::AccessEntry::Kind kind) {
-  using Kind = libshare::AccessEntry::Kind;
+bool KindFits(LinuxType type, AccessEntry::Kind kind) {
+  using Kind = AccessEntry::Kind;
   switch (type) {
     case LinuxType::kHost:
       return kind == Kind::kName || kind == Kind::kAddress ||
@@ -405,8 +403,7 @@ std::optional<int64_t> ParseAnonId(absl::string_view v) {
   return id;
 }
 
-std::optional<libshare::SecFlavor> LinuxFlavor(absl::string_view name) {
-  using libshare::SecFlavor;
+std::optional<SecFlavor> LinuxFlavor(absl::string_view name) {
   // nfs-utils' flav_map: "unix" is sys, "null" is none.
   if (name == "sys" || name == "unix") return SecFlavor::kSys;
   if (name == "none" || name == "null") return SecFlavor::kNone;
@@ -458,7 +455,7 @@ void ApplyClientOptions(absl::string_view opts, ClientOptions* c,
       std::vector<size_t> now;
       bool ok = !value.empty();
       for (absl::string_view m : absl::StrSplit(value, ':')) {
-        std::optional<libshare::SecFlavor> f = LinuxFlavor(m);
+        std::optional<SecFlavor> f = LinuxFlavor(m);
         if (!f) {
           // rpc.mountd refuses the entry too.
           p->Add(absl::StrCat("option \"", o, "\": unknown security flavor \"",
@@ -513,7 +510,7 @@ void ApplyClientOptions(absl::string_view opts, ClientOptions* c,
 
 enum class Grant : uint8_t { kNone, kRo, kRw };
 
-Grant GrantFor(const Client& c, libshare::SecFlavor f) {
+Grant GrantFor(const Client& c, SecFlavor f) {
   const FlavorFlags* fl = c.FlagsFor(f);
   if (fl == nullptr) return Grant::kNone;
   return fl->ro ? Grant::kRo : Grant::kRw;
@@ -522,11 +519,9 @@ Grant GrantFor(const Client& c, libshare::SecFlavor f) {
 // True if some client could match both entries. Only addresses and
 // networks are known not to overlap; names, domains, netgroups could be
 // anyone.
-bool MayOverlap(const libshare::AccessEntry& a,
-                const libshare::AccessEntry& b) {
-  using Kind = libshare::AccessEntry::Kind;
-  const auto as_net = [](const libshare::AccessEntry& e, libshare::IpAddress* n,
-                         int* len) {
+bool MayOverlap(const AccessEntry& a, const AccessEntry& b) {
+  using Kind = AccessEntry::Kind;
+  const auto as_net = [](const AccessEntry& e, IpAddress* n, int* len) {
     if (e.kind == Kind::kAddress) {
       *n = e.address;
       *len = 128;
@@ -539,7 +534,7 @@ bool MayOverlap(const libshare::AccessEntry& a,
     }
     return false;
   };
-  libshare::IpAddress na, nb;
+  IpAddress na, nb;
   int la = 0, lb = 0;
   if (!as_net(a, &na, &la) || !as_net(b, &nb, &lb)) return true;
   if (na.is_v4() != nb.is_v4()) return false;
@@ -588,7 +583,6 @@ std::string AnonText(const Client& c) {
 // it, or nothing (with a problem naming why) when sharemgr cannot say it.
 std::optional<std::string> BuildShareOptions(const ExportedPath& e,
                                              std::vector<ImportProblem>* out) {
-  using libshare::SecFlavor;
   bool refused = false;
   const auto problem = [&](const std::string& where, std::string message,
                            bool unsupported) {
@@ -641,7 +635,7 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
           !f.flags.root_squash) {
         problem(c->where,
                 absl::StrCat("no_root_squash for \"", c->spec, "\" under sec=",
-                             std::string(libshare::SecFlavorName(f.flavor)),
+                             std::string(SecFlavorName(f.flavor)),
                              ": sharemgr keeps root for sec=sys only; root "
                              "would be squashed"),
                 true);
@@ -802,7 +796,7 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
       size_t j = i;
       std::vector<std::string> names;
       while (j < scopes.size() && scopes[j].second == scopes[i].second) {
-        names.emplace_back(libshare::SecFlavorName(scopes[j].first));
+        names.emplace_back(SecFlavorName(scopes[j].first));
         ++j;
       }
       text.push_back(absl::StrCat("sec=", absl::StrJoin(names, ":"), ",",
@@ -841,8 +835,7 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
     text.push_back("mountpoint");
   }
   std::string options = absl::StrJoin(text, ",");
-  if (absl::StatusOr<libshare::ShareOptions> parsed =
-          libshare::ParseOptions(options);
+  if (absl::StatusOr<ShareOptions> parsed = ParseOptions(options);
       !parsed.ok()) {
     problem(e.where,
             absl::StrCat(e.path, ": the translated options \"", options,
@@ -857,15 +850,15 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
 // by its own options (the group's are checked when it is created).
 void AddOpenWarnings(const Operation& op, const std::string& where,
                      std::vector<ImportProblem>* out) {
-  absl::StatusOr<libshare::ShareOptions> o = libshare::ParseOptions(op.options);
+  absl::StatusOr<ShareOptions> o = ParseOptions(op.options);
   if (!o.ok()) return;  // reported by the daemon
-  if (libshare::OpensReadWriteToAll(*o)) {
+  if (OpensReadWriteToAll(*o)) {
     out->push_back(
         {where,
          absl::StrCat(op.path, ": read-write to every client (",
                       op.options.empty() ? "no options" : op.options, ")")});
   }
-  if (libshare::GivesRootToAll(*o)) {
+  if (GivesRootToAll(*o)) {
     out->push_back({where, absl::StrCat(op.path, ": root for every client (",
                                         op.options, ")")});
   }
@@ -890,7 +883,7 @@ std::vector<ExportedPath> ParseExports(const std::vector<SourceFile>& files,
         p.Add(*std::move(bad), false);
         continue;
       }
-      absl::StatusOr<std::string> path = libshare::NormalizePath(l.tokens[0]);
+      absl::StatusOr<std::string> path = NormalizePath(l.tokens[0]);
       if (!path.ok()) {
         p.Add(std::string(path.status().message()), false);
         continue;
@@ -912,8 +905,7 @@ std::vector<ExportedPath> ParseExports(const std::vector<SourceFile>& files,
         c.where = p.where;
         c.type = ClassifySpec(spec);
         c.flavors = o.secinfo.empty()
-                        ? std::vector<ExportsFlavor>{{libshare::SecFlavor::kSys,
-                                                      o.flags}}
+                        ? std::vector<ExportsFlavor>{{SecFlavor::kSys, o.flags}}
                         : o.secinfo;
         c.anonuid = o.anonuid;
         c.anongid = o.anongid;
@@ -927,8 +919,8 @@ std::vector<ExportedPath> ParseExports(const std::vector<SourceFile>& files,
           return;
         }
         if (entry.ok()) {
-          absl::StatusOr<libshare::ShareOptions> one =
-              libshare::ParseOptions(absl::StrCat("rw=", *entry));
+          absl::StatusOr<ShareOptions> one =
+              ParseOptions(absl::StrCat("rw=", *entry));
           if (one.ok() && one->scopes.size() == 1 &&
               one->scopes[0].rw.has_value() &&
               one->scopes[0].rw->entries.size() == 1 &&
@@ -1106,7 +1098,7 @@ ImportPlan ImportDfstab(const std::vector<SourceFile>& files,
         fail("expected: share [-F nfs] [-o OPTS] [-d DESC] PATH [RESOURCE]");
         continue;
       }
-      absl::StatusOr<std::string> path = libshare::NormalizePath(args[0]);
+      absl::StatusOr<std::string> path = NormalizePath(args[0]);
       if (!path.ok()) {
         fail(std::string(path.status().message()));
         continue;
@@ -1121,4 +1113,4 @@ ImportPlan ImportDfstab(const std::vector<SourceFile>& files,
   return plan;
 }
 
-}  // namespace sharectl
+}  // namespace libshare

@@ -145,7 +145,7 @@ std::vector<libshare::GroupInfo> PickGroups(
 // (0.8 MB) announcing gained nothing end to end: the daemon's memory took
 // 4 instead of 11 ms, but the client, faulting in its own memory while the
 // daemon warmed, took 1-6 ms longer; at 100,000 (4.5 MB) a batch took 341
-// instead of 414 ms (bench/README.md, "A batch announced before it is
+// instead of 414 ms (bench/JOURNAL.md, "A batch announced before it is
 // parsed"). After the daemon idled 3 s (its freed memory gone back to the
 // host), announcing at 15,000 cut the daemon's memory step from 28 to 8 ms
 // (medians) but the batch only from 90 to 88 ms: 40 rounds each, "Announcing

@@ -80,7 +80,7 @@ TEST(IpAddress, RefusesNonLiterals) {
 TEST(IpAddress, V4TextIsInetNtopsForEveryByteValue) {
   for (uint32_t v = 0; v < 256; ++v) {
     for (uint32_t a : {v << 24 | 0x010203u, 0x0a000000u | v << 16 | v,
-                       0xc0a80000u | v << 8 | 255u - v}) {
+                       0xc0a80000u | (v << 8) | (255u - v)}) {
       in_addr in;
       in.s_addr = htonl(a);
       char buf[INET_ADDRSTRLEN];

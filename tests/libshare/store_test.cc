@@ -636,7 +636,9 @@ TEST_F(StoreTest, AWaitingWriterGetsInDuringAShortPause) {
   const absl::Status again = a->Begin();  // waits for b's, if b got in
   const int a_got = order.fetch_add(1);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  if (again.ok()) EXPECT_TRUE(a->Commit().ok());
+  if (again.ok()) {
+    EXPECT_TRUE(a->Commit().ok());
+  }
   waiter.join();
   ASSERT_TRUE(first.ok()) << first;
   ASSERT_TRUE(again.ok()) << again;

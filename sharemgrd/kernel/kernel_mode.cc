@@ -611,7 +611,7 @@ uint64_t KernelMode::Impl::Push(const std::vector<std::string>& paths) {
   };
   std::vector<Changed> before;
   before.reserve(paths.size());
-  std::vector<std::string> relearnt;  // ancestors learnt again
+  std::vector<std::string> relearnt;  // ancestors whose identity changed
   {
     std::vector<std::pair<std::string, bool>> learn;
     learn.reserve(paths.size());
@@ -624,17 +624,26 @@ uint64_t KernelMode::Impl::Push(const std::vector<std::string>& paths) {
       before.push_back(std::move(c));
     }
     // The ancestors still in the tree, once each: a share with a share
-    // added below it becomes a pseudo directory too (pseudo_uuid).
+    // added below it becomes a pseudo directory too, and one whose last
+    // share below left stops being one (pseudo_uuid; no probe needed).
     absl::flat_hash_set<std::string> listed;
     for (const auto& [path, present] : learn) listed.insert(path);
     for (const std::string& p : paths) {
       for (std::string& up : ShareTree::Ancestors(p)) {
-        if (listed.contains(up) || !(tree.IsShare(up) || tree.IsAbove(up))) {
+        if (!listed.insert(up).second) continue;
+        if (!(tree.IsShare(up) || tree.IsAbove(up))) continue;
+        std::optional<FsIdentity> id = index.IdentityOf(up);
+        const bool pseudo = up != "/" && tree.IsAbove(up);
+        if (!id.has_value()) {
+          learn.emplace_back(up, true);
+        } else if (id->pseudo_uuid.has_value() != pseudo) {
+          id->pseudo_uuid = pseudo ? std::optional<Uuid>(PseudoRootUuid(up))
+                                   : std::nullopt;
+          index.Set(up, *id);
+        } else {
           continue;
         }
-        listed.insert(up);
-        relearnt.push_back(up);
-        learn.emplace_back(std::move(up), true);
+        relearnt.push_back(std::move(up));
       }
     }
     LearnAll(std::move(learn));

@@ -62,6 +62,18 @@ KT_SM_DB=$KT_WORK/after-mountd.db kt_sharemgrd_start
 batch_then_mount_at_once "after rpc.mountd"
 assert_eq "$N" "$(kt_sc --json stats | jq -r .shares)" "shares the daemon serves after the batch"
 
+# One add beside 15,000, then at once its mount (v4.2).
+mkdir /srv/many/one{1..3}
+for i in 1 2 3; do
+  t0=$(date +%s.%N)
+  kt_sc add-share -s "/srv/many/one$i" g >/dev/null || fail "add-share beside $N"
+  echo "TIMING add-share beside $N ($i): $(kt_since "$t0") s"
+  t0=$(date +%s.%N)
+  kt_must_mount 4.2 "127.0.0.1:/srv/many/one$i" "/mnt/one$i"
+  echo "TIMING mount v4.2 of the share just added ($i): $(kt_since "$t0") s"
+done
+grep 'changed shares told in' "$KT_LOG" | tail -n 3
+
 r1=$(printf 'd%05d' $((RANDOM % N)))
 r2=$(printf 'd%05d' $(((RANDOM * 32768 + RANDOM) % N)))
 for d in "$mid" "$r1" "$r2"; do

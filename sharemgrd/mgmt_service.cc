@@ -38,15 +38,6 @@ constexpr std::size_t kStartSharetabShares = 2000;
 // A group commit takes the queued calls up to this many operations in all
 // (the first call always): a big batch commits on its own.
 constexpr std::size_t kGroupMaxOps = 1000;
-// Background rewrites of the view start at least this long after the last
-// one ended, and at least kSharetabGapFactor times its duration: at most
-// about a tenth of a core goes to the view however fast changes come.
-constexpr absl::Duration kSharetabMinGap = absl::Milliseconds(20);
-constexpr int kSharetabGapFactor = 10;
-// A rewrite a change asks for starts at least this long after it (unless
-// someone waits for the view): the caller's next steps do not share the
-// cores with an O(N) write (fs_watch.cc, kBatchRoundSettle).
-constexpr absl::Duration kSharetabSettle = absl::Milliseconds(50);
 constexpr std::size_t kTrimAfterOps = 1000;
 // A batch's decoded operations, the shares it makes, its overlay and its
 // change list take about 12 bytes of heap per byte of its call. That much
@@ -311,119 +302,37 @@ MgmtService::MgmtService(libshare::Catalog* catalog,
     : catalog_(catalog),
       cache_(cache),
       mounts_(mounts),
-      sharetab_path_(std::move(sharetab_path)),
       admin_gid_(admin_gid),
       // Indexed by procedure number (11 is PREPARE_BATCH).
       stats_({"MGMT_NULL", "BATCH", "LIST_GROUPS", "LIST_SHARES", "SHARETAB",
               "CHECK", "STATS", "CACHE_FLUSH", "CHANGES_SINCE", "MOUNTS",
               "FOLLOW_SYNC", "PREPARE_BATCH"}),
-      changes_(catalog->generation()) {}
+      changes_(catalog->generation()),
+      sharetab_(std::move(sharetab_path), cache,
+                [this] { return ServedSharetabEntries(); }) {}
 
 MgmtService::~MgmtService() { Stop(); }
 
 void MgmtService::Stop() {
   (void)warmer_.Stop();
-  {
-    absl::MutexLock l(&sharetab_mu_);
-    sharetab_stopping_ = true;
-  }
-  if (sharetab_writer_.joinable()) sharetab_writer_.join();
+  sharetab_.Stop();
   absl::MutexLock l(&release_mu_);
   if (release_thread_.joinable()) release_thread_.join();
 }
 
-void MgmtService::StartSharetabWriter() {
-  if (!sharetab_writer_.joinable()) {
-    sharetab_writer_ = std::thread([this] {
-      NameThisThread("sm-sharetab");
-      SharetabWriterLoop();
-    });
-  }
-}
-
-void MgmtService::RequestSharetab(uint64_t generation, bool wait) {
-  absl::MutexLock l(&sharetab_mu_);
-  if (sharetab_stopping_) return;
-  StartSharetabWriter();
-  if (sharetab_requested_ <= sharetab_written_ && !sharetab_refresh_) {
-    sharetab_due_ = absl::Now() + kSharetabSettle;  // nothing pending before
-  }
-  if (generation > sharetab_requested_) sharetab_requested_ = generation;
-  if (!wait) return;
-  auto done = [this, generation]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
-    return sharetab_written_ >= generation;
-  };
-  ++sharetab_waiting_;
-  sharetab_mu_.Await(absl::Condition(&done));
-  --sharetab_waiting_;
-}
-
 void MgmtService::WaitForSharetab() {
-  RequestSharetab(std::max<uint64_t>(1, catalog_->generation()),
-                  /*wait=*/true);
+  sharetab_.Request(std::max<uint64_t>(1, catalog_->generation()),
+                    /*wait=*/true);
 }
 
 void MgmtService::RefreshSharetab() {
   if (catalog_->share_count() <= kStartSharetabShares) {
-    WriteSharetab();
+    sharetab_.Write();
     return;
   }
   // The table's generation may be unchanged (a share stopped or started
   // being served): ask for a write of the table as it is.
-  absl::MutexLock l(&sharetab_mu_);
-  if (sharetab_stopping_) return;
-  StartSharetabWriter();
-  sharetab_refresh_ = true;
-}
-
-void MgmtService::SharetabWriterLoop() {
-  absl::MutexLock l(&sharetab_mu_);
-  absl::Time next_write = absl::InfinitePast();
-  for (;;) {
-    auto work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
-      return sharetab_requested_ > sharetab_written_ || sharetab_refresh_ ||
-             sharetab_stopping_;
-    };
-    sharetab_mu_.Await(absl::Condition(&work));
-    if (sharetab_requested_ <= sharetab_written_ && !sharetab_refresh_) {
-      return;  // stopping
-    }
-    // Pacing: a rewrite of a big table costs O(N) CPU (100 ms at 100,000
-    // shares), so a script changing one share at a time would spend a core
-    // on views nobody reads in between. Changes arriving during the gap are
-    // folded into one write; on stop the latest state is written at once.
-    // Settling: a change's rewrite waits kSharetabSettle, unless a
-    // caller waits for the view (WaitForSharetab).
-    auto hurry = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
-      return sharetab_stopping_ || sharetab_waiting_ > 0;
-    };
-    if (!hurry()) {
-      sharetab_mu_.AwaitWithDeadline(absl::Condition(&hurry),
-                                     std::max(next_write, sharetab_due_));
-    }
-    if (!sharetab_stopping_ && absl::Now() < next_write) {
-      auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_) {
-        return sharetab_stopping_;
-      };
-      sharetab_mu_.AwaitWithDeadline(absl::Condition(&stopping), next_write);
-    }
-    uint64_t target = sharetab_requested_;
-    sharetab_refresh_ = false;  // this write shows the table as it is now
-    const bool sweep = cache_sweep_;
-    cache_sweep_ = false;
-    sharetab_mu_.Unlock();
-    // Writes the table as it is now: at least generation `target`.
-    const absl::Time start = absl::Now();
-    WriteSharetab();
-    // Paced with the view: a script removing shares one by one sweeps the
-    // cache once per write, not once per change.
-    if (sweep) cache_->DropUnused();
-    const absl::Time end = absl::Now();
-    sharetab_mu_.Lock();
-    next_write =
-        end + std::max(kSharetabMinGap, (end - start) * kSharetabGapFactor);
-    if (target > sharetab_written_) sharetab_written_ = target;
-  }
+  sharetab_.RequestRefresh();
 }
 
 std::vector<libshare::SharetabEntry> MgmtService::ServedSharetabEntries()
@@ -443,33 +352,7 @@ std::vector<libshare::SharetabEntry> MgmtService::ServedSharetabEntries()
   return entries;
 }
 
-void MgmtService::ClearSharetab() {
-  absl::MutexLock write(&sharetab_write_mu_);  // after any write under way
-  absl::Status s = libshare::WriteSharetab(sharetab_path_, {});
-  if (!s.ok()) {
-    LogLine(absl::StrCat("cannot empty the sharetab view ", sharetab_path_,
-                         ": ", s.message()));
-  }
-}
-
-void MgmtService::WriteSharetab() {
-  absl::MutexLock write(&sharetab_write_mu_);
-  absl::Status s =
-      libshare::WriteSharetab(sharetab_path_, ServedSharetabEntries());
-  absl::MutexLock l(&sharetab_mu_);
-  if (s.ok()) {
-    if (!sharetab_error_.empty()) {
-      // The failure was logged: so is its end.
-      LogLine(absl::StrCat("the sharetab view ", sharetab_path_,
-                           " is written again"));
-    }
-    sharetab_error_.clear();
-    return;
-  }
-  sharetab_error_ = std::string(s.message());
-  LogLine(absl::StrCat("cannot write the sharetab view ", sharetab_path_,
-                       " (will retry after the next change): ", s.message()));
-}
+void MgmtService::ClearSharetab() { sharetab_.Clear(); }
 
 accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
                               std::string* out) {
@@ -501,57 +384,9 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
       if (!Encode(Proc(xdr_mgmt_list_groups_res), &r, out)) result = SYSTEM_ERR;
       break;
     }
-    case MGMTPROC_LIST_SHARES: {
-      Args<mgmt_list_shares_args> a(Proc(xdr_mgmt_list_shares_args));
-      if (!a.Decode(args)) {
-        result = GARBAGE_ARGS;
-        break;
-      }
-      std::vector<std::string> names;
-      for (u_int i = 0; i < a->groups.groups_len; ++i) {
-        names.push_back(Text(a->groups.groups_val[i]));
-      }
-      absl::StatusOr<std::vector<libshare::ShareInfo>> shares =
-          catalog_->ListShares(names);
-      if (!shares.ok()) {
-        error = true;
-        EncodeFailure(MgmtStatusOf(shares.status()),
-                      std::string(shares.status().message()), out);
-        break;
-      }
-      std::vector<mgmt_share> s(shares->size());
-      for (std::size_t i = 0; i < shares->size(); ++i) {
-        const libshare::ShareInfo& in = (*shares)[i];
-        s[i].id = in.id;
-        s[i].generation = in.generation;
-        s[i].path = Mutable(in.path);
-        s[i].group = Mutable(in.group);
-        s[i].resource = Mutable(in.resource);
-        s[i].description = Mutable(in.description);
-        s[i].options = Mutable(in.options);
-        s[i].effective_options = Mutable(in.effective_options);
-        s[i].active = in.active;
-      }
-      // Why a share is not served (kept alive until encoded).
-      std::vector<std::string> not_served(shares->size());
-      for (std::size_t i = 0; i < shares->size(); ++i) {
-        if (served_ != nullptr) {
-          const libshare::ShareInfo& si = (*shares)[i];
-          not_served[i] =
-              served_
-                  ->NotServed(si.path, false,
-                              HasMountpointOption(si.effective_options))
-                  .value_or("");
-        }
-        s[i].not_served = Mutable(not_served[i]);
-      }
-      mgmt_list_shares_res r{};
-      r.status = MGMT_OK;
-      r.mgmt_list_shares_res_u.shares.shares_len = static_cast<u_int>(s.size());
-      r.mgmt_list_shares_res_u.shares.shares_val = s.data();
-      if (!Encode(Proc(xdr_mgmt_list_shares_res), &r, out)) result = SYSTEM_ERR;
+    case MGMTPROC_LIST_SHARES:
+      result = ListShares(args, out, &error);
       break;
-    }
     case MGMTPROC_SHARETAB: {
       std::vector<libshare::SharetabEntry> entries = ServedSharetabEntries();
       std::vector<mgmt_sharetab_entry> e(entries.size());
@@ -627,6 +462,53 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
                   error || result != SUCCESS);
   }
   return result;
+}
+
+accept_stat MgmtService::ListShares(XDR* args, std::string* out, bool* error) {
+  Args<mgmt_list_shares_args> a(Proc(xdr_mgmt_list_shares_args));
+  if (!a.Decode(args)) return GARBAGE_ARGS;
+  std::vector<std::string> names;
+  for (u_int i = 0; i < a->groups.groups_len; ++i) {
+    names.push_back(Text(a->groups.groups_val[i]));
+  }
+  absl::StatusOr<std::vector<libshare::ShareInfo>> shares =
+      catalog_->ListShares(names);
+  if (!shares.ok()) {
+    *error = true;
+    EncodeFailure(MgmtStatusOf(shares.status()),
+                  std::string(shares.status().message()), out);
+    return SUCCESS;
+  }
+  std::vector<mgmt_share> s(shares->size());
+  for (std::size_t i = 0; i < shares->size(); ++i) {
+    const libshare::ShareInfo& in = (*shares)[i];
+    s[i].id = in.id;
+    s[i].generation = in.generation;
+    s[i].path = Mutable(in.path);
+    s[i].group = Mutable(in.group);
+    s[i].resource = Mutable(in.resource);
+    s[i].description = Mutable(in.description);
+    s[i].options = Mutable(in.options);
+    s[i].effective_options = Mutable(in.effective_options);
+    s[i].active = in.active;
+  }
+  // Why a share is not served (kept alive until encoded).
+  std::vector<std::string> not_served(shares->size());
+  for (std::size_t i = 0; i < shares->size(); ++i) {
+    if (served_ != nullptr) {
+      const libshare::ShareInfo& si = (*shares)[i];
+      not_served[i] = served_
+                          ->NotServed(si.path, false,
+                                      HasMountpointOption(si.effective_options))
+                          .value_or("");
+    }
+    s[i].not_served = Mutable(not_served[i]);
+  }
+  mgmt_list_shares_res r{};
+  r.status = MGMT_OK;
+  r.mgmt_list_shares_res_u.shares.shares_len = static_cast<u_int>(s.size());
+  r.mgmt_list_shares_res_u.shares.shares_val = s.data();
+  return Encode(Proc(xdr_mgmt_list_shares_res), &r, out) ? SUCCESS : SYSTEM_ERR;
 }
 
 bool MgmtService::RefusedUnlessMayChange(const CallContext& ctx,
@@ -879,15 +761,14 @@ void MgmtService::CommitGroup(const std::vector<Writer*>& group) {
   // The view is rewritten after the replies, in the background, whatever
   // the table's size: no O(N) work on the reply path of a change.
   if (sharetab_generation > 0) {
-    RequestSharetab(sharetab_generation, /*wait=*/false);
+    sharetab_.Request(sharetab_generation, /*wait=*/false);
   }
 }
 
 void MgmtService::AfterBatch(const libshare::Batch& batch,
                              const BatchCaller& caller,
                              std::chrono::steady_clock::time_point start,
-                             std::size_t committed,
-                             libshare::BatchResult& r) {
+                             std::size_t committed, libshare::BatchResult& r) {
   const std::string who =
       caller.who.empty() ? std::string("sharemgrd") : caller.who;
   // A followed exports file's batch names its file (--follow-exports).
@@ -918,8 +799,7 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
                     [](const libshare::ShareChange& c) {
                       return c.kind != libshare::ShareChange::Kind::kAdded;
                     })) {
-      absl::MutexLock l(&sharetab_mu_);
-      cache_sweep_ = true;
+      sharetab_.SweepCacheAfterNextWrite();
     }
     if (served_ != nullptr) served_->SharesChanged(r.changes);
     if (!r.changes_complete) {
@@ -1198,11 +1078,7 @@ accept_stat MgmtService::Stats(std::string* out) {
   authcache::AuthCacheCounters c = cache_->counters();
   std::vector<ProcedureStats> procs = mounts_->stats();
   for (ProcedureStats& p : stats_.Snapshot()) procs.push_back(std::move(p));
-  std::string sharetab_error;
-  {
-    absl::MutexLock l(&sharetab_mu_);
-    sharetab_error = sharetab_error_;
-  }
+  std::string sharetab_error = sharetab_.error();
   std::vector<mgmt_request_stats> req(procs.size());
   for (std::size_t i = 0; i < procs.size(); ++i) {
     req[i].name = Mutable(procs[i].name);
@@ -1248,16 +1124,8 @@ accept_stat MgmtService::Stats(std::string* out) {
 
 accept_stat MgmtService::FollowSync(const CallContext& ctx, std::string* out,
                                     bool* error) {
-  if (!ctx.has_peer_cred ||
-      !MayChange(ctx.peer_uid, ctx.peer_gid, admin_gid_)) {
-    *error = true;
-    EncodeFailure(
-        MGMT_ERR_PERM,
-        absl::StrCat("permission denied: re-reading the followed exports "
-                     "files needs root",
-                     admin_gid_ ? " or membership of the admin group" : "",
-                     " (caller uid ", ctx.peer_uid, ")"),
-        out);
+  if (RefusedUnlessMayChange(ctx, "re-reading the followed exports files", out,
+                             error)) {
     return SUCCESS;
   }
   if (!follow_sync_.sync) {

@@ -24,7 +24,6 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/time/time.h"
 #include "authcache/auth_cache.h"
 #include "change_log.h"
 #include "fs_watch.h"
@@ -35,6 +34,7 @@
 #include "mount_service.h"
 #include "request_stats.h"
 #include "rpc_server.h"
+#include "sharetab_writer.h"
 
 namespace sharemgrd {
 
@@ -56,9 +56,6 @@ class MgmtService final : public RpcProgram {
 
   ~MgmtService() override;
 
-  // Writes the sharetab view of the current table now; on failure logs it
-  // and keeps the error for STATS (retried after the next change).
-  void WriteSharetab();
   // Has the sharetab view of the current table written: now for a small
   // table, by the background writer for a big one (daemon start: the view
   // is rewritten, but not before the first calls are served).
@@ -143,6 +140,7 @@ class MgmtService final : public RpcProgram {
   // with *error set and MGMT_ERR_PERM naming `what` encoded in *out.
   bool RefusedUnlessMayChange(const CallContext& ctx, absl::string_view what,
                               std::string* out, bool* error);
+  accept_stat ListShares(XDR* args, std::string* out, bool* error);
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
   accept_stat Mounts(std::string* out);
@@ -156,7 +154,6 @@ class MgmtService final : public RpcProgram {
   libshare::Catalog* const catalog_;
   authcache::AuthCache* const cache_;
   MountService* const mounts_;
-  const std::string sharetab_path_;
   const std::optional<gid_t> admin_gid_;
   RequestStats stats_;
   KernelHooks kernel_;
@@ -188,14 +185,6 @@ class MgmtService final : public RpcProgram {
   // group.
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(writers_mu_);
 
-  // After a batch the view is rewritten by sharetab_writer_, paced, so
-  // that no change is an O(N) file write before its reply; the same thread
-  // sweeps the authorization cache after removals (cache_sweep_).
-  void SharetabWriterLoop();
-  void RequestSharetab(uint64_t generation, bool wait);
-  // Starts the writer thread if it is not running.
-  void StartSharetabWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(sharetab_mu_);
-
   // PREPARE_BATCH: memory made ready while a client parses its batch;
   // stopped by the next BATCH call (from any client). The announcement
   // and its batch come on different connections, served by any worker:
@@ -210,25 +199,11 @@ class MgmtService final : public RpcProgram {
   absl::Mutex release_mu_;
   std::thread release_thread_ ABSL_GUARDED_BY(release_mu_);
 
-  // One view write at a time, from reading the table to the rename: the
-  // background writer and a served-state change (RefreshSharetab, which
-  // writes a small table itself) could otherwise each read the table, and
-  // the one that read first rename last, leaving a stale view.
-  absl::Mutex sharetab_write_mu_ ABSL_ACQUIRED_BEFORE(sharetab_mu_);
-  absl::Mutex sharetab_mu_;
-  std::string sharetab_error_ ABSL_GUARDED_BY(sharetab_mu_);
-  uint64_t sharetab_requested_ ABSL_GUARDED_BY(sharetab_mu_) = 0;
-  uint64_t sharetab_written_ ABSL_GUARDED_BY(sharetab_mu_) = 0;
-  // RefreshSharetab of a big table: write once more, whatever generation.
-  bool sharetab_refresh_ ABSL_GUARDED_BY(sharetab_mu_) = false;
-  // When the pending rewrite a change asked for may start (settled).
-  absl::Time sharetab_due_ ABSL_GUARDED_BY(sharetab_mu_) = absl::InfinitePast();
-  int sharetab_waiting_ ABSL_GUARDED_BY(sharetab_mu_) = 0;  // WaitForSharetab
-  bool sharetab_stopping_ ABSL_GUARDED_BY(sharetab_mu_) = false;
-  // A change removed or changed shares: the writer's next round also drops
-  // the cached decisions of options no share holds (AuthCache::DropUnused).
-  bool cache_sweep_ ABSL_GUARDED_BY(sharetab_mu_) = false;
-  std::thread sharetab_writer_;
+  // After a batch the view is rewritten in the background, paced, so that
+  // no change is an O(N) file write before its reply; the same thread
+  // sweeps the authorization cache after removals. Declared last: destroyed
+  // (its thread joined) before the members its entries read.
+  SharetabWriter sharetab_;
 };
 
 }  // namespace sharemgrd

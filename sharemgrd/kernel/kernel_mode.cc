@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "kernel/export_entry.h"
 #include "kernel/fsid_index.h"
 #include "kernel/keyed_work_queue.h"
@@ -154,14 +155,50 @@ struct KernelMode::Impl {
   // for the kernel's rounding between boot-relative and wall-clock time.
   void WaitOutFlush() {
     if (!deps.files) return;
+    const int64_t latest = LatestFlushTime();
+    if (latest > 0) fresh_after = latest + 2;
+    SayIfFlushedAhead(latest);
+    WaitUntilFresh();
+  }
+
+  // The latest of the caches' flush times (0 if none reads).
+  int64_t LatestFlushTime() const {
     int64_t latest = 0;
     for (int c = 0; c < kCaches; ++c) {
       if (channels[c] == nullptr) continue;
       absl::StatusOr<int64_t> t = deps.files->FlushTime(CacheName(c));
       if (t.ok()) latest = std::max(latest, *t);
     }
-    if (latest > 0) fresh_after = latest + 2;
-    WaitUntilFresh();
+    return latest;
+  }
+
+  // Each flush within the flush time's second moves it a second on: a run
+  // of flushes (`exportfs -ra` once per dataset created) leaves it ahead
+  // of the clock, and until the clock passes it the kernel drops every
+  // answer as soon as it is written, whoever writes it. Said once per
+  // flush time, as clients wait that long whatever we do.
+  void SayIfFlushedAhead(int64_t latest) {
+    const int64_t now = time(nullptr);
+    if (latest <= now + absl::ToInt64Seconds(kFlushSettle)) return;
+    if (said_flushed_until.exchange(latest) == latest) return;
+    Log(absl::StrCat(
+        "kernel mode: the kernel counts its caches as flushed until ",
+        absl::FormatTime("%H:%M:%S", absl::FromUnixSeconds(latest),
+                         absl::LocalTimeZone()),
+        ", ", latest - now,
+        " s ahead of the clock (many flushes in a row, such as exportfs -ra "
+        "once per change): it drops every answer before then, so NFS "
+        "requests that need one wait up to ",
+        latest - now, " s"));
+  }
+  std::atomic<int64_t> said_flushed_until{0};
+
+  // Whether flushing `cache` now would drop anything: not when its flush
+  // time is already ahead of the clock (every entry in it counts as
+  // flushed, and a flush would only move that time a second further).
+  bool FlushWouldDrop(int cache) const {
+    absl::StatusOr<int64_t> t = deps.files->FlushTime(CacheName(cache));
+    return !t.ok() || *t <= static_cast<int64_t>(time(nullptr)) + 1;
   }
 
   // Whether `cache` is flushed at start and by Flush(): every cache
@@ -819,12 +856,13 @@ absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::StartWith(
     }
     // Once at start: drop what an earlier responder told the kernel.
     for (int c = 0; c < kCaches; ++c) {
-      if (!impl->Flushes(c)) continue;
+      if (!impl->Flushes(c) || !impl->FlushWouldDrop(c)) continue;
       if (absl::Status s = impl->deps.files->Flush(CacheName(c)); !s.ok()) {
         return s;
       }
       ++impl->flushes;
     }
+    impl->SayIfFlushedAhead(impl->LatestFlushTime());
   }
   impl->mirror = std::make_unique<Mirror>(impl->config.mirror_max_entries);
   impl->responder = std::make_unique<Responder>(

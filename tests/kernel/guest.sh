@@ -398,7 +398,7 @@ report() {  # RESULTS QEMU_RC WALL SCENARIO...
     if [[ ! -f $res/$n.rc ]]; then
       echo "FAIL $n: no result (${problem:-the guest stopped before it})"
       failed=$((failed + 1))
-      [[ -f $res/$n.log ]] && tail -n 30 "$res/$n.log" | sed 's/^/    /'
+      [[ -f $res/$n.log ]] && tail -n 90 "$res/$n.log" | sed 's/^/    /'
       continue
     fi
     r=$(cat "$res/$n.rc")
@@ -408,9 +408,9 @@ report() {  # RESULTS QEMU_RC WALL SCENARIO...
       77) echo "SKIP $n: $(grep -m1 '^SKIP' "$res/$n.log" | sed 's/^SKIP: *//')"
           skipped=$((skipped + 1)) ;;
       124) echo "FAIL $n: timed out after $t s"; failed=$((failed + 1))
-           tail -n 30 "$res/$n.log" | sed 's/^/    /' ;;
+           tail -n 90 "$res/$n.log" | sed 's/^/    /' ;;
       *) echo "FAIL $n (exit $r, $t s)"; failed=$((failed + 1))
-         tail -n 30 "$res/$n.log" | sed 's/^/    /' ;;
+         tail -n 90 "$res/$n.log" | sed 's/^/    /' ;;
     esac
   done
   echo "guest.sh: wall time $wall s (boot, $# scenarios, poweroff)$( ((skipped)) && echo "; $skipped skipped")"

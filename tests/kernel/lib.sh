@@ -127,6 +127,7 @@ kt_reset() {
   : >/etc/exports
   rm -f /etc/exports.d/*
   kt_flush_all
+  kt_wait_flush_past
   for m in $(awk '$2 ~ /^\/srv\// {print $2}' /proc/mounts | sort -r); do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
   done
@@ -150,6 +151,28 @@ kt_flush_all() {
   for c in auth.unix.ip auth.unix.gid nfsd.fh nfsd.export; do
     [[ -w /proc/net/rpc/$c/flush ]] && date +%s >"/proc/net/rpc/$c/flush"
   done
+  return 0
+}
+
+# Waits (at most 120 s) until the clock has passed every cache's flush
+# time. Each flush within the flush time's second moves it a second on, so
+# a run of `exportfs -ra` (rpc.mountd's way, once per dataset) leaves it
+# ahead of the clock, and until the clock passes it the kernel drops every
+# answer as soon as it is written: the next scenario's first mount would
+# wait that long (seen: 39 s after the OpenZFS flow's 80 rpc.mountd
+# creates). Prints the wait when it was more than a second.
+kt_wait_flush_past() {
+  local c t latest i
+  for ((i = 0; i < 1200; i++)); do
+    latest=0
+    for c in auth.unix.ip auth.unix.gid nfsd.fh nfsd.export; do
+      t=$(cat "/proc/net/rpc/$c/flush" 2>/dev/null) || continue
+      ((t > latest)) && latest=$t
+    done
+    (($(date +%s) > latest)) && break
+    sleep 0.1
+  done
+  ((i > 10)) && echo "reset: waited $((i / 10)) s for the kernel's flush time to pass"
   return 0
 }
 
@@ -300,7 +323,9 @@ kt_mount() {  # VERS SERVER:PATH MOUNTPOINT [EXTRA_OPTS]
   local ns=()
   [[ -n ${KT_NS:-} ]] && ns=(nsenter "--net=/run/netns/$KT_NS")
   local rc=0
-  timeout -k 5 "${KT_MOUNT_TIMEOUT:-40}" "${ns[@]}" mount -t nfs -o "$opts" "$what" "$mnt" || rc=$?
+  local verbose=()
+  [[ -n ${KT_MOUNT_VERBOSE:-} ]] && verbose=(-v)
+  timeout -k 5 "${KT_MOUNT_TIMEOUT:-40}" "${ns[@]}" mount "${verbose[@]}" -t nfs -o "$opts" "$what" "$mnt" || rc=$?
   if [[ $rc == 124 || $rc == 137 ]]; then
     echo "mount -o $opts $what: no answer within ${KT_MOUNT_TIMEOUT:-40} s (killed)" >&2
   fi
@@ -310,20 +335,28 @@ kt_mount() {  # VERS SERVER:PATH MOUNTPOINT [EXTRA_OPTS]
 # Mounts or fails the scenario.
 kt_must_mount() {  # VERS SERVER:PATH MOUNTPOINT [EXTRA_OPTS]
   local err
-  if ! err=$(kt_mount "$@" 2>&1); then
+  if ! err=$(KT_MOUNT_VERBOSE=1 kt_mount "$@" 2>&1); then
     kt_dump_caches
     fail "mount v$1 of $2 on $3 failed: $err"
   fi
   kt_is_nfs_mount "$3" || fail "mount v$1 of $2 succeeded but $3 is no NFS mount"
 }
 
-# What the kernel holds, for a failure's log.
+# What the kernel holds, for a failure's log: every cache's entries with
+# their expiry and flags (sunrpc's cache debugging on while read: flags 1
+# valid, 2 negative, 4 pending), the flush times, and sharemgrd's view.
 kt_dump_caches() {
-  local c
-  for c in auth.unix.ip nfsd.fh nfsd.export; do
-    echo "--- /proc/net/rpc/$c/content:"
-    cat "/proc/net/rpc/$c/content" 2>&1 | tail -n 20
+  local c dbg=/proc/sys/sunrpc/rpc_debug old=
+  [[ -w $dbg ]] && old=$(cat "$dbg") && echo $((old | 0x800)) >"$dbg"
+  for c in auth.unix.ip auth.unix.gid nfsd.fh nfsd.export; do
+    echo "--- /proc/net/rpc/$c/content (flush $(cat "/proc/net/rpc/$c/flush" 2>/dev/null), now $(date +%s)):"
+    grep -v '^#path\|^#class\|^#domain\|^#uid' "/proc/net/rpc/$c/content" 2>&1 | tail -n 12
   done
+  [[ -n $old ]] && echo "$old" >"$dbg"
+  if [[ -n $KT_SHAREMGRD_PID && -S ${KT_SM_SOCKET:-} ]]; then
+    echo "--- sharemgrd kernel stats: $(timeout 10 "$SHARECTL" --socket "$KT_SM_SOCKET" --json stats 2>&1 | jq -c .kernel 2>&1)"
+  fi
+  echo "--- rpcbind: $(rpcinfo -p 127.0.0.1 2>&1 | awk '$5 == "mountd" || $5 == "nfs" {print $3 "/" $2 ":" $4}' | sort -u | tr '\n' ' ')"
 }
 
 kt_is_nfs_mount() {  # MOUNTPOINT

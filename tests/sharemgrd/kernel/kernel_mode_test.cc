@@ -23,12 +23,15 @@
 namespace sharemgrd::kernel {
 namespace {
 
+using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using testing::FakeChannel;
 using testing::FakeNfsdFiles;
 using ::testing::HasSubstr;
 using testing::Ip;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using testing::kNow;
 using ::testing::UnorderedElementsAre;
 
@@ -72,6 +75,7 @@ class KernelModeTest : public testing::KernelFixture {
     gid_ = add(kGidCache);
     auto files = std::make_unique<FakeNfsdFiles>();
     files_ = files.get();
+    files_->SetFlushTime(start_flush_time_);
     deps.files = std::move(files);
     deps.probe = probe ? std::move(probe) : std::make_unique<ProbeRef>(&probe_);
     deps.groups = std::make_unique<FakeGroups>();
@@ -106,6 +110,7 @@ class KernelModeTest : public testing::KernelFixture {
   FakeChannel* export_ = nullptr;
   FakeChannel* gid_ = nullptr;
   FakeNfsdFiles* files_ = nullptr;
+  int64_t start_flush_time_ = 0;  // what the flush files read at start
   std::unique_ptr<KernelMode> km_;
   absl::Mutex log_mu_;
   std::vector<std::string> log_;
@@ -119,6 +124,28 @@ TEST_F(KernelModeTest, StartFlushesEachAnsweredCacheOnce) {
               UnorderedElementsAre("auth.unix.ip", "auth.unix.gid", "nfsd.fh",
                                    "nfsd.export"));
   EXPECT_EQ(km_->stats().flushes, 4u);
+}
+
+TEST_F(KernelModeTest, StartDoesNotFlushCachesFlushedAheadOfTheClock) {
+  // A run of `exportfs -ra` left the flush time 40 s ahead: every entry
+  // already counts as flushed, and flushing again would move it further.
+  start_flush_time_ = time(nullptr) + 40;
+  KernelConfig c;
+  c.manage_gids = true;
+  StartKernel(c);
+  EXPECT_THAT(files_->flushed(), IsEmpty());
+  EXPECT_EQ(km_->stats().flushes, 0u);
+  absl::MutexLock lock(&log_mu_);
+  EXPECT_THAT(log_, Contains(AllOf(HasSubstr("s ahead of the clock"),
+                                   HasSubstr("NFS requests that need one wait up to"))));
+}
+
+TEST_F(KernelModeTest, StartFlushesCachesFlushedInThePast) {
+  start_flush_time_ = time(nullptr) - 1;
+  StartKernel();
+  EXPECT_EQ(files_->flushed().size(), 3u);
+  absl::MutexLock lock(&log_mu_);
+  EXPECT_THAT(log_, Not(Contains(HasSubstr("ahead of the clock"))));
 }
 
 TEST_F(KernelModeTest, WithoutManageGidsTheGidCacheIsNeverFlushed) {

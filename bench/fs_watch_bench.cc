@@ -98,8 +98,8 @@ BENCHMARK(BM_ReadMountinfo)->Unit(benchmark::kMillisecond);
 
 void BM_ParseMountinfo(benchmark::State& state) {
   for (auto _ : state) {
-    sharemgrd::MountInfo m =
-        sharemgrd::MountInfo::Parse(ReadFile(F().mountinfo));
+    libshare::MountTable m =
+        libshare::MountTable::Parse(ReadFile(F().mountinfo));
     benchmark::DoNotOptimize(m.size());
   }
 }

@@ -98,55 +98,6 @@ constexpr auto kPlacesWriteGap = std::chrono::milliseconds(1);
 
 }  // namespace
 
-MountInfo MountInfo::Parse(std::string_view text) {
-  MountInfo t;
-  // ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - TYPE SOURCE
-  // Split by hand: a 15,000-dataset server has a 2 MB mountinfo, parsed at
-  // every mount change.
-  t.by_point_.reserve(
-      static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
-  std::string_view f[16];
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    std::size_t n = 0, dash = 0;
-    for (std::size_t i = 0; i < line.size() && n < 16;) {
-      std::size_t j = line.find(' ', i);
-      if (j == std::string_view::npos) j = line.size();
-      if (j > i) {
-        f[n] = line.substr(i, j - i);
-        if (dash == 0 && n >= 6 && f[n] == "-") dash = n;
-        ++n;
-      }
-      i = j + 1;
-    }
-    if (dash == 0 || dash + 2 >= n || f[4].empty() || f[4][0] != '/') continue;
-    FsPlace p;
-    p.mount_point = libshare::UnescapeMountinfo(f[4]);
-    p.fstype = libshare::UnescapeMountinfo(f[dash + 1]);
-    p.source = libshare::UnescapeMountinfo(f[dash + 2]);
-    std::string key = p.mount_point;
-    t.by_point_.insert_or_assign(std::move(key), std::move(p));  // on top
-  }
-  return t;
-}
-
-const FsPlace* MountInfo::MountedAt(std::string_view path) const {
-  auto it = by_point_.find(absl::string_view(path.data(), path.size()));
-  return it == by_point_.end() ? nullptr : &it->second;
-}
-
-const FsPlace* MountInfo::Containing(std::string_view path) const {
-  for (std::string_view p = path; !p.empty(); p = libshare::ParentPath(p)) {
-    auto it = by_point_.find(absl::string_view(p.data(), p.size()));
-    if (it != by_point_.end()) return &it->second;
-  }
-  return nullptr;
-}
-
 namespace {
 
 // Whether a file system is mounted at `path` itself, decided as
@@ -204,8 +155,9 @@ bool HasMountpointOption(std::string_view effective_options) {
 }
 
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,
-                      const FsPlace* recorded, const MountInfo& mounts,
-                      bool mountpoint, std::optional<uint64_t> added_dev,
+                      const FsPlace* recorded,
+                      const libshare::MountTable& mounts, bool mountpoint,
+                      std::optional<uint64_t> added_dev,
                       bool added_mount_root) {
   ShareProbe r;
   switch (st.kind) {
@@ -290,7 +242,7 @@ absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
   // device (ShareInfo::dev) read in this boot. Unknown: none is.
   absl::StatusOr<uint64_t> max_id = w->store_->MaxShareId();
   w->first_added_id_ = max_id.ok() ? *max_id + 1 : UINT64_MAX;
-  MountInfo mounts = w->ReadMounts();
+  libshare::MountTable mounts = w->ReadMounts();
   // Rows come in id order; consecutive ones mostly repeat the place and
   // the parent folder, so the last of each is remembered.
   // At most one row per share. Opened beside the catalog's load, the count
@@ -338,7 +290,7 @@ absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
   if (!scanned.ok()) return scanned;
   w->store_->ReleaseMemory();  // the scan's pages
   absl::MutexLock l(&w->mu_);
-  w->mounts_ = std::make_shared<const MountInfo>(std::move(mounts));
+  w->mounts_ = std::make_shared<const libshare::MountTable>(std::move(mounts));
   return w;
 }
 
@@ -367,13 +319,13 @@ uint32_t FsWatch::Intern(const FsPlace& p) {
   return i;
 }
 
-MountInfo FsWatch::ReadMounts() const {
-  MountInfo mounts;
+libshare::MountTable FsWatch::ReadMounts() const {
+  libshare::MountTable mounts;
   int fd = ::open(config_.mountinfo.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
     absl::StatusOr<std::string> text = ReadAll(fd);
     ::close(fd);
-    if (text.ok()) mounts = MountInfo::Parse(*text);
+    if (text.ok()) mounts = libshare::MountTable::Parse(*text);
   }
   return mounts;
 }
@@ -452,7 +404,7 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
                                               bool added_mount_root) const {
   const bool added = id != 0 && id >= first_added_id_;
   std::optional<FsPlace> recorded;
-  std::shared_ptr<const MountInfo> mounts;
+  std::shared_ptr<const libshare::MountTable> mounts;
   bool served = true;
   bool first_pending = false;
   uint64_t dev = 0;
@@ -519,7 +471,7 @@ std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
   // watch thread at once); a state that changed is probed for everyone.
   ShareProbe p = ProbeShare(
       share_path, st, recorded ? &*recorded : nullptr,
-      mounts != nullptr ? *mounts : MountInfo(), mountpoint,
+      mounts != nullptr ? *mounts : libshare::MountTable(), mountpoint,
       added && !recorded ? std::optional<uint64_t>(added_dev) : std::nullopt,
       added_mount_root);
   // Before the first round `served` says nothing (the round, due now,
@@ -614,7 +566,8 @@ struct FsWatch::RoundReport {
 };
 
 FsWatch::State FsWatch::Probe(const libshare::ShareLocation& s,
-                              const MountInfo& mounts, ParentWalks& parents,
+                              const libshare::MountTable& mounts,
+                              ParentWalks& parents,
                               std::vector<PlaceToRecord>* to_record,
                               std::string* reason) {
   PathStat st = StatPath(s.path, s.mountpoint);
@@ -696,7 +649,7 @@ void FsWatch::Report(RoundReport& report, std::string_view what, bool first,
 void FsWatch::ProbeAll() {
   absl::MutexLock probe(&probe_mu_);
   const auto start = std::chrono::steady_clock::now();
-  MountInfo mounts = ReadMounts();
+  libshare::MountTable mounts = ReadMounts();
   if (mounts.size() == 0) {
     // Without the mount table nothing can be told apart: keep the last
     // state rather than stop serving everything. The changes this round
@@ -773,7 +726,7 @@ void FsWatch::ProbeAll() {
     state_paths_ = std::move(paths);  // after the views into the old one
     added_paths_.clear();             // likewise
     reasons_ = std::move(next_reasons);
-    mounts_ = std::make_shared<const MountInfo>(std::move(mounts));
+    mounts_ = std::make_shared<const libshare::MountTable>(std::move(mounts));
     probed_ = true;
     initial_.clear();
   }
@@ -786,7 +739,7 @@ void FsWatch::ProbeAll() {
 bool FsWatch::ProbeChanged(std::vector<Pending> pending) {
   absl::MutexLock probe(&probe_mu_);
   const auto start = std::chrono::steady_clock::now();
-  std::shared_ptr<const MountInfo> mounts;
+  std::shared_ptr<const libshare::MountTable> mounts;
   {
     absl::ReaderMutexLock l(&mu_);
     if (!probed_ || mounts_ == nullptr) return false;

@@ -52,6 +52,7 @@
 #include "absl/time/time.h"
 #include "libshare/batch.h"
 #include "libshare/catalog.h"
+#include "libshare/mount_table.h"
 
 namespace libshare {
 class Store;
@@ -60,31 +61,7 @@ class Store;
 namespace sharemgrd {
 
 // Where a file system is mounted: what is recorded per share.
-struct FsPlace {
-  std::string mount_point;
-  std::string fstype;
-  std::string source;
-  bool operator==(const FsPlace& o) const {
-    return mount_point == o.mount_point && fstype == o.fstype &&
-           source == o.source;
-  }
-};
-
-// /proc/self/mountinfo, parsed. Pure.
-class MountInfo {
- public:
-  // Lines that do not parse are skipped (the kernel writes none).
-  static MountInfo Parse(std::string_view text);
-  // The mount containing `path` (absolute, normalized): the longest mount
-  // point at or above it, the last mounted if several share it (on top).
-  const FsPlace* Containing(std::string_view path) const;
-  // The mount at `path` itself (the last mounted there), or nullptr.
-  const FsPlace* MountedAt(std::string_view path) const;
-  std::size_t size() const { return by_point_.size(); }
-
- private:
-  absl::flat_hash_map<std::string, FsPlace> by_point_;
-};
+using FsPlace = libshare::MountTableEntry;
 
 // What lstat says of a share's path.
 struct PathStat {
@@ -130,7 +107,8 @@ struct ShareProbe {
 // device changed is on its parent's file system, remounted: recorded
 // where it is now.
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,
-                      const FsPlace* recorded, const MountInfo& mounts,
+                      const FsPlace* recorded,
+                      const libshare::MountTable& mounts,
                       bool mountpoint = false,
                       std::optional<uint64_t> added_dev = std::nullopt,
                       bool added_mount_root = true);
@@ -245,9 +223,9 @@ class FsWatch {
   // One share probed by a round (the watch thread's): its state, and why
   // it is not served (`reason`). Records its place in recorded_ and, when
   // new, in `to_record`.
-  State Probe(const libshare::ShareLocation& s, const MountInfo& mounts,
-              ParentWalks& parents, std::vector<PlaceToRecord>* to_record,
-              std::string* reason);
+  State Probe(const libshare::ShareLocation& s,
+              const libshare::MountTable& mounts, ParentWalks& parents,
+              std::vector<PlaceToRecord>* to_record, std::string* reason);
   // Writes the places a round recorded to the store (the watch thread's).
   void RecordPlaces(const std::vector<PlaceToRecord>& rows);
   // The index of `p` in places_, added if new. The watch thread's (or
@@ -284,7 +262,8 @@ class FsWatch {
   bool pending_full_ ABSL_GUARDED_BY(mu_) = false;
   // Why each share not served at the last round is not (only those).
   absl::flat_hash_map<std::string, std::string> reasons_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<const MountInfo> mounts_ ABSL_GUARDED_BY(mu_);  // last read
+  std::shared_ptr<const libshare::MountTable> mounts_
+      ABSL_GUARDED_BY(mu_);  // last read
   // Before the first round every share is decided live, with the places
   // read from the store by path (emptied by the first round). Only the
   // places other than the mount containing the path in mounts_ (read at
@@ -293,7 +272,7 @@ class FsWatch {
   absl::flat_hash_map<std::string, FsPlace> initial_ ABSL_GUARDED_BY(mu_);
   bool probed_ ABSL_GUARDED_BY(mu_) = false;
   // Reads the mount table; empty if it cannot be read.
-  MountInfo ReadMounts() const;
+  libshare::MountTable ReadMounts() const;
   mutable bool wake_ ABSL_GUARDED_BY(mu_) = false;
   // The pending wake came from a decision (Wake), not only from batches.
   mutable bool urgent_ ABSL_GUARDED_BY(mu_) = false;

@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "libshare/mount_table.h"
 
 #if defined(SYS_openat2)
 #include <linux/openat2.h>
@@ -437,22 +438,14 @@ bool MountedNamesIn(std::string_view dir, std::size_t cap,
   }
   text.resize(have);
   const std::string_view all(text);
+  MountTableEntry entry;
   for (std::size_t at = 0, next; at < all.size(); at = next) {
     const std::size_t nl = all.find('\n', at);
     next = nl == std::string_view::npos ? all.size() : nl + 1;
     const std::string_view line =
         all.substr(at, next - at - (nl != std::string_view::npos));
-    // id parent major:minor root mount-point ...
-    std::size_t start = 0;
-    for (int field = 0; field < 4 && start != std::string_view::npos; ++field) {
-      start = line.find(' ', start);
-      if (start != std::string_view::npos) ++start;
-    }
-    if (start == std::string_view::npos) continue;
-    const std::size_t end = line.find(' ', start);
-    const std::string point = UnescapeMountinfo(line.substr(
-        start,
-        end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (!ParseMountinfoLine(line, &entry)) continue;
+    const std::string& point = entry.mount_point;
     const std::size_t slash = point.rfind('/');
     if (slash == std::string::npos || slash + 1 == point.size()) continue;
     const std::string_view in = slash == 0
@@ -472,23 +465,6 @@ struct Dirent64 {
 };
 
 }  // namespace
-
-std::string UnescapeMountinfo(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' &&
-        s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
-        s[i + 3] >= '0' && s[i + 3] <= '7') {
-      out.push_back(static_cast<char>((s[i + 1] - '0') * 64 +
-                                      (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
-      i += 3;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
 
 void CanonicalDirectoryChecker::List(std::size_t siblings) {
   listed_ = false;

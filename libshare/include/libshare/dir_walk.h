@@ -119,10 +119,6 @@ struct DirectoryPlace {
 [[nodiscard]] absl::StatusOr<DirectoryPlace> CanonicalDirectoryPlace(
     const std::string& path);
 
-// A field of /proc/self/mountinfo with its escapes undone (the kernel
-// writes space, tab, newline and backslash as \ooo).
-std::string UnescapeMountinfo(std::string_view field);
-
 // CanonicalDirectoryPlace for many paths in a row (a batch's add-shares),
 // keeping the parent directory of the last path open: siblings, the usual
 // batch of home directories, then cost one statx(2) of their last

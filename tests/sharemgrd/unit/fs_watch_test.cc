@@ -34,31 +34,8 @@ PathStat Stat(PathStat::Kind kind) {
 }
 PathStat Dir() { return Stat(PathStat::Kind::kDirectory); }
 
-TEST(MountInfo, NearestMountPointContainsThePath) {
-  MountInfo m = MountInfo::Parse(kMountinfo);
-  ASSERT_NE(m.Containing("/tank/home/alice/x"), nullptr);
-  EXPECT_EQ(m.Containing("/tank/home/alice/x")->source, "tank/home/alice");
-  EXPECT_EQ(m.Containing("/tank/homes")->mount_point, "/");
-  EXPECT_EQ(m.Containing("/")->fstype, "ext4");
-}
-
-TEST(MountInfo, LaterMountOnTheSamePointIsOnTop) {
-  MountInfo m = MountInfo::Parse(kMountinfo);
-  EXPECT_EQ(m.Containing("/tank/home/bob")->source, "tank/home2");
-}
-
-TEST(MountInfo, EscapedSpaceIsUnescaped) {
-  MountInfo m = MountInfo::Parse(kMountinfo);
-  EXPECT_EQ(m.Containing("/srv/with space/a")->fstype, "tmpfs");
-}
-
-TEST(MountInfo, UnparsableLinesAreSkipped) {
-  EXPECT_EQ(MountInfo::Parse(kMountinfo).size(), 4u);
-  EXPECT_EQ(MountInfo::Parse("x y z\n").size(), 0u);
-}
-
 TEST(ProbeShare, NothingRecordedIsServedAndRecordsTheCurrentMount) {
-  MountInfo m = MountInfo::Parse(kMountinfo);
+  libshare::MountTable m = libshare::MountTable::Parse(kMountinfo);
   ShareProbe p = ProbeShare("/tank/home/alice", Dir(), nullptr, m);
   EXPECT_TRUE(p.served);
   ASSERT_TRUE(p.record.has_value());
@@ -69,7 +46,7 @@ TEST(ProbeShare, NothingRecordedIsServedAndRecordsTheCurrentMount) {
 // A share added since start and not recorded yet: its device at the add
 // (added_dev) against the path's now.
 TEST(ProbeShare, AddedThenUnmountedBeforeRecordedIsNotServedNorRecorded) {
-  MountInfo m = MountInfo::Parse(
+  libshare::MountTable m = libshare::MountTable::Parse(
       "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
       "40 22 0:45 / /tank/home rw - zfs tank/home rw\n");
   PathStat st = Dir();
@@ -83,7 +60,7 @@ TEST(ProbeShare, AddedThenUnmountedBeforeRecordedIsNotServedNorRecorded) {
             "system was recorded)");
   // The same device as at the add: served and recorded.
   st.dev = 46;
-  MountInfo mounted = MountInfo::Parse(kMountinfo);
+  libshare::MountTable mounted = libshare::MountTable::Parse(kMountinfo);
   p = ProbeShare("/tank/home/alice", st, nullptr, mounted, false, 46);
   EXPECT_TRUE(p.served);
   ASSERT_TRUE(p.record.has_value());
@@ -112,7 +89,7 @@ TEST(ProbeShare, AddedThenUnmountedBeforeRecordedIsNotServedNorRecorded) {
 // device number; the folder is what was shared, served and recorded where
 // it is now.
 TEST(ProbeShare, PlainFolderWhoseParentWasRemountedBeforeRecordedIsServed) {
-  MountInfo m = MountInfo::Parse(
+  libshare::MountTable m = libshare::MountTable::Parse(
       "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
       "41 22 0:47 / /tank/home rw - zfs tank/home rw\n");
   PathStat st = Dir();
@@ -130,7 +107,7 @@ TEST(ProbeShare, PlainFolderWhoseParentWasRemountedBeforeRecordedIsServed) {
 }
 
 TEST(ProbeShare, UnmountedDatasetSaysWhereItWasAndIsNow) {
-  MountInfo m = MountInfo::Parse(
+  libshare::MountTable m = libshare::MountTable::Parse(
       "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
       "40 22 0:45 / /tank/home rw - zfs tank/home rw\n");
   FsPlace rec{"/tank/home/alice", "zfs", "tank/home/alice"};
@@ -143,7 +120,7 @@ TEST(ProbeShare, UnmountedDatasetSaysWhereItWasAndIsNow) {
 }
 
 TEST(ProbeShare, AnotherFileSystemAtTheSamePointIsNotServed) {
-  MountInfo m = MountInfo::Parse(kMountinfo);
+  libshare::MountTable m = libshare::MountTable::Parse(kMountinfo);
   FsPlace rec{"/tank/home", "zfs", "tank/home"};
   ShareProbe p = ProbeShare("/tank/home", Dir(), &rec, m);
   EXPECT_FALSE(p.served);
@@ -153,7 +130,7 @@ TEST(ProbeShare, AnotherFileSystemAtTheSamePointIsNotServed) {
 }
 
 TEST(ProbeShare, RemountedWithANewDeviceIsServed) {
-  MountInfo m = MountInfo::Parse(kMountinfo);
+  libshare::MountTable m = libshare::MountTable::Parse(kMountinfo);
   FsPlace rec{"/tank/home/alice", "zfs", "tank/home/alice"};
   PathStat st = Dir();
   st.dev = 999;  // st_dev is not compared: ZFS gets a new one per mount
@@ -161,7 +138,7 @@ TEST(ProbeShare, RemountedWithANewDeviceIsServed) {
 }
 
 TEST(ProbeShare, MountpointOptionRefusesAFolderWithNothingMountedOnIt) {
-  MountInfo m = MountInfo::Parse(kMountinfo);
+  libshare::MountTable m = libshare::MountTable::Parse(kMountinfo);
   PathStat st = Dir();
   st.mount_point = false;  // the parent's folder: nothing mounted there
   ShareProbe p = ProbeShare("/tank/home/bob", st, nullptr, m, true);
@@ -174,7 +151,7 @@ TEST(ProbeShare, MountpointOptionRefusesAFolderWithNothingMountedOnIt) {
 }
 
 TEST(ProbeShare, MountpointOptionRecordsTheFileSystemMountedLater) {
-  MountInfo m = MountInfo::Parse(kMountinfo);
+  libshare::MountTable m = libshare::MountTable::Parse(kMountinfo);
   PathStat st = Dir();
   st.mount_point = true;
   // Recorded on the parent before the dataset was mounted: recorded anew.
@@ -199,7 +176,7 @@ TEST(ProbeShare, HasMountpointOptionMatchesTheWordOnly) {
 }
 
 TEST(ProbeShare, MissingLinkAndFileAreNotServed) {
-  MountInfo m = MountInfo::Parse(kMountinfo);
+  libshare::MountTable m = libshare::MountTable::Parse(kMountinfo);
   FsPlace rec{"/", "ext4", "/dev/sda1"};
   EXPECT_EQ(ProbeShare("/a", Stat(PathStat::Kind::kMissing), &rec, m).reason,
             "the folder does not exist");

@@ -57,6 +57,8 @@
 #include <string>
 #include <vector>
 
+#include "libshare/mount_table.h"
+
 namespace {
 
 std::string Env(const char* name, const char* def) {
@@ -315,10 +317,10 @@ int UmountAll(const std::string& dir) {
   std::ifstream in("/proc/self/mountinfo");
   std::vector<std::string> points;
   std::string line;
+  libshare::MountTableEntry e;
   while (std::getline(in, line)) {
-    std::istringstream f(line);
-    std::string id, parent, devno, root, point;
-    f >> id >> parent >> devno >> root >> point;
+    if (!libshare::ParseMountinfoLine(line, &e)) continue;
+    const std::string& point = e.mount_point;
     if (point.size() > dir.size() && point.compare(0, dir.size(), dir) == 0 &&
         point[dir.size()] == '/') {
       points.push_back(point);

@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "kernel/line_format.h"
+#include "libshare/dir_walk.h"
 
 namespace sharemgrd::kernel {
 namespace {
@@ -33,19 +34,7 @@ absl::Status ErrnoStatus(int err, const std::string& what) {
   }
 }
 
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+using libshare::UniqueFd;
 
 class ProcChannel : public CacheChannel {
  public:
@@ -80,9 +69,9 @@ class ProcChannel : public CacheChannel {
       return absl::InvalidArgumentError(absl::StrCat(
           "write ", path_, ": reply of ", line.size(), " bytes is too long"));
     }
-    Fd own(write_per_reply_
-               ? open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-               : -1);
+    UniqueFd own(write_per_reply_
+                     ? open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                     : -1);
     if (write_per_reply_ && own.get() < 0) {
       return ErrnoStatus(errno, absl::StrCat("open ", path_));
     }
@@ -107,7 +96,7 @@ class ProcChannel : public CacheChannel {
 };
 
 absl::Status WriteWhole(const std::string& path, std::string_view text) {
-  Fd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
   if (fd.get() < 0) return ErrnoStatus(errno, absl::StrCat("open ", path));
   ssize_t n = write(fd.get(), text.data(), text.size());
   if (n < 0) return ErrnoStatus(errno, absl::StrCat("write ", path));
@@ -122,7 +111,7 @@ class ProcNfsdFiles : public NfsdFiles {
                                          const std::string& path,
                                          int max_size) override {
     const std::string file = root_ + "/fs/nfsd/filehandle";
-    Fd fd(open(file.c_str(), O_RDWR | O_CLOEXEC));
+    UniqueFd fd(open(file.c_str(), O_RDWR | O_CLOEXEC));
     if (fd.get() < 0) return ErrnoStatus(errno, absl::StrCat("open ", file));
     LineWriter w;
     w.Text(domain);
@@ -152,7 +141,7 @@ class ProcNfsdFiles : public NfsdFiles {
 
   absl::StatusOr<int64_t> FlushTime(const std::string& cache) override {
     const std::string file = absl::StrCat(root_, "/net/rpc/", cache, "/flush");
-    Fd fd(open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd fd(open(file.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) return ErrnoStatus(errno, absl::StrCat("open ", file));
     char buf[32];
     ssize_t n = read(fd.get(), buf, sizeof buf - 1);
@@ -174,7 +163,7 @@ class ProcNfsdFiles : public NfsdFiles {
 
   absl::StatusOr<std::string> ExportFeatures() override {
     const std::string file = root_ + "/fs/nfsd/export_features";
-    Fd fd(open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd fd(open(file.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) return ErrnoStatus(errno, absl::StrCat("open ", file));
     std::string buf(128, '\0');
     ssize_t n = read(fd.get(), buf.data(), buf.size());

@@ -19,6 +19,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "libshare/file_read.h"
 #include "libshare/import.h"
 #include "libshare/path.h"
 
@@ -29,7 +30,7 @@ using libshare::Operation;
 
 // A followed file bigger than this is refused (a 15,000-line exports file
 // is about 1 MiB).
-constexpr off_t kMaxFileBytes = 64 << 20;
+constexpr std::size_t kMaxFileBytes = 64 << 20;
 // Dropped options logged per version of a file (the rest are counted).
 constexpr std::size_t kDropsLogged = 3;
 
@@ -40,50 +41,11 @@ bool HasGlob(std::string_view s) {
 // The file's text; "" with *missing set when it does not exist.
 absl::StatusOr<std::string> ReadFollowed(const std::string& path,
                                          bool* missing) {
-  *missing = false;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) {
-    if (errno == ENOENT) {
-      *missing = true;
-      return std::string();
-    }
-    return absl::UnavailableError(
-        absl::StrCat(path, ": cannot open: ", ::strerror(errno)));
-  }
-  struct stat st {};
-  std::string text;
-  absl::Status status;
-  if (::fstat(fd, &st) != 0) {
-    status = absl::UnavailableError(
-        absl::StrCat(path, ": cannot stat: ", ::strerror(errno)));
-  } else if (!S_ISREG(st.st_mode)) {
-    status =
-        absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
-  } else if (st.st_size > kMaxFileBytes) {
-    status = absl::InvalidArgumentError(absl::StrCat(
-        path, ": ", st.st_size, " bytes; at most ", kMaxFileBytes));
-  } else {
-    char buf[65536];
-    for (;;) {
-      ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        status = absl::UnavailableError(
-            absl::StrCat(path, ": cannot read: ", ::strerror(errno)));
-        break;
-      }
-      if (n == 0) break;
-      text.append(buf, static_cast<std::size_t>(n));
-      if (text.size() > static_cast<std::size_t>(kMaxFileBytes)) {
-        status = absl::InvalidArgumentError(
-            absl::StrCat(path, ": more than ", kMaxFileBytes, " bytes"));
-        break;
-      }
-    }
-  }
-  ::close(fd);
-  if (!status.ok()) return status;
-  return text;
+  absl::StatusOr<std::optional<std::string>> text =
+      libshare::ReadRegularFile(path, kMaxFileBytes);
+  if (!text.ok()) return text.status();
+  *missing = !text->has_value();
+  return std::move(*text).value_or(std::string());
 }
 
 }  // namespace

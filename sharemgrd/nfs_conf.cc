@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "libshare/file_read.h"
 
 namespace sharemgrd {
 namespace {
@@ -26,7 +27,7 @@ constexpr int kMaxIncludeDepth = 16;
 constexpr int kMaxExpansions = 16;
 // A configuration file is a few KiB; this refuses reading a device or a
 // huge file named by mistake.
-constexpr off_t kMaxFileBytes = 16 << 20;
+constexpr std::size_t kMaxFileBytes = 16 << 20;
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 bool IsSpace(char c) {
@@ -42,50 +43,11 @@ absl::string_view TrimLeading(absl::string_view s, bool (*is)(char)) {
   return s;
 }
 
-// The file's text; nullopt if it does not exist (ENOENT).
+// The file's text; nullopt if it does not exist (ENOENT). A FIFO planted
+// at the name does not hang the start (refused as not a regular file).
 absl::StatusOr<std::optional<std::string>> ReadConfFile(
     const std::string& path) {
-  // O_NONBLOCK: a FIFO planted at the name does not hang the start (it is
-  // refused below as not a regular file).
-  const int fd =
-      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::optional<std::string>();
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": cannot open: ", ::strerror(errno)));
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": not a regular file"));
-  }
-  if (st.st_size > kMaxFileBytes) {
-    ::close(fd);
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": bigger than ", kMaxFileBytes >> 20, " MiB"));
-  }
-  std::string text;
-  char buf[8192];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return absl::FailedPreconditionError(
-          absl::StrCat(path, ": cannot read: ", ::strerror(err)));
-    }
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > static_cast<std::size_t>(kMaxFileBytes)) {
-      ::close(fd);
-      return absl::FailedPreconditionError(
-          absl::StrCat(path, ": bigger than ", kMaxFileBytes >> 20, " MiB"));
-    }
-  }
-  ::close(fd);
-  return std::optional<std::string>(std::move(text));
+  return libshare::ReadRegularFile(path, kMaxFileBytes);
 }
 
 std::string Folder(const std::string& file) {

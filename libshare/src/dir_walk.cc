@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "libshare/file_read.h"
 #include "libshare/mount_table.h"
 
 #if defined(SYS_openat2)
@@ -424,20 +425,9 @@ bool MountedNamesIn(std::string_view dir, std::size_t cap,
                     absl::flat_hash_set<std::string>* out) {
   UniqueFd fd(::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return false;
-  std::string text(cap + 1, '\0');
-  std::size_t have = 0;
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), text.data() + have, text.size() - have);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    if (n == 0) break;
-    have += static_cast<std::size_t>(n);
-    if (have > cap) return false;
-  }
-  text.resize(have);
-  const std::string_view all(text);
+  absl::StatusOr<std::string> text = ReadFromStart(fd.get(), cap);
+  if (!text.ok()) return false;
+  const std::string_view all(*text);
   MountTableEntry entry;
   for (std::size_t at = 0, next; at < all.size(); at = next) {
     const std::size_t nl = all.find('\n', at);

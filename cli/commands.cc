@@ -17,10 +17,9 @@ namespace {
 // absl here is built with its own string_view type.
 absl::string_view A(std::string_view s) { return {s.data(), s.size()}; }
 
-}  // namespace
-
-const std::vector<CommandSpec>& Commands() {
-  static const auto* const kCommands = new std::vector<CommandSpec>{
+// The commands that change the table (those a batch file may hold).
+std::vector<CommandSpec> ChangeCommands() {
+  return {
       {"create",
        "[-o OPTS] GROUP",
        "create a share group (enabled), with default options for its shares",
@@ -101,6 +100,13 @@ const std::vector<CommandSpec>& Commands() {
         {"-s", "PATH", "the share to change"}},
        1,
        1},
+  };
+}
+
+// The commands that only read: the table, the daemon's state, its
+// counters, its change log; and `cache flush`.
+std::vector<CommandSpec> ReadCommands() {
+  return {
       {"list",
        "[-v]",
        "list groups",
@@ -164,6 +170,13 @@ const std::vector<CommandSpec>& Commands() {
          "reply"}},
        0,
        0},
+  };
+}
+
+// The commands whose changes come from elsewhere: exportfs(8)'s own
+// words, a batch file, exports(5) or dfstab files.
+std::vector<CommandSpec> FileCommands() {
+  return {
       {"exportfs",
        "[-a] [-r] [-u] [-o OPTS] [-v] [-s] [-f] [-i] [CLIENT:PATH...]",
        "exportfs(8) front end: re-read the followed exports files, add or "
@@ -204,6 +217,20 @@ const std::vector<CommandSpec>& Commands() {
        0,
        0},
   };
+}
+
+}  // namespace
+
+const std::vector<CommandSpec>& Commands() {
+  // In the order --help lists them.
+  static const auto* const kCommands = [] {
+    auto* table = new std::vector<CommandSpec>;
+    for (const auto& part :
+         {ChangeCommands(), ReadCommands(), FileCommands()}) {
+      table->insert(table->end(), part.begin(), part.end());
+    }
+    return table;
+  }();
   return *kCommands;
 }
 

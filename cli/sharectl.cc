@@ -1,40 +1,33 @@
+// sharectl's command runner: Run() reads the global options and hands the
+// command to a Runner (runner.h). Here: dispatch, the connection and how
+// a failure is reported, sending a batch (Apply), the changing commands
+// and the commands that only read. `batch` is in batch_command.cc,
+// `import` in import_command.cc, the --json change and error documents in
+// json_report.cc.
 #include "sharectl.h"
 
-#include <glob.h>
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <optional>
-#include <set>
 #include <utility>
 
-#include "absl/functional/function_ref.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "batch_file.h"
 #include "batch_report.h"
 #include "commands.h"
 #include "dump.h"
 #include "exportfs.h"
 #include "json_writer.h"
-#include "libshare/heap_reserve.h"
-#include "libshare/import.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
-#include "libshare/shell_words.h"
 #include "libshare/spelling.h"
 #include "mounts.h"
 #include "option_report.h"
 #include "output.h"
+#include "runner.h"
 
 #ifndef SHARECTL_VERSION
 #define SHARECTL_VERSION "unknown"
@@ -47,79 +40,6 @@ using libshare::Batch;
 using libshare::BatchResult;
 using libshare::Client;
 using libshare::Operation;
-
-constexpr char kDefaultImportGroup[] = "imported";
-
-// A warning that did not stop the command (an import option dropped by
-// --skip-unsupported): where and why.
-struct Warning {
-  std::string origin;
-  std::string message;
-};
-
-// The origin of operation i of a batch being sent, asked only for an i
-// below the number of its operations.
-using OriginOf = absl::FunctionRef<std::string(std::size_t)>;
-
-// An origin as JSON: {"file", "line"} (either may be null), or null for
-// an operation sharectl made itself or one from the command line.
-// `batch_file` is the file that a bare line number refers to.
-void WriteOrigin(const std::string& origin, const std::string& batch_file,
-                 JsonWriter* w) {
-  const auto digits = [](std::string_view t) {
-    return !t.empty() && t.size() < 10 &&
-           t.find_first_not_of("0123456789") == std::string_view::npos;
-  };
-  w->Key("origin");
-  if (origin.empty() || origin == "sharectl") {
-    w->Null();
-    return;
-  }
-  std::string file;
-  std::string line;
-  if (digits(origin)) {
-    file = batch_file;
-    line = origin;
-  } else if (size_t colon = origin.rfind(':');
-             colon != std::string::npos && digits(origin.substr(colon + 1))) {
-    file = origin.substr(0, colon);
-    line = origin.substr(colon + 1);
-  } else {
-    file = origin;
-  }
-  w->BeginObject();
-  w->OptionalStringMember("file", file);
-  w->Key("line");
-  if (line.empty()) {
-    w->Null();
-  } else {
-    w->Uint(std::stoul(line));
-  }
-  w->EndObject();
-}
-
-// The "error" member of every document printed for a failure: kind is
-// "usage" (exit 2), "refused" or "permission" (exit 1), "unreachable"
-// (exit 3).
-void WriteError(std::string_view kind, std::string_view command,
-                std::string_view message, JsonWriter* w) {
-  w->Key("error");
-  w->BeginObject();
-  w->Key("kind");
-  w->String(kind);
-  w->OptionalStringMember("command", command);
-  w->StringMember("message", message);
-  w->EndObject();
-}
-
-std::string ErrorJson(std::string_view kind, std::string_view command,
-                      std::string_view message) {
-  JsonWriter w;
-  w.BeginObject();
-  WriteError(kind, command, message, &w);
-  w.EndObject();
-  return w.str() + "\n";
-}
 
 // The groups `names` names, in that order (all of them if `names` is
 // empty); "NAME: no such group" in *missing for each unknown one.
@@ -140,258 +60,62 @@ std::vector<libshare::GroupInfo> PickGroups(
   return chosen;
 }
 
-// A batch file this big or bigger is announced to the daemon before it is
-// read (Runner::AnnounceBatch): about 45,000 add-share lines. At 15,000
-// (0.8 MB) announcing gained nothing end to end: the daemon's memory took
-// 4 instead of 11 ms, but the client, faulting in its own memory while the
-// daemon warmed, took 1-6 ms longer; at 100,000 (4.5 MB) a batch took 341
-// instead of 414 ms (bench/JOURNAL.md, "A batch announced before it is
-// parsed"). After the daemon idled 3 s (its freed memory gone back to the
-// host), announcing at 15,000 cut the daemon's memory step from 28 to 8 ms
-// (medians) but the batch only from 90 to 88 ms: 40 rounds each, "Announcing
-// 15,000 adds after an idle spell".
-constexpr std::size_t kAnnounceFileBytes = std::size_t{2} << 20;
+}  // namespace
 
-// One run of one command: its streams, socket and output mode.
-class Runner {
- public:
-  Runner(const Environment& env, std::string socket, bool json)
-      : env_(env), socket_(std::move(socket)), json_(json) {}
-
-  int Dispatch(const CommandSpec& spec, const std::vector<std::string>& words);
-
- private:
-  std::ostream& out() { return *env_.out; }
-  std::ostream& err() { return *env_.err; }
-
-  // Prints "sharectl: CMD: MESSAGE" on stderr and, with --json, the error
-  // document on stdout; returns the exit code.
-  int Fail(int code, std::string_view kind, std::string_view cmd,
-           std::string_view message) {
-    // Escaped here too: a message may quote what the user or the daemon
-    // gave, and a control byte must not reach the terminal.
-    err() << "sharectl: " << cmd << ": " << ShownForTerminal(message) << "\n";
-    if (json_) out() << ErrorJson(kind, cmd, message);
-    return code;
-  }
-  int Usage(std::string_view cmd, absl::string_view message) {
-    return Fail(kExitUsage, "usage", cmd, {message.data(), message.size()});
-  }
-  int Refused(std::string_view cmd, absl::string_view message) {
-    return Fail(kExitRefused, "refused", cmd, {message.data(), message.size()});
-  }
-  // Several refusals: one line each on stderr, one error document.
-  int RefusedAll(std::string_view cmd, const std::vector<std::string>& what) {
-    for (const auto& m : what)
-      err() << "sharectl: " << cmd << ": " << ShownForTerminal(m) << "\n";
-    if (json_) out() << ErrorJson("refused", cmd, absl::StrJoin(what, "; "));
-    return kExitRefused;
-  }
-  // Maps a client call's failure to a message and an exit code.
-  int CallFailed(std::string_view cmd, const absl::Status& s) {
-    const std::string_view m(s.message().data(), s.message().size());
-    if (s.code() == absl::StatusCode::kUnavailable) {
-      // The client's message usually names the socket already.
-      if (absl::StrContains(s.message(), socket_)) {
-        return Fail(kExitUnreachable, "unreachable", cmd, m);
-      }
-      return Fail(kExitUnreachable, "unreachable", cmd,
-                  absl::StrCat("cannot reach sharemgrd at ", socket_, ": ",
-                               s.message()));
-    }
-    if (s.code() == absl::StatusCode::kPermissionDenied) {
-      return Fail(kExitRefused, "permission", cmd, m);
-    }
-    return Refused(cmd, s.message());
-  }
-  // Says to the daemon that a big batch follows (PREPARE_BATCH), before
-  // `file` is read and parsed, so that it makes the batch's memory ready
-  // meanwhile. On a connection of its own, closed at once: the batch's
-  // own is opened when it is sent, as before (a PREPARE that failed, or a
-  // long parse, cannot leave it broken or idle). Quiet: a daemon that
-  // cannot be reached or refuses is told nothing, and the batch then
-  // fails or goes as it would have.
-  void AnnounceBatch(const std::string& file) {
-    struct stat st;
-    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-        static_cast<std::size_t>(st.st_size) < kAnnounceFileBytes ||
-        static_cast<std::size_t>(st.st_size) > env_.max_input_bytes) {
-      return;
-    }
-    auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
-    if (!c.ok()) return;
-    // An add-share line of a home folder (45 bytes) is about 64 bytes
-    // encoded; shorter lines weigh more.
-    const auto size = static_cast<std::size_t>(st.st_size);
-    (void)(*c)->PrepareBatch(size + size / 2);
-  }
-
-  // Connects once; on failure prints why and sets *rc.
-  Client* Connection(std::string_view cmd, int* rc) {
-    if (client_) return client_.get();
-    auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
-    if (!c.ok()) {
-      // Unavailable, or PermissionDenied when the socket is not ours to
-      // use: a refusal (exit 1), not an unreachable daemon (exit 3).
-      *rc = CallFailed(cmd, c.status().code() == absl::StatusCode::kPermissionDenied
-                                ? c.status()
-                                : absl::UnavailableError(c.status().message()));
-      return nullptr;
-    }
-    client_ = *std::move(c);
-    return client_.get();
-  }
-
-  // One line per problem on stderr, and with --json the same as the
-  // document Apply() prints for a refused batch.
-  void ReportProblems(const std::vector<Problem>& problems) {
-    err() << FormatProblems(problems);
-    if (!json_) return;
-    out() << ChangeJson(false, 0, 0, "", problems);  // nothing was sent
-  }
-
-  // The document a changing command prints with --json, whether the batch
-  // was refused before sending (problems without index), by the daemon,
-  // or committed. It has "error" exactly when the command fails.
-  // With import --dry-run --json it also holds the batch text ("batch").
-  std::string ChangeJson(bool ok, uint64_t applied, uint64_t generation,
-                         const std::string& commit_error,
-                         const std::vector<Problem>& problems,
-                         bool dry_run = false) const;
-
-  int RunChange(const CommandSpec& spec, const std::vector<std::string>& words);
-  // Warnings and notes on stderr after one committed change: options that
-  // open to every client; for a group's `set`, the shares that keep their
-  // own value of a changed property.
-  void ReportChange(std::string_view cmd, const Operation& op,
-                    const std::optional<std::string>& old_group_options);
-  int RunList(const ParsedArgs& a);
-  int RunShow(const ParsedArgs& a);
-  int RunShowShares(const ParsedArgs& a);
-  int RunDump(const ParsedArgs& a);
-  int RunShare();
-  int RunCheck(const ParsedArgs& a);
-  int RunStats();
-  int RunMounts();
-  int RunCacheFlush(const ParsedArgs& a);
-  int RunBatch(const ParsedArgs& a);
-  int RunImport(const ParsedArgs& a);
-  int RunChanges(const ParsedArgs& a);
-
-  // Sends ops as one batch. origin_of(i) prefixes operation i's errors
-  // ("FILE:12" for a batch line, "/etc/exports:3", or "sharectl"); it is
-  // asked only for the operations reported.
-  // `problems` are bad lines found before sending: the other lines are
-  // then sent as a dry run, so that every bad line is reported in one run
-  // (sorted by FILE:LINE) and nothing is committed. With `summary`, one
-  // summary line ends the report (label and lines set by the caller).
-  int Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
-            bool progress, std::vector<Problem> problems = {},
-            BatchSummary* summary = nullptr);
-  // Group names the daemon knows, for enable -a and import.
-  absl::StatusOr<std::vector<std::string>> GroupNames(std::string_view cmd,
-                                                      int* rc);
-
-  const Environment& env_;
-  const std::string socket_;
-  const bool json_;
-  std::unique_ptr<Client> client_;
-  // import --dry-run --json: the batch text, put in the one document.
-  std::optional<std::string> json_batch_text_;
-  std::string command_;     // the command being run, for error documents
-  std::string batch_file_;  // batch's FILE ("-": standard input)
-  std::vector<Warning> warnings_;
-  // Warnings about the operations of the batch being applied (options
-  // open to every client), said by Apply once it is committed or passes
-  // as a dry run.
-  std::vector<Problem> batch_warnings_;
-};
-
-// The options of `batch` that open to every client: one warning per
-// operation and concern, the same text for the same concern so that
-// FormatProblems collapses a table's worth of them.
-std::vector<Problem> OpenWarnings(const Batch& batch, OriginOf origin_of) {
-  std::vector<Problem> out;
-  for (std::size_t i = 0; i < batch.ops.size(); ++i) {
-    const Operation& op = batch.ops[i];
-    const bool own_options =
-        op.type == Operation::Type::kCreateGroup ||
-        op.type == Operation::Type::kSetOptions ||
-        ((op.type == Operation::Type::kAddShare ||
-          (op.type == Operation::Type::kModifyShare && op.set_options)) &&
-         !op.options.empty());
-    if (!own_options) continue;
-    for (const std::string& c : OpenConcerns(op.options)) {
-      Problem& p = out.emplace_back();
-      p.origin = origin_of(i);
-      p.command = std::string(libshare::OperationName(op.type));
-      p.index = i;
-      p.message = absl::StrCat(
-          "warning: ", c,
-          op.type == Operation::Type::kCreateGroup && op.options.empty()
-              ? " (no -o given; -o rw says so explicitly)"
-              : "");
-    }
-  }
-  return out;
+int Runner::Fail(int code, std::string_view kind, std::string_view cmd,
+                 std::string_view message) {
+  // Escaped here too: a message may quote what the user or the daemon
+  // gave, and a control byte must not reach the terminal.
+  err() << "sharectl: " << cmd << ": " << ShownForTerminal(message) << "\n";
+  if (json_) out() << ErrorJson(kind, cmd, message);
+  return code;
 }
 
-std::string Runner::ChangeJson(bool ok, uint64_t applied, uint64_t generation,
-                               const std::string& commit_error,
-                               const std::vector<Problem>& problems,
-                               bool dry_run) const {
-  JsonWriter w;
-  w.BeginObject();
-  if (json_batch_text_) w.StringMember("batch", *json_batch_text_);
-  w.Key("ok");
-  w.Bool(ok);
-  w.Key("dry_run");
-  w.Bool(dry_run);
-  w.Key("applied");
-  w.Uint(applied);
-  w.Key("generation");
-  if (generation > 0) {
-    w.Uint(generation);
-  } else {
-    w.Null();  // the daemon was not asked (nothing to send)
-  }
-  w.Key("errors");
-  w.BeginArray();
-  for (const auto& p : problems) {
-    w.BeginObject();
-    w.Key("index");
-    if (p.index) {
-      w.Uint(*p.index);
-    } else {
-      w.Null();
+int Runner::RefusedAll(std::string_view cmd,
+                       const std::vector<std::string>& what) {
+  for (const auto& m : what)
+    err() << "sharectl: " << cmd << ": " << ShownForTerminal(m) << "\n";
+  if (json_) out() << ErrorJson("refused", cmd, absl::StrJoin(what, "; "));
+  return kExitRefused;
+}
+
+int Runner::CallFailed(std::string_view cmd, const absl::Status& s) {
+  const std::string_view m(s.message().data(), s.message().size());
+  if (s.code() == absl::StatusCode::kUnavailable) {
+    // The client's message usually names the socket already.
+    if (absl::StrContains(s.message(), socket_)) {
+      return Fail(kExitUnreachable, "unreachable", cmd, m);
     }
-    WriteOrigin(p.origin, batch_file_, &w);
-    w.OptionalStringMember("command", p.command);
-    w.StringMember("message", p.message);
-    w.EndObject();
+    return Fail(
+        kExitUnreachable, "unreachable", cmd,
+        absl::StrCat("cannot reach sharemgrd at ", socket_, ": ", s.message()));
   }
-  w.EndArray();
-  w.Key("warnings");
-  w.BeginArray();
-  for (const auto& warning : warnings_) {
-    w.BeginObject();
-    WriteOrigin(warning.origin, batch_file_, &w);
-    w.StringMember("message", warning.message);
-    w.EndObject();
+  if (s.code() == absl::StatusCode::kPermissionDenied) {
+    return Fail(kExitRefused, "permission", cmd, m);
   }
-  w.EndArray();
-  w.OptionalStringMember("commit_error", commit_error);
-  if (!ok) {
-    std::string message = commit_error;
-    if (message.empty()) {
-      message = absl::StrCat(problems.size(),
-                             problems.size() == 1 ? " problem" : " problems",
-                             ", nothing applied");
-    }
-    WriteError("refused", command_, message, &w);
+  return Refused(cmd, s.message());
+}
+
+Client* Runner::Connection(std::string_view cmd, int* rc) {
+  if (client_) return client_.get();
+  auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
+  if (!c.ok()) {
+    // Unavailable, or PermissionDenied when the socket is not ours to
+    // use: a refusal (exit 1), not an unreachable daemon (exit 3).
+    *rc =
+        CallFailed(cmd, c.status().code() == absl::StatusCode::kPermissionDenied
+                            ? c.status()
+                            : absl::UnavailableError(c.status().message()));
+    return nullptr;
   }
-  w.EndObject();
-  return w.str() + "\n";
+  client_ = *std::move(c);
+  return client_.get();
+}
+
+void Runner::ReportProblems(const std::vector<Problem>& problems) {
+  err() << FormatProblems(problems);
+  if (!json_) return;
+  out() << ChangeJson(false, 0, 0, "", problems);  // nothing was sent
 }
 
 absl::StatusOr<std::vector<std::string>> Runner::GroupNames(
@@ -857,351 +581,6 @@ int Runner::RunCacheFlush(const ParsedArgs& a) {
   return kExitOk;
 }
 
-// All of `in` into `text` (after what it holds), in blocks: an
-// istreambuf_iterator copy costs a call per byte (12% of sharectl's CPU
-// for a 15,000-line batch). False if it stopped because `text` grew past
-// `limit` bytes.
-bool ReadAll(std::istream& in, std::string* text, std::size_t limit) {
-  char block[1 << 16];
-  while (in.read(block, sizeof block) || in.gcount() > 0) {
-    text->append(block, static_cast<size_t>(in.gcount()));
-    if (text->size() > limit) return false;
-  }
-  return true;
-}
-
-std::string TooLong(absl::string_view name, std::size_t limit) {
-  return absl::StrCat(name, ": longer than ",
-                      limit >= (std::size_t{1} << 20)
-                          ? absl::StrCat(limit >> 20, " MiB")
-                          : absl::StrCat(limit, " bytes"),
-                      ", the most sharemgrd accepts in one call; "
-                      "nothing was sent or changed: split it into smaller "
-                      "files (each batch is its own transaction)");
-}
-
-// The file's text, the parsed operations and the encoded call take about
-// 7 bytes of heap per byte of a batch file (15,000 adds: 825 KB of file,
-// 1,400 pages first touched); made resident in one go before reading
-// (libshare/heap_reserve.h).
-constexpr std::size_t kReservePerFileByte = 8;
-
-// With `reserve`, a regular file's heap is reserved in it (see above),
-// before its text is read.
-bool ReadWholeFile(const std::string& path, std::string* text,
-                   std::string* error, std::size_t limit,
-                   std::optional<libshare::HeapReserve>* reserve = nullptr) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *error = absl::StrCat(path, ": ", std::strerror(errno));
-    return false;
-  }
-  text->clear();
-  // Room for a regular file's size: a 15,000-line batch file was copied
-  // through four regrowths, each into fresh pages.
-  struct stat st;
-  const bool known = ::stat(path.c_str(), &st) == 0;
-  if (known && S_ISDIR(st.st_mode)) {
-    *error = absl::StrCat(path, ": ", std::strerror(EISDIR));
-    return false;
-  }
-  if (known && S_ISREG(st.st_mode)) {
-    if (static_cast<std::size_t>(st.st_size) > limit) {
-      *error = TooLong(path, limit);
-      return false;
-    }
-    if (reserve != nullptr) {
-      reserve->emplace(static_cast<std::size_t>(st.st_size) *
-                       kReservePerFileByte);
-    }
-    text->reserve(static_cast<std::size_t>(st.st_size));
-  }
-  if (!ReadAll(f, text, limit)) {
-    *error = TooLong(path, limit);
-    return false;
-  }
-  if (f.bad()) {
-    *error = absl::StrCat(path, ": read error");
-    return false;
-  }
-  return true;
-}
-
-int Runner::RunBatch(const ParsedArgs& a) {
-  std::string text;
-  const std::string& file = a.args[0];
-  batch_file_ = file;
-  // Held until the batch is sent (standard input's size is not known).
-  std::optional<libshare::HeapReserve> reserve;
-  if (file == "-") {
-    if (!ReadAll(*env_.in, &text, env_.max_input_bytes)) {
-      return Refused("batch",
-                     TooLong("standard input", env_.max_input_bytes));
-    }
-  } else {
-    AnnounceBatch(file);
-    std::string error;
-    if (!ReadWholeFile(file, &text, &error, env_.max_input_bytes,
-                       &reserve)) {
-      return Refused("batch", error);
-    }
-  }
-  // Errors and the summary name lines as FILE:LINE.
-  const std::string where = file == "-" ? "<stdin>" : file;
-  BatchFile parsed = ParseBatchFile(text, where);
-  // Said once the file is parsed (a few ms for 15,000 lines): the number
-  // of commands is known only then.
-  const bool progress =
-      env_.interactive && parsed.commands > kProgressThreshold;
-  if (progress) {
-    err() << "sharectl: batch: parsing " << parsed.commands << " commands"
-          << std::endl;
-  }
-  Batch batch;
-  batch.dry_run = a.DryRun();
-  batch.origin = absl::StrCat("batch ", where);
-  batch.ops = std::move(parsed.ops);
-  std::vector<int> op_lines = std::move(parsed.op_lines);
-  BatchSummary summary;
-  summary.label = absl::StrCat("batch ", where);
-  summary.lines = parsed.commands;
-  if (!parsed.all.empty()) {
-    int rc = kExitOk;
-    auto names = GroupNames("batch", &rc);
-    if (!names.ok()) {
-      if (!parsed.bad.empty()) ReportProblems(parsed.bad);
-      return rc;
-    }
-    // -a means every group that exists at that point of the batch.
-    std::vector<Operation> expanded;
-    std::vector<int> expanded_lines;
-    std::vector<std::string> known = *names;
-    size_t next_all = 0;
-    for (size_t i = 0; i < batch.ops.size(); ++i) {
-      if (next_all < parsed.all.size() && parsed.all[next_all].first == i) {
-        for (const auto& g : known) {
-          Operation op;
-          op.type = parsed.all[next_all].second;
-          op.group = g;
-          expanded.push_back(std::move(op));
-          expanded_lines.push_back(op_lines[i]);
-        }
-        ++next_all;
-        continue;
-      }
-      Operation& op = batch.ops[i];
-      if (op.type == Operation::Type::kCreateGroup) known.push_back(op.group);
-      if (op.type == Operation::Type::kDeleteGroup) {
-        known.erase(std::remove(known.begin(), known.end(), op.group),
-                    known.end());
-      }
-      expanded.push_back(std::move(op));
-      expanded_lines.push_back(op_lines[i]);
-    }
-    batch.ops = std::move(expanded);
-    op_lines = std::move(expanded_lines);
-  }
-  const auto origin_of = [&](std::size_t i) {
-    return absl::StrCat(where, ":", op_lines[i]);
-  };
-  batch_warnings_ = OpenWarnings(batch, origin_of);
-  return Apply("batch", std::move(batch), origin_of, progress,
-               std::move(parsed.bad), &summary);
-}
-
-// The files an --exports argument names: the file, the *.exports files of
-// a folder, or the matches of a glob pattern.
-bool ExpandExportsArgument(const std::string& arg,
-                           std::vector<std::string>* files,
-                           std::string* error) {
-  struct stat st;
-  std::string pattern;
-  if (stat(arg.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) {
-      files->push_back(arg);
-      return true;
-    }
-    pattern = arg + "/*.exports";
-  } else if (arg.find_first_of("*?[") != std::string::npos) {
-    pattern = arg;
-  } else {
-    *error = absl::StrCat(arg, ": ", std::strerror(errno));
-    return false;
-  }
-  glob_t g{};
-  int rc = glob(pattern.c_str(), 0, nullptr, &g);
-  if (rc == 0) {
-    for (size_t i = 0; i < g.gl_pathc; ++i) files->push_back(g.gl_pathv[i]);
-  }
-  globfree(&g);
-  if (rc != 0 && rc != GLOB_NOMATCH) {
-    *error = absl::StrCat(pattern, ": cannot list files");
-    return false;
-  }
-  if (rc == GLOB_NOMATCH && pattern == arg) {
-    // A pattern the user typed that names nothing is as wrong as a
-    // missing file (a typo must not pass as "nothing to import").
-    *error = absl::StrCat(arg, ": no file matches");
-    return false;
-  }
-  return true;  // a folder with no *.exports file imports nothing
-}
-
-int Runner::RunImport(const ParsedArgs& a) {
-  const bool exports = a.values.count("--exports") != 0;
-  const bool dfstab = a.values.count("--dfstab") != 0;
-  if (exports == dfstab) {
-    return Usage("import", exports ? "give --exports FILE or --dfstab FILE, "
-                                     "not both (one import per format)"
-                                   : "give --exports FILE or --dfstab FILE");
-  }
-  if (dfstab && a.Has("--skip-unsupported")) {
-    return Usage("import", "--skip-unsupported goes with --exports");
-  }
-  std::vector<std::string> names;
-  for (const auto& arg : a.values.at(exports ? "--exports" : "--dfstab")) {
-    std::string error;
-    if (!exports) {
-      names.push_back(arg);
-    } else if (!ExpandExportsArgument(arg, &names, &error)) {
-      return Refused("import", error);
-    }
-  }
-  std::vector<libshare::SourceFile> files;
-  for (const auto& n : names) {
-    libshare::SourceFile f{n, ""};
-    std::string error;
-    if (!ReadWholeFile(n, &f.text, &error, env_.max_input_bytes)) {
-      return Refused("import", error);
-    }
-    files.push_back(std::move(f));
-  }
-  const std::string group =
-      a.Has("-g") ? a.Get("-g") : std::string(kDefaultImportGroup);
-  // Refused up front, not as a create that fails and the add-shares after
-  // it that name a group that does not exist.
-  if (absl::Status s = libshare::ValidateGroupName(group); !s.ok()) {
-    return Usage("import", absl::StrCat("-g: ", s.message()));
-  }
-  libshare::ImportPlan plan = exports ? libshare::ImportExports(files, group)
-                                      : libshare::ImportDfstab(files, group);
-
-  const bool skip = a.Has("--skip-unsupported");
-  std::vector<Problem> stopping;
-  for (const auto& p : plan.problems) {
-    if (!p.unsupported || !skip) {
-      stopping.push_back({p.where, "", p.message});
-    } else {
-      err() << p.where << ": " << p.message << " (skipped)\n";
-      warnings_.push_back({p.where, absl::StrCat(p.message, " (skipped)")});
-    }
-  }
-  if (!stopping.empty()) {
-    bool any_unsupported = false;
-    for (const auto& p : plan.problems) any_unsupported |= p.unsupported;
-    if (any_unsupported && !skip) {
-      err() << "sharectl: import: nothing applied; --skip-unsupported drops "
-               "options that have no share_nfs equivalent\n";
-    }
-  }
-  for (const auto& w : plan.warnings) {
-    err() << w.where << ": warning: " << w.message << "\n";
-    warnings_.push_back({w.where, w.message});
-  }
-  if (plan.ops.empty() && stopping.empty()) {
-    err() << "sharectl: import: no shares found\n";
-    warnings_.push_back({"", "no shares found"});
-    if (json_) out() << ChangeJson(true, 0, 0, "", {});
-    return kExitOk;
-  }
-
-  // The group is created in the same batch unless it exists.
-  const bool dry_run = a.DryRun();
-  bool group_exists = false;
-  bool reachable = true;
-  {
-    int rc = kExitOk;
-    auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
-    absl::StatusOr<std::vector<libshare::GroupInfo>> groups =
-        c.ok() ? (*c)->ListGroups()
-               : absl::StatusOr<std::vector<libshare::GroupInfo>>(c.status());
-    if (groups.ok()) {
-      for (const auto& g : *groups) group_exists |= g.name == group;
-      client_ = *std::move(c);
-    } else if (dry_run) {
-      // A dry run works without a daemon: it then assumes a new group,
-      // and says that nothing was checked.
-      reachable = false;
-    } else {
-      rc = CallFailed("import",
-                      absl::UnavailableError(groups.status().message()));
-      if (!stopping.empty()) {
-        SortProblems(&stopping);
-        ReportProblems(stopping);
-        return kExitRefused;
-      }
-      return rc;
-    }
-  }
-  Batch batch;
-  batch.dry_run = dry_run;
-  batch.origin = absl::StrCat("import ", exports ? "--exports" : "--dfstab");
-  for (const auto& n : names) absl::StrAppend(&batch.origin, " ", n);
-  std::vector<std::string> origins;
-  if (!group_exists) {
-    Operation create;
-    create.type = Operation::Type::kCreateGroup;
-    create.group = group;
-    batch.ops.push_back(std::move(create));
-    origins.push_back("sharectl");
-  }
-  for (size_t i = 0; i < plan.ops.size(); ++i) {
-    batch.ops.push_back(plan.ops[i]);
-    origins.push_back(plan.origins[i]);
-  }
-  if (dry_run) {
-    std::string text =
-        absl::StrCat("# sharectl import ", exports ? "--exports" : "--dfstab",
-                     " (dry run): ", batch.ops.size(), " operations\n");
-    for (size_t i = 0; i < batch.ops.size(); ++i) {
-      absl::StrAppend(&text,
-                      libshare::JoinShellWords(OperationWords(batch.ops[i])));
-      if (origins[i] != "sharectl") {
-        std::string where = origins[i];
-        std::replace(where.begin(), where.end(), '\n', '?');
-        absl::StrAppend(&text, "  # ", where);
-      }
-      text += "\n";
-    }
-    if (json_) {
-      json_batch_text_ = text;
-    } else {
-      out() << text;
-    }
-    if (!reachable) {
-      SortProblems(&stopping);
-      err() << FormatProblems(stopping);
-      err() << "sharectl: import: dry run not checked: cannot reach sharemgrd "
-               "at "
-            << socket_ << "\n";
-      if (json_) {
-        out() << ChangeJson(stopping.empty(), 0, 0, "", stopping, true);
-      }
-      return stopping.empty() ? kExitOk : kExitRefused;
-    }
-  }
-  std::set<std::string> entries(plan.origins.begin(), plan.origins.end());
-  for (const auto& p : stopping) entries.insert(p.origin);
-  BatchSummary summary;
-  summary.label = "import";
-  summary.lines = entries.size();
-  const bool progress =
-      env_.interactive && batch.ops.size() > kProgressThreshold;
-  return Apply(
-      "import", std::move(batch), [&](std::size_t i) { return origins[i]; },
-      progress, std::move(stopping), &summary);
-}
-
 int Runner::RunChanges(const ParsedArgs& a) {
   if (!a.Has("--since")) {
     return Usage("changes",
@@ -1247,8 +626,6 @@ int Runner::Dispatch(const CommandSpec& spec,
   if (n == "changes") return RunChanges(*parsed);
   return Usage(n, "not implemented");
 }
-
-}  // namespace
 
 int Run(const std::vector<std::string>& args, const Environment& env) {
   std::string socket = env.socket_from_env.empty()

@@ -13,7 +13,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "authcache/auth_cache.h"
-#include "fakes.h"  // tests/authcache: FakeResolver
+#include "fakes.h"  // tests/support: FakeResolver
 #include "gtest/gtest.h"
 #include "kernel/fs_probe.h"
 #include "kernel/fsid_index.h"

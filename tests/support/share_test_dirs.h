@@ -1,8 +1,8 @@
 // Test helpers for the share table, store, loader and catalog tests: a
 // temporary folder per test, directories to share inside it, batch
 // builders, and SQL run on a store file behind its owner's back.
-#ifndef TESTS_LIBSHARE_SHARE_TEST_DIRS_H_
-#define TESTS_LIBSHARE_SHARE_TEST_DIRS_H_
+#ifndef TESTS_SUPPORT_SHARE_TEST_DIRS_H_
+#define TESTS_SUPPORT_SHARE_TEST_DIRS_H_
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -100,4 +100,4 @@ inline void RawExec(const std::string& db, const std::string& sql) {
 
 }  // namespace libshare::testing
 
-#endif  // TESTS_LIBSHARE_SHARE_TEST_DIRS_H_
+#endif  // TESTS_SUPPORT_SHARE_TEST_DIRS_H_

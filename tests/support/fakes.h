@@ -1,7 +1,7 @@
 // Test doubles for authcache: a resolver that can stall, fail and count
 // its calls, and a clock the test moves by hand.
-#ifndef TESTS_AUTHCACHE_FAKES_H_
-#define TESTS_AUTHCACHE_FAKES_H_
+#ifndef TESTS_SUPPORT_FAKES_H_
+#define TESTS_SUPPORT_FAKES_H_
 
 #include <map>
 #include <memory>
@@ -221,4 +221,4 @@ inline std::shared_ptr<const libshare::ShareOptions> Opts(
 
 }  // namespace authcache::testing
 
-#endif  // TESTS_AUTHCACHE_FAKES_H_
+#endif  // TESTS_SUPPORT_FAKES_H_

@@ -43,8 +43,9 @@ absl::Status ParseSeconds(const std::string& v, int* out) {
   return absl::OkStatus();
 }
 
-const std::vector<OptionSpec>& Options() {
-  static const auto* options = new std::vector<OptionSpec>{
+// Where the store, the socket, the view and the pid file are; detaching.
+std::vector<OptionSpec> StoreAndProcessOptions() {
+  return {
       {"db", "PATH",
        "SQLite store of the share table (default /var/lib/sharemgr/shares.db)",
        [](DaemonConfig& c, const std::string& v) {
@@ -78,6 +79,12 @@ const std::vector<OptionSpec>& Options() {
          c.pid_file_given = true;
          return absl::OkStatus();
        }},
+  };
+}
+
+// Where MOUNT listens, and who may mount or change what.
+std::vector<OptionSpec> MountAccessOptions() {
+  return {
       {"mount-port", "N",
        "MOUNT port for TCP and UDP (default 0: any free port)",
        [](DaemonConfig& c, const std::string& v) {
@@ -147,6 +154,12 @@ const std::vector<OptionSpec>& Options() {
          c.auth_cache_max = n;
          return absl::OkStatus();
        }},
+  };
+}
+
+// Threads, connection limits and idle timeouts.
+std::vector<OptionSpec> CapacityOptions() {
+  return {
       {"load-threads", "N",
        "threads loading groups at start (default: number of cores)",
        [](DaemonConfig& c, const std::string& v) {
@@ -201,6 +214,13 @@ const std::vector<OptionSpec>& Options() {
        [](DaemonConfig& c, const std::string& v) {
          return ParseSeconds(v, &c.mgmt_idle_timeout_seconds);
        }},
+  };
+}
+
+// What sharemgrd takes over from rpc.mountd: the kernel's caches, the
+// exports files, nfs.conf.
+std::vector<OptionSpec> MountdOptions() {
+  return {
       {"kernel", "auto|on|off",
        "serve the Linux kernel NFS server's export caches in place of "
        "rpc.mountd: auto (default) when nfsd is mounted at /proc/fs/nfsd",
@@ -248,6 +268,12 @@ const std::vector<OptionSpec>& Options() {
          c.no_nfs_conf = true;
          return absl::OkStatus();
        }},
+  };
+}
+
+// The log file, the test-only resolver delay, --help and --version.
+std::vector<OptionSpec> LogAndInfoOptions() {
+  return {
       {"log-file", "FILE",
        "also log to FILE (appended, with timestamps; reopened on SIGHUP); "
        "detached, FILE replaces syslog",
@@ -285,6 +311,19 @@ const std::vector<OptionSpec>& Options() {
          return absl::OkStatus();
        }},
   };
+}
+
+// The option table, in --help's order.
+const std::vector<OptionSpec>& Options() {
+  static const auto* options = [] {
+    auto* all = new std::vector<OptionSpec>;
+    for (const std::vector<OptionSpec>& group :
+         {StoreAndProcessOptions(), MountAccessOptions(), CapacityOptions(),
+          MountdOptions(), LogAndInfoOptions()}) {
+      all->insert(all->end(), group.begin(), group.end());
+    }
+    return all;
+  }();
   return *options;
 }
 

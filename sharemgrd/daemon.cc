@@ -126,6 +126,19 @@ class DelayingResolver final : public authcache::Resolver {
   const std::map<std::string, int> delays_;
 };
 
+// The group's id; none when the group database has no such group (or
+// cannot be read).
+std::optional<gid_t> LookUpGroup(const std::string& name) {
+  group gr;
+  group* found = nullptr;
+  std::vector<char> buf(16384);
+  if (::getgrnam_r(name.c_str(), &gr, buf.data(), buf.size(), &found) != 0 ||
+      found == nullptr) {
+    return std::nullopt;
+  }
+  return gr.gr_gid;
+}
+
 int Cores() {
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
@@ -371,16 +384,12 @@ absl::Status Daemon::BindManagement() {
   if (absl::Status s = MakeParent(path); !s.ok()) return s;
   gid_t gid = static_cast<gid_t>(-1);
   if (!config_.admin_group.empty()) {
-    group gr;
-    group* found = nullptr;
-    std::vector<char> buf(16384);
-    if (::getgrnam_r(config_.admin_group.c_str(), &gr, buf.data(), buf.size(),
-                     &found) != 0 ||
-        found == nullptr) {
+    std::optional<gid_t> found = LookUpGroup(config_.admin_group);
+    if (!found.has_value()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--admin-group ", config_.admin_group, ": no such group"));
     }
-    gid = gr.gr_gid;
+    gid = *found;
   }
   // Owner root (when we are root); a non-root test daemon keeps its own.
   // We hold the socket's lock, so a file left at the path is stale: the
@@ -543,6 +552,61 @@ absl::Status Daemon::StartServing() {
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = TakeLocks(); !s.ok()) return s;
+
+  const int load_threads =
+      config_.load_threads > 0 ? config_.load_threads : Cores();
+  threads_ = config_.threads > 0 ? config_.threads : std::max(4, 2 * Cores());
+
+  absl::StatusOr<std::unique_ptr<authcache::Resolver>> resolver =
+      MakeResolver();
+  if (!resolver.ok()) return resolver.status();
+  absl::StatusOr<std::unique_ptr<FsWatch>> fs_watch = OpenCatalog(load_threads);
+  if (!fs_watch.ok()) return fs_watch.status();
+
+  authcache::AuthCacheConfig cc;
+  cc.max_entries = config_.auth_cache_max;
+  cache_ = std::make_unique<authcache::AuthCache>(
+      std::shared_ptr<authcache::Resolver>(*std::move(resolver)), cc);
+
+  if (absl::Status s = StartMountService(); !s.ok()) return s;
+  if (absl::Status s = BindMount(); !s.ok()) return s;
+  if (absl::Status s = BindManagement(); !s.ok()) return s;
+
+  const std::optional<gid_t> admin_gid = config_.admin_group.empty()
+                                             ? std::nullopt
+                                             : LookUpGroup(config_.admin_group);
+  mgmt_ =
+      std::make_unique<MgmtService>(catalog_.get(), cache_.get(), mount_.get(),
+                                    config_.sharetab_path, admin_gid);
+  ServeFromFsWatch(*std::move(fs_watch));
+  if (absl::Status s = MakeParent(config_.sharetab_path); !s.ok()) {
+    LogLine(s.message());
+  }
+  if (absl::Status s = StartKernelMode(); !s.ok()) return s;
+  // A big table's view is written in the background; started before the
+  // first round has probed every share, it would decide each one live
+  // (an lstat apiece, a second probe of the whole table beside the round:
+  // at 1,000,000 shares seconds of both cores, and a SIGTERM meanwhile
+  // waited for it). So it waits for the round's end, or the start's if
+  // that comes later.
+  const bool view_before_serving =
+      catalog_->share_count() <= kViewBeforeServingShares;
+  WatchFileSystems(view_before_serving);
+  if (absl::Status s = StartFollowingExports(); !s.ok()) return s;
+
+  AddMountListeners();
+  AddManagementListener(admin_gid);
+  if (absl::Status s = StartServers(); !s.ok()) return s;
+  started_ = true;
+  WriteViewOnceServing(view_before_serving);
+  if (!config_.no_rpcbind) {
+    if (absl::Status s = RegisterRpcbind(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::TakeLocks() {
   if (absl::Status s =
           TakeLock(config_.db_path, config_.db_path + ".lock", &db_lock_fd_);
       !s.ok())
@@ -570,20 +634,20 @@ absl::Status Daemon::StartServing() {
              !held.ok()) {
     return held;
   }
+  return absl::OkStatus();
+}
 
-  const int load_threads =
-      config_.load_threads > 0 ? config_.load_threads : Cores();
-  threads_ = config_.threads > 0 ? config_.threads : std::max(4, 2 * Cores());
-
+absl::StatusOr<std::unique_ptr<authcache::Resolver>> Daemon::MakeResolver()
+    const {
   std::unique_ptr<authcache::Resolver> resolver;
   if (!config_.hosts_file.empty() || !config_.netgroups_file.empty()) {
     absl::StatusOr<std::unique_ptr<authcache::Resolver>> r =
         authcache::MakeFilesResolver(config_.hosts_file,
                                      config_.netgroups_file);
     if (!r.ok()) {
-      return absl::Status(r.status().code(),
-                          absl::StrCat("--hosts/--netgroups: ",
-                                       r.status().message()));
+      return absl::Status(
+          r.status().code(),
+          absl::StrCat("--hosts/--netgroups: ", r.status().message()));
     }
     resolver = std::move(*r);
   } else {
@@ -593,7 +657,10 @@ absl::Status Daemon::StartServing() {
     resolver =
         MakeDelayingResolver(std::move(resolver), config_.resolver_delays);
   }
+  return resolver;
+}
 
+absl::StatusOr<std::unique_ptr<FsWatch>> Daemon::OpenCatalog(int load_threads) {
   // Shares follow their file systems (fs_watch.h): the places recorded
   // for them are read while the table loads (a scan of every row of its
   // own: at 1,000,000 shares 0.5-1 s after the load, on the core the load
@@ -632,54 +699,30 @@ absl::Status Daemon::StartServing() {
   for (const std::string& w : catalog_->load_stats().warnings) {
     LogLine(absl::StrCat("store: ", w));
   }
+  return fs_watch;
+}
 
-  authcache::AuthCacheConfig cc;
-  cc.max_entries = config_.auth_cache_max;
-  cache_ = std::make_unique<authcache::AuthCache>(
-      std::shared_ptr<authcache::Resolver>(std::move(resolver)), cc);
-
+absl::Status Daemon::StartMountService() {
   mount_ = std::make_unique<MountService>(catalog_.get(), cache_.get(),
                                           config_.insecure);
   if (absl::Status s = mount_->Start(); !s.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot load mount records from ", config_.db_path, ": ", s.message()));
   }
-  if (absl::Status s = BindMount(); !s.ok()) return s;
-  if (absl::Status s = BindManagement(); !s.ok()) return s;
+  return absl::OkStatus();
+}
 
-  std::optional<gid_t> admin_gid;
-  if (!config_.admin_group.empty()) {
-    group gr;
-    group* found = nullptr;
-    std::vector<char> buf(16384);
-    if (::getgrnam_r(config_.admin_group.c_str(), &gr, buf.data(), buf.size(),
-                     &found) == 0 &&
-        found != nullptr) {
-      admin_gid = gr.gr_gid;
-    }
-  }
-  mgmt_ =
-      std::make_unique<MgmtService>(catalog_.get(), cache_.get(), mount_.get(),
-                                    config_.sharetab_path, admin_gid);
-  fs_watch_ = *std::move(fs_watch);
+void Daemon::ServeFromFsWatch(std::unique_ptr<FsWatch> fs_watch) {
+  fs_watch_ = std::move(fs_watch);
   fs_watch_->SetCatalog(catalog_.get());
   // Loading a big table frees as much as it keeps (SQLite's pages, the
   // scans' rows, the grown hash tables), in pieces malloc would keep.
   malloc_trim(0);
   mount_->SetServedShares(fs_watch_.get());
   mgmt_->SetServedShares(fs_watch_.get());
-  if (absl::Status s = MakeParent(config_.sharetab_path); !s.ok()) {
-    LogLine(s.message());
-  }
-  if (absl::Status s = StartKernelMode(); !s.ok()) return s;
-  // A big table's view is written in the background; started before the
-  // first round has probed every share, it would decide each one live
-  // (an lstat apiece, a second probe of the whole table beside the round:
-  // at 1,000,000 shares seconds of both cores, and a SIGTERM meanwhile
-  // waited for it). So it waits for the round's end, or the start's if
-  // that comes later.
-  const bool view_before_serving =
-      catalog_->share_count() <= kViewBeforeServingShares;
+}
+
+void Daemon::WatchFileSystems(bool view_before_serving) {
   fs_watch_->Watch(
       [this](const std::vector<std::string>& paths) {
         mgmt_->RefreshSharetab();
@@ -693,43 +736,49 @@ absl::Status Daemon::StartServing() {
         }
         mgmt_->RefreshSharetab();
       });
-  const std::vector<libshare::GroupInfo> groups = catalog_->ListGroups();
-  if (!config_.follow_exports.empty() ||
-      std::any_of(groups.begin(), groups.end(),
-                  [](const libshare::GroupInfo& g) {
-                    return !g.managed_by.empty();
-                  })) {
-    // After the kernel hooks: the first sync is a batch like any other.
-    // Without --follow-exports it only releases the managed groups.
-    ExportsFollower::Config fc;
-    fc.patterns = config_.follow_exports;
-    fc.catalog = catalog_.get();
-    MgmtService* mgmt = mgmt_.get();
-    fc.apply = [mgmt](const libshare::Batch& b) { return mgmt->ApplyBatch(b); };
-    fc.log = [](const std::string& line) { LogLine(line); };
-    absl::StatusOr<std::unique_ptr<ExportsFollower>> f =
-        ExportsFollower::Start(std::move(fc));
-    if (!f.ok()) return f.status();
-    follower_ = *std::move(f);
-    ExportsFollower* follower = follower_.get();
-    mgmt_->SetFollowErrorSource([follower](const libshare::GroupInfo& g) {
-      return follower->ErrorFor(g.name);
-    });
-    if (!config_.follow_exports.empty()) {
-      MgmtService::FollowSyncHooks sync;
-      sync.patterns = config_.follow_exports;
-      sync.sync = [follower] {
-        std::vector<libshare::FollowedFile> out;
-        for (ExportsFollower::FileState& f : follower->SyncNow()) {
-          out.push_back({std::move(f.path), std::move(f.group),
-                         std::move(f.error), f.changed});
-        }
-        return out;
-      };
-      mgmt_->SetFollowSync(std::move(sync));
-    }
-  }
+}
 
+absl::Status Daemon::StartFollowingExports() {
+  const std::vector<libshare::GroupInfo> groups = catalog_->ListGroups();
+  if (config_.follow_exports.empty() &&
+      std::none_of(
+          groups.begin(), groups.end(),
+          [](const libshare::GroupInfo& g) { return !g.managed_by.empty(); })) {
+    return absl::OkStatus();
+  }
+  // After the kernel hooks: the first sync is a batch like any other.
+  // Without --follow-exports it only releases the managed groups.
+  ExportsFollower::Config fc;
+  fc.patterns = config_.follow_exports;
+  fc.catalog = catalog_.get();
+  MgmtService* mgmt = mgmt_.get();
+  fc.apply = [mgmt](const libshare::Batch& b) { return mgmt->ApplyBatch(b); };
+  fc.log = [](const std::string& line) { LogLine(line); };
+  absl::StatusOr<std::unique_ptr<ExportsFollower>> f =
+      ExportsFollower::Start(std::move(fc));
+  if (!f.ok()) return f.status();
+  follower_ = *std::move(f);
+  ExportsFollower* follower = follower_.get();
+  mgmt_->SetFollowErrorSource([follower](const libshare::GroupInfo& g) {
+    return follower->ErrorFor(g.name);
+  });
+  if (!config_.follow_exports.empty()) {
+    MgmtService::FollowSyncHooks sync;
+    sync.patterns = config_.follow_exports;
+    sync.sync = [follower] {
+      std::vector<libshare::FollowedFile> out;
+      for (ExportsFollower::FileState& f : follower->SyncNow()) {
+        out.push_back({std::move(f.path), std::move(f.group),
+                       std::move(f.error), f.changed});
+      }
+      return out;
+    };
+    mgmt_->SetFollowSync(std::move(sync));
+  }
+  return absl::OkStatus();
+}
+
+void Daemon::AddMountListeners() {
   server_ = std::make_unique<RpcServer>(
       threads_, static_cast<std::size_t>(config_.max_connections));
   ListenerLimits mount_limits;
@@ -737,12 +786,14 @@ absl::Status Daemon::StartServing() {
   mount_limits.idle_timeout = absl::Seconds(config_.idle_timeout_seconds);
   mount_limits.max_queued = kMountMaxQueued;
   for (int fd : tcp_fds_) {
-    server_->AddStreamListener(fd, Transport::kTcp, mount_.get(),
-                               mount_limits);
+    server_->AddStreamListener(fd, Transport::kTcp, mount_.get(), mount_limits);
   }
   for (int fd : udp_fds_) server_->AddDatagramSocket(fd, mount_.get());
   tcp_fds_.clear();  // owned by the server now
   udp_fds_.clear();
+}
+
+void Daemon::AddManagementListener(std::optional<gid_t> admin_gid) {
   mgmt_server_ = std::make_unique<RpcServer>(
       kMgmtThreads, static_cast<std::size_t>(config_.max_mgmt_connections));
   ListenerLimits mgmt_limits;
@@ -766,14 +817,19 @@ absl::Status Daemon::StartServing() {
   mgmt_server_->AddStreamListener(unix_fd_, Transport::kUnix, mgmt_.get(),
                                   mgmt_limits);
   unix_fd_ = -1;  // owned by the servers now
+}
+
+absl::Status Daemon::StartServers() {
   // Both pools' connections share the process's descriptors (each server
   // raises the limit for its own only; the limit is never lowered).
   RaiseDescriptorLimit(static_cast<std::size_t>(config_.max_connections) +
                        static_cast<std::size_t>(config_.max_mgmt_connections) +
                        RpcServer::kReservedDescriptors);
   if (absl::Status s = server_->Start(); !s.ok()) return s;
-  if (absl::Status s = mgmt_server_->Start(); !s.ok()) return s;
-  started_ = true;
+  return mgmt_server_->Start();
+}
+
+void Daemon::WriteViewOnceServing(bool view_before_serving) {
   // The view is rewritten at every start (it may be stale after a crash),
   // but a big one in the background: writing 15,000 lines and fsyncing
   // them doubled the time until the first MNT is answered.
@@ -784,10 +840,6 @@ absl::Status Daemon::StartServing() {
     view_now = view_before_serving || view_probed_;
   }
   if (view_now) mgmt_->RefreshSharetab();
-  if (!config_.no_rpcbind) {
-    if (absl::Status s = RegisterRpcbind(); !s.ok()) return s;
-  }
-  return absl::OkStatus();
 }
 
 absl::Status Daemon::StartKernelMode() {

@@ -8,11 +8,15 @@
 #ifndef SHAREMGRD_DAEMON_H_
 #define SHAREMGRD_DAEMON_H_
 
+#include <sys/types.h>
+
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "authcache/auth_cache.h"
 #include "authcache/resolver.h"
@@ -58,7 +62,39 @@ class Daemon {
   void Stop();
 
  private:
+  // The start, step by step; each step's failure leaves what the steps
+  // before it made for Abandon() to undo.
   [[nodiscard]] absl::Status StartServing();
+  // The store's, the socket's and the sharetab view's locks (the view's
+  // only refused when another daemon holds it).
+  [[nodiscard]] absl::Status TakeLocks();
+  // The system resolver, or the files one (--hosts, --netgroups); with
+  // --debug-resolver-delay, wrapped.
+  [[nodiscard]] absl::StatusOr<std::unique_ptr<authcache::Resolver>>
+  MakeResolver() const;
+  // Loads the share table into catalog_ and, beside the load, reads the
+  // shares' recorded file systems: the watch returned, not yet watching.
+  [[nodiscard]] absl::StatusOr<std::unique_ptr<FsWatch>> OpenCatalog(
+      int load_threads);
+  // MOUNT's service (mount_), with the mount records loaded.
+  [[nodiscard]] absl::Status StartMountService();
+  // Keeps the watch in fs_watch_ and has MOUNT and management serve only
+  // the shares it says are served.
+  void ServeFromFsWatch(std::unique_ptr<FsWatch> fs_watch);
+  // Starts fs_watch_'s rounds. A big table's start view
+  // (!view_before_serving) is written at the end of the first round, or
+  // by WriteViewOnceServing if serving starts later.
+  void WatchFileSystems(bool view_before_serving);
+  // --follow-exports, or groups a previous run managed: the follower.
+  [[nodiscard]] absl::Status StartFollowingExports();
+  // server_ with MOUNT's TCP and UDP sockets (which it owns from then on).
+  void AddMountListeners();
+  // mgmt_server_ with the management socket (which it owns from then on).
+  void AddManagementListener(std::optional<gid_t> admin_gid);
+  [[nodiscard]] absl::Status StartServers();
+  // The start's sharetab view: now, or after fs_watch's first round.
+  void WriteViewOnceServing(bool view_before_serving)
+      ABSL_LOCKS_EXCLUDED(view_mu_);
   // Notes which of the files and folders a start may create are missing.
   void NoteMissingFiles();
   [[nodiscard]] absl::Status TakeLock(const std::string& what,
@@ -97,7 +133,8 @@ class Daemon {
   bool keep_memory_at_exit_ = false;
   bool kernel_on_ = false;
   // The start's sharetab view of a big table waits for fs_watch's first
-  // round (see StartServing): whichever of the two comes last writes it.
+  // round (WatchFileSystems, WriteViewOnceServing): whichever of the two
+  // comes last writes it.
   absl::Mutex view_mu_;
   bool view_serving_ ABSL_GUARDED_BY(view_mu_) = false;  // start finished
   bool view_probed_ ABSL_GUARDED_BY(view_mu_) = false;   // first round done

@@ -27,32 +27,10 @@
 #include "absl/types/span.h"
 #include "libshare/batch.h"
 #include "libshare/options.h"
+#include "libshare/records.h"
 #include "libshare/sharetab.h"
 
 namespace libshare {
-
-struct ShareInfo {
-  uint64_t id = 0;           // stable for the life of the share
-  uint64_t generation = 0;   // changes whenever the share's effective
-                             // options, group or state change
-  std::string path;
-  std::string group;
-  std::string resource;
-  std::string description;
-  std::string options;            // the share's own text ("" = inherit)
-  std::string effective_options;  // own text, or the group's if own is ""
-  bool active = false;            // its group is enabled
-  // The device its path was on when it was added (or, for a share loaded
-  // at start, when it was added then: device numbers may change across
-  // boots and pool imports).
-  uint64_t dev = 0;
-  // Whether a file system was mounted at the path when it was added (true
-  // when unknown: loaded at start, or a kernel before 5.8).
-  bool mount_root = true;
-  // Filled by the daemon's LIST_SHARES: why it does not serve the share
-  // ("" if it does; see sharemgrd's fs_watch.h). Never set by the Catalog.
-  std::string not_served;
-};
 
 // What sharemgrd's file-system probe needs of a share (ListLocations).
 struct ShareLocation {
@@ -61,19 +39,6 @@ struct ShareLocation {
   std::string path;
   bool mount_root = true;   // as ShareInfo::mount_root
   bool mountpoint = false;  // its effective options hold "mountpoint"
-};
-
-struct GroupInfo {
-  std::string name;
-  bool enabled = true;
-  std::string options;  // defaults for shares with no options of their own
-  std::size_t share_count = 0;
-  // The exports file the group mirrors (sharemgrd --follow-exports), or ""
-  // when it is edited by hand.
-  std::string managed_by{};
-  // Why the file's last version was not applied ("FILE:LINE: message"),
-  // or "" (filled by the daemon; the catalog leaves it empty).
-  std::string follow_error{};
 };
 
 // What a MOUNT request needs to know about the share that covers a path.

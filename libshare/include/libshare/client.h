@@ -28,7 +28,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "libshare/batch.h"
-#include "libshare/catalog.h"
+#include "libshare/records.h"
 #include "libshare/sharetab.h"
 
 namespace libshare {

@@ -1,0 +1,51 @@
+// The records a listing returns, to a program using the client API
+// (libshare/client.h) and inside the daemon (libshare/catalog.h) alike: a
+// share and a group as the share table holds them. See libshare(3).
+#ifndef LIBSHARE_RECORDS_H_
+#define LIBSHARE_RECORDS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace libshare {
+
+struct ShareInfo {
+  uint64_t id = 0;           // stable for the life of the share
+  uint64_t generation = 0;   // changes whenever the share's effective
+                             // options, group or state change
+  std::string path;
+  std::string group;
+  std::string resource;
+  std::string description;
+  std::string options;            // the share's own text ("" = inherit)
+  std::string effective_options;  // own text, or the group's if own is ""
+  bool active = false;            // its group is enabled
+  // The device its path was on when it was added (or, for a share loaded
+  // at start, when it was added then: device numbers may change across
+  // boots and pool imports).
+  uint64_t dev = 0;
+  // Whether a file system was mounted at the path when it was added (true
+  // when unknown: loaded at start, or a kernel before 5.8).
+  bool mount_root = true;
+  // Filled by the daemon's LIST_SHARES: why it does not serve the share
+  // ("" if it does; see sharemgrd's fs_watch.h). Never set by the Catalog.
+  std::string not_served;
+};
+
+struct GroupInfo {
+  std::string name;
+  bool enabled = true;
+  std::string options;  // defaults for shares with no options of their own
+  std::size_t share_count = 0;
+  // The exports file the group mirrors (sharemgrd --follow-exports), or ""
+  // when it is edited by hand.
+  std::string managed_by{};
+  // Why the file's last version was not applied ("FILE:LINE: message"),
+  // or "" (filled by the daemon; the catalog leaves it empty).
+  std::string follow_error{};
+};
+
+}  // namespace libshare
+
+#endif  // LIBSHARE_RECORDS_H_

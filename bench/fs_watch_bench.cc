@@ -71,9 +71,9 @@ struct Fixture {
     catalog = std::move(*c);
     if (!catalog->Apply(b).ok()) abort();
     sharemgrd::FsWatch::Config config;
-    config.db_path = dir + "/db";
     config.mountinfo = mountinfo;
-    auto w = sharemgrd::FsWatch::Open(config, catalog.get());
+    auto w =
+        sharemgrd::FsWatch::Open(config, catalog.get(), catalog->fs_places());
     if (!w.ok()) abort();
     watch = std::move(*w);
   }

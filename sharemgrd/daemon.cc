@@ -668,12 +668,11 @@ absl::StatusOr<std::unique_ptr<FsWatch>> Daemon::OpenCatalog(int load_threads) {
   absl::StatusOr<std::unique_ptr<FsWatch>> fs_watch =
       absl::InternalError("the recorded file systems were not read");
   libshare::Catalog::Config catalog_config{config_.db_path, load_threads};
-  catalog_config.beside_load = [this, &fs_watch] {
+  catalog_config.beside_load = [&fs_watch](libshare::FsPlaceRecords* places) {
     try {
       fs_watch =
-          FsWatch::Open({.db_path = config_.db_path,
-                         .log = [](const std::string& line) { LogLine(line); }},
-                        nullptr);
+          FsWatch::Open({.log = [](const std::string& line) { LogLine(line); }},
+                        nullptr, places);
     } catch (const std::bad_alloc&) {
       fs_watch = absl::ResourceExhaustedError(
           "out of memory reading the recorded file systems");

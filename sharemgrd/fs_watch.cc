@@ -20,7 +20,6 @@
 #include "libshare/dir_walk.h"
 #include "libshare/file_read.h"
 #include "libshare/path.h"
-#include "libshare/store.h"
 #include "thread_name.h"
 
 namespace sharemgrd {
@@ -213,22 +212,19 @@ ShareProbe ProbeShare(std::string_view path, const PathStat& st,
 }
 
 FsWatch::FsWatch(Config config, const libshare::Catalog* catalog,
-                 std::unique_ptr<libshare::Store> store)
+                 libshare::FsPlaceRecords* places)
     : config_(std::move(config)),
       catalog_(catalog),
-      store_(std::move(store)),
+      records_(places),
       wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
 absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
-    Config config, const libshare::Catalog* catalog) {
-  absl::StatusOr<std::unique_ptr<libshare::Store>> store =
-      libshare::Store::Open(config.db_path);
-  if (!store.ok()) return store.status();
-  std::unique_ptr<FsWatch> w(
-      new FsWatch(std::move(config), catalog, *std::move(store)));
+    Config config, const libshare::Catalog* catalog,
+    libshare::FsPlaceRecords* places) {
+  std::unique_ptr<FsWatch> w(new FsWatch(std::move(config), catalog, places));
   // Ids only grow: every share from this id on is added in this run, its
   // device (ShareInfo::dev) read in this boot. Unknown: none is.
-  absl::StatusOr<uint64_t> max_id = w->store_->MaxShareId();
+  absl::StatusOr<uint64_t> max_id = w->records_->MaxShareId();
   w->first_added_id_ = max_id.ok() ? *max_id + 1 : UINT64_MAX;
   libshare::MountTable mounts = w->ReadMounts();
   // Rows come in id order; consecutive ones mostly repeat the place and
@@ -242,7 +238,7 @@ absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
   if (catalog != nullptr) {
     w->recorded_.reserve(catalog->share_count());
   } else if (max_id.ok()) {
-    absl::StatusOr<uint64_t> used = w->store_->UsedBytes();
+    absl::StatusOr<uint64_t> used = w->records_->UsedBytes();
     const uint64_t rows = used.ok() ? *used / kMinShareRowBytes : 0;
     w->recorded_.reserve(static_cast<std::size_t>(std::min(*max_id, rows)));
   }
@@ -251,7 +247,7 @@ absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
   const FsPlace* parent_mount = nullptr;
   FsPlace p;
   absl::Status scanned =
-      w->store_->ScanFsPlaces([&](const libshare::Store::FsPlaceRowView& r) {
+      w->records_->Scan([&](const libshare::FsPlaceRowView& r) {
         if (last == kNoPlace || p.mount_point != r.mount_point ||
             p.fstype != r.fstype || p.source != r.source) {
           p.mount_point.assign(r.mount_point);
@@ -276,7 +272,7 @@ absl::StatusOr<std::unique_ptr<FsWatch>> FsWatch::Open(
         }
       });
   if (!scanned.ok()) return scanned;
-  w->store_->ReleaseMemory();  // the scan's pages
+  w->records_->ReleaseMemory();  // the scan's pages
   absl::MutexLock l(&w->mu_);
   w->mounts_ = std::make_shared<const libshare::MountTable>(std::move(mounts));
   return w;
@@ -591,14 +587,14 @@ void FsWatch::RecordPlaces(const std::vector<PlaceToRecord>& rows) {
     const std::size_t n = stopping
                               ? rows.size() - begin
                               : std::min(kPlacesPerWrite, rows.size() - begin);
-    if (absl::Status s = store_->RecordFsPlaces(
-            n,
-            [&](std::size_t i) {
-              const PlaceToRecord& r = rows[begin + i];
-              const FsPlace& p = OwnPlace(r.place);
-              return libshare::Store::FsPlaceRowView{
-                  r.id, {}, p.mount_point, p.fstype, p.source};
-            });
+    if (absl::Status s =
+            records_->Record(n,
+                             [&](std::size_t i) {
+                               const PlaceToRecord& r = rows[begin + i];
+                               const FsPlace& p = OwnPlace(r.place);
+                               return libshare::FsPlaceRowView{
+                                   r.id, {}, p.mount_point, p.fstype, p.source};
+                             });
         !s.ok()) {
       // Kept in memory; written again at the next start (still
       // unrecorded).

@@ -26,7 +26,7 @@
 //
 // Thread-safety: all public methods may be called from any thread.
 //
-//   auto w = FsWatch::Open({.db_path = db}, catalog);
+//   auto w = FsWatch::Open({}, catalog, catalog->fs_places());
 //   (*w)->Watch([](const std::vector<std::string>& paths) { ... });
 //   if (std::optional<std::string> why = (*w)->NotServed(path, false)) ...
 #ifndef SHAREMGRD_FS_WATCH_H_
@@ -55,7 +55,7 @@
 #include "libshare/mount_table.h"
 
 namespace libshare {
-class Store;
+class FsPlaceRecords;
 }
 
 namespace sharemgrd {
@@ -119,7 +119,6 @@ bool HasMountpointOption(std::string_view effective_options);
 class FsWatch {
  public:
   struct Config {
-    std::string db_path;  // the store (a connection of its own)
     std::string mountinfo = "/proc/self/mountinfo";
     absl::Duration recheck = absl::Seconds(30);
     // After a mount change, wait this long for more before probing (a
@@ -134,11 +133,14 @@ class FsWatch {
   // Loads the recorded places and reads the mount table; nothing is
   // probed yet (a daemon with 15,000 shares serves before its first round:
   // until then every decision probes its share live, as exactly).
-  // `catalog` may be null: it is then given by SetCatalog, once loaded (the
-  // daemon opens the watch while the catalog loads, reading the store on a
-  // connection of its own: Catalog::Config::beside_load).
+  // The places are read and written through `places`, the catalog's
+  // (Catalog::fs_places), which must outlive the watch. `catalog` may be
+  // null: it is then given by SetCatalog, once loaded (the daemon opens the
+  // watch while the catalog loads: Catalog::Config::beside_load gives
+  // `places` then).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<FsWatch>> Open(
-      Config config, const libshare::Catalog* catalog);
+      Config config, const libshare::Catalog* catalog,
+      libshare::FsPlaceRecords* places);
   // The catalog of a watch opened without one: before Watch, ProbeAll or
   // SharesChanged, and before any other thread uses the watch.
   void SetCatalog(const libshare::Catalog* catalog);
@@ -181,7 +183,7 @@ class FsWatch {
 
  private:
   FsWatch(Config config, const libshare::Catalog* catalog,
-          std::unique_ptr<libshare::Store> store);
+          libshare::FsPlaceRecords* places);
   void Loop();
   void Wake() const;
   // Forgets the changes waiting for a round (and their memory); `full`:
@@ -239,7 +241,9 @@ class FsWatch {
   ChangedFn changed_;  // set once by Watch(), before the thread starts
   std::function<void()> first_round_;  // likewise
   const libshare::Catalog* catalog_;   // set before any other thread runs
-  std::unique_ptr<libshare::Store> store_;  // the watch thread's (or start's)
+  // The recorded places, the catalog's (Catalog::fs_places): read at
+  // Open, written by the watch thread's rounds.
+  libshare::FsPlaceRecords* const records_;
   // By share id, the index of its recorded place; the watch thread's (or
   // ProbeAll's caller's), as are the two below.
   absl::flat_hash_map<uint64_t, uint32_t> recorded_;

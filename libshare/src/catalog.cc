@@ -120,26 +120,30 @@ absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
   absl::StatusOr<std::unique_ptr<Store>> mounts =
       Store::Open(config.db_path, config.busy_timeout_ms);
   if (!mounts.ok()) return mounts.status();
+  absl::StatusOr<std::unique_ptr<Store>> places =
+      Store::Open(config.db_path, config.busy_timeout_ms);
+  if (!places.ok()) return places.status();
   auto catalog = std::make_unique<catalog_internal::CatalogImpl>(
-      *std::move(store), *std::move(mounts), config.read_slice,
-      config.between_slices);
+      *std::move(store), *std::move(mounts), *std::move(places),
+      config.read_slice, config.between_slices);
+  FsPlaceRecords* const fs_places = catalog->fs_places();
   // What beside_load throws is thrown here, after the join, as if it had
   // run on this thread.
   std::exception_ptr thrown;
   std::thread beside;
   if (config.beside_load) {
     try {
-      beside = std::thread([&config, &thrown] {
+      beside = std::thread([&config, &thrown, fs_places] {
         try {
-          config.beside_load();
+          config.beside_load(fs_places);
         } catch (...) {
           thrown = std::current_exception();
         }
       });
     } catch (const std::system_error&) {
-      config.beside_load();  // no thread: before the load, on this one
+      config.beside_load(fs_places);  // no thread: before the load, here
     } catch (const std::bad_alloc&) {
-      config.beside_load();
+      config.beside_load(fs_places);
     }
   }
   struct Join {

@@ -181,14 +181,52 @@ struct PendingInherit {
   bool is_public = false;  // its effective options hold "public"
 };
 
+// FsPlaceRecords on a store connection of its own.
+class StoreFsPlaces final : public FsPlaceRecords {
+ public:
+  explicit StoreFsPlaces(std::unique_ptr<Store> store)
+      : store_(std::move(store)) {}
+  absl::StatusOr<uint64_t> MaxShareId() override {
+    absl::MutexLock l(&mu_);
+    return store_->MaxShareId();
+  }
+  absl::StatusOr<uint64_t> UsedBytes() override {
+    absl::MutexLock l(&mu_);
+    return store_->UsedBytes();
+  }
+  absl::Status Scan(
+      absl::FunctionRef<void(const FsPlaceRowView&)> fn) override {
+    absl::MutexLock l(&mu_);
+    return store_->ScanFsPlaces(fn);
+  }
+  absl::Status Record(
+      std::size_t count,
+      absl::FunctionRef<FsPlaceRowView(std::size_t)> row) override {
+    absl::MutexLock l(&mu_);
+    return store_->RecordFsPlaces(count, row);
+  }
+  void ReleaseMemory() override {
+    absl::MutexLock l(&mu_);
+    store_->ReleaseMemory();
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::unique_ptr<Store> store_ ABSL_GUARDED_BY(mu_);
+};
+
 class CatalogImpl : public Catalog {
  public:
   CatalogImpl(std::unique_ptr<Store> store, std::unique_ptr<Store> mounts,
-              std::size_t read_slice, std::function<void()> between_slices)
+              std::unique_ptr<Store> places, std::size_t read_slice,
+              std::function<void()> between_slices)
       : read_slice_(std::max<std::size_t>(1, read_slice)),
         between_slices_(std::move(between_slices)),
+        places_(std::move(places)),
         store_(std::move(store)),
         mounts_(std::move(mounts)) {}
+
+  FsPlaceRecords* fs_places() override { return &places_; }
 
   absl::Status Load(int threads);
 
@@ -339,6 +377,7 @@ class CatalogImpl : public Catalog {
 
   const std::size_t read_slice_;
   const std::function<void()> between_slices_;  // Config::between_slices
+  StoreFsPlaces places_;
   // Order: apply_mu_ before mu_.
   mutable absl::Mutex apply_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;

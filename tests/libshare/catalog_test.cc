@@ -60,7 +60,7 @@ TEST_F(CatalogTest, BesideLoadRunsOnItsOwnThreadOnceTheStoreIsCurrent) {
   std::thread::id ran_on;
   int version = -1;
   std::atomic<bool> done{false};
-  config.beside_load = [&] {
+  config.beside_load = [&](FsPlaceRecords*) {
     ran_on = std::this_thread::get_id();
     sqlite3* db = nullptr;
     if (sqlite3_open_v2(config.db_path.c_str(), &db, SQLITE_OPEN_READONLY,
@@ -89,13 +89,57 @@ TEST_F(CatalogTest, BesideLoadRunsOnItsOwnThreadOnceTheStoreIsCurrent) {
   EXPECT_TRUE((*c)->Apply(b).ok());
 }
 
+// The file-system places are the catalog's: beside_load gets the object
+// fs_places() returns, can read the rows recorded before while the table
+// loads, and what is recorded through it is there after a reopen.
+TEST_F(CatalogTest, FsPlacesAreReadBesideTheLoadAndRecordedThroughTheCatalog) {
+  const std::string a = dir_.Mkdir("a"), b = dir_.Mkdir("b");
+  MustApply({CreateGroup("g"), AddShare(a, "g"), AddShare(b, "g")});
+  std::vector<ShareInfo> shares = *catalog_->ListShares({});
+  ASSERT_EQ(shares.size(), 2u);
+  ASSERT_TRUE(catalog_->fs_places()
+                  ->Record(2,
+                           [&](std::size_t i) {
+                             return FsPlaceRowView{
+                                 shares[i].id,
+                                 {},
+                                 "/",
+                                 "ext4",
+                                 i == 0 ? "/dev/a" : "/dev/b"};
+                           })
+                  .ok());
+  catalog_.reset();
+  Catalog::Config config;
+  config.db_path = db_;
+  FsPlaceRecords* given = nullptr;
+  std::vector<std::string> seen;
+  config.beside_load = [&](FsPlaceRecords* places) {
+    given = places;
+    ASSERT_TRUE(places
+                    ->Scan([&](const FsPlaceRowView& r) {
+                      seen.push_back(std::string(r.path) + " " +
+                                     std::string(r.source));
+                    })
+                    .ok());
+  };
+  auto c = Catalog::Open(config);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(given, (*c)->fs_places());
+  EXPECT_THAT(seen, ElementsAre(a + " /dev/a", b + " /dev/b"));
+  absl::StatusOr<uint64_t> max_id = (*c)->fs_places()->MaxShareId();
+  ASSERT_TRUE(max_id.ok());
+  EXPECT_EQ(*max_id, std::max(shares[0].id, shares[1].id));
+}
+
 // What beside_load throws on its thread is thrown by Open, after the load,
 // as if it had run on the caller's thread (not std::terminate).
 TEST_F(CatalogTest, WhatBesideLoadThrowsOpenThrows) {
   catalog_.reset();
   Catalog::Config config;
   config.db_path = db_;
-  config.beside_load = [] { throw std::runtime_error("beside"); };
+  config.beside_load = [](FsPlaceRecords*) {
+    throw std::runtime_error("beside");
+  };
   try {
     auto c = Catalog::Open(config);
     ADD_FAILURE() << "Open returned";
@@ -116,7 +160,7 @@ TEST_F(CatalogTest, BesideLoadIsWaitedForWhenTheLoadFails) {
   Catalog::Config config;
   config.db_path = db_;
   std::atomic<bool> done{false};
-  config.beside_load = [&] {
+  config.beside_load = [&](FsPlaceRecords*) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     done = true;
   };

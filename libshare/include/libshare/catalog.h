@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -72,6 +73,44 @@ struct LoadStats {
   std::vector<std::string> warnings;
 };
 
+// One share's recorded file system, texts borrowed for the length of a
+// call: mount_point, fstype and source repeat for most shares, so a caller
+// that keeps them once saves a copy per share.
+struct FsPlaceRowView {
+  uint64_t id = 0;
+  std::string_view path;  // the share's path (read only; never written)
+  std::string_view mount_point;
+  std::string_view fstype;
+  std::string_view source;
+};
+
+// The file system each share was found on, as sharemgrd's file-system
+// watch records it (sharemgrd/fs_watch.h), kept in the store beside the
+// shares. The Catalog owns it and so stays the store's only writer; it
+// reads and writes on a store connection of its own, so that the scan at
+// start runs beside the load and a round's write does not wait for a
+// batch's validation (the store still takes one writer at a time).
+// Thread-safe.
+class FsPlaceRecords {
+ public:
+  virtual ~FsPlaceRecords() = default;
+  // The highest share id the store ever gave (ids only grow).
+  [[nodiscard]] virtual absl::StatusOr<uint64_t> MaxShareId() = 0;
+  // Bytes the store's file takes.
+  [[nodiscard]] virtual absl::StatusOr<uint64_t> UsedBytes() = 0;
+  // Every share's recorded place, in id order, one row per call of `fn`.
+  [[nodiscard]] virtual absl::Status Scan(
+      absl::FunctionRef<void(const FsPlaceRowView&)> fn) = 0;
+  // Records `count` places in one transaction, each made by `row(i)` as it
+  // is written (its texts need last only until the next call); rows of
+  // shares removed meanwhile are skipped.
+  [[nodiscard]] virtual absl::Status Record(
+      std::size_t count,
+      absl::FunctionRef<FsPlaceRowView(std::size_t)> row) = 0;
+  // Gives back the memory a scan's pages took.
+  virtual void ReleaseMemory() = 0;
+};
+
 class Catalog {
  public:
   struct Config {
@@ -93,9 +132,10 @@ class Catalog {
     // after it has returned, whether the load succeeded or not; what it
     // throws, Open throws then (what the load throws, if both do). Without
     // a thread (none could be started) it runs on the caller's, before the
-    // load. The daemon reads its recorded file systems here: a second scan
-    // of every row, on the core the load leaves idle.
-    std::function<void()> beside_load = nullptr;
+    // load. The daemon reads its recorded file systems here, through the
+    // catalog's FsPlaceRecords (the argument; the same as fs_places()): a
+    // second scan of every row, on the core the load leaves idle.
+    std::function<void(FsPlaceRecords*)> beside_load = nullptr;
   };
 
   // Opens (creating it and its folder if needed) the store at db_path,
@@ -181,6 +221,10 @@ class Catalog {
       const std::vector<MountRecord>& removed) = 0;
   [[nodiscard]] virtual absl::StatusOr<std::vector<MountRecord>> LoadMounts()
       const = 0;
+
+  // The shares' recorded file systems (see FsPlaceRecords), owned by the
+  // catalog.
+  virtual FsPlaceRecords* fs_places() = 0;
 };
 
 }  // namespace libshare

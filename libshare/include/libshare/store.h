@@ -231,13 +231,7 @@ class Store {
   // The same rows one at a time, texts borrowed from SQLite's row (valid
   // during the call only): mount_point, fstype and source repeat for most
   // shares, so a caller that keeps them once saves a copy per share.
-  struct FsPlaceRowView {
-    uint64_t id = 0;
-    std::string_view path;
-    std::string_view mount_point;
-    std::string_view fstype;
-    std::string_view source;
-  };
+  using FsPlaceRowView = ::libshare::FsPlaceRowView;
   [[nodiscard]] absl::Status ScanFsPlaces(
       absl::FunctionRef<void(const FsPlaceRowView&)> fn);
   // Records `count` places in one transaction of its own, each made by

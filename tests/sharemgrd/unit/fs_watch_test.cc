@@ -219,15 +219,14 @@ class FsWatchRoundsTest : public ::testing::Test {
     ASSERT_EQ(
         system(("cp /proc/self/mountinfo '" + dir_ + "/mountinfo'").c_str()),
         0);
-    auto w = FsWatch::Open({.db_path = dir_ + "/db",
-                            .mountinfo = dir_ + "/mountinfo",
+    auto w = FsWatch::Open({.mountinfo = dir_ + "/mountinfo",
                             .recheck = recheck_,
                             .log =
                                 [this](const std::string& line) {
                                   absl::MutexLock l(&mu_);
                                   log_.push_back(line);
                                 }},
-                           catalog_.get());
+                           catalog_.get(), catalog_->fs_places());
     ASSERT_TRUE(w.ok()) << w.status();
     watch_ = std::move(*w);
     watch_->Watch(

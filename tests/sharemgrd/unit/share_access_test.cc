@@ -269,9 +269,8 @@ class ServedShareAccessTest : public ShareAccessTest {
   }
   void OpenWatch() {
     FsWatch::Config c;
-    c.db_path = dir_ + "/db";
     c.mountinfo = dir_ + "/mountinfo";
-    auto w = FsWatch::Open(c, catalog_.get());
+    auto w = FsWatch::Open(c, catalog_.get(), catalog_->fs_places());
     ASSERT_TRUE(w.ok()) << w.status();
     watch_ = std::move(*w);
   }
@@ -370,12 +369,13 @@ TEST_F(ServedShareAccessTest, WatchOpenedWhileTheCatalogLoadsDecidesTheSame) {
   RecordOnRootThenMountAtTheShare();
   catalog_.reset();
   FsWatch::Config c;
-  c.db_path = dir_ + "/db";
   c.mountinfo = dir_ + "/mountinfo";
   absl::StatusOr<std::unique_ptr<FsWatch>> opened =
       absl::UnknownError("beside_load did not run");
   libshare::Catalog::Config cc{dir_ + "/db", 1};
-  cc.beside_load = [&] { opened = FsWatch::Open(c, nullptr); };
+  cc.beside_load = [&](libshare::FsPlaceRecords* places) {
+    opened = FsWatch::Open(c, nullptr, places);
+  };
   auto catalog = libshare::Catalog::Open(cc);
   ASSERT_TRUE(catalog.ok()) << catalog.status();
   catalog_ = std::move(*catalog);
@@ -407,14 +407,18 @@ TEST_F(ServedShareAccessTest, WatchOpenedWithoutTheCatalogBoundsItsReserve) {
     sqlite3_close(db);
   }
   FsWatch::Config c;
-  c.db_path = dir_ + "/db";
   c.mountinfo = dir_ + "/mountinfo";
-  auto w = FsWatch::Open(c, nullptr);
-  ASSERT_TRUE(w.ok()) << w.status();
-  watch_ = std::move(*w);
-  auto catalog = libshare::Catalog::Open({dir_ + "/db", 1});
+  absl::StatusOr<std::unique_ptr<FsWatch>> w =
+      absl::UnknownError("beside_load did not run");
+  libshare::Catalog::Config cc{dir_ + "/db", 1};
+  cc.beside_load = [&](libshare::FsPlaceRecords* places) {
+    w = FsWatch::Open(c, nullptr, places);
+  };
+  auto catalog = libshare::Catalog::Open(cc);
   ASSERT_TRUE(catalog.ok()) << catalog.status();
   catalog_ = std::move(*catalog);
+  ASSERT_TRUE(w.ok()) << w.status();
+  watch_ = std::move(*w);
   watch_->SetCatalog(catalog_.get());
   EXPECT_EQ(watch_->NotServed(share_, false),
             "recorded on a file system mounted at /, now " + share_);

@@ -16,7 +16,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "libshare/dir_walk.h"
 #include "libshare/file_read.h"
 #include "libshare/path.h"
@@ -129,16 +128,6 @@ PathStat StatPath(const std::string& path, bool mount_point) {
     r.kind = PathStat::Kind::kOther;
   }
   return r;
-}
-
-bool HasMountpointOption(std::string_view effective_options) {
-  for (absl::string_view word :
-       absl::StrSplit(absl::string_view(effective_options.data(),
-                                        effective_options.size()),
-                      ',')) {
-    if (word == "mountpoint") return true;
-  }
-  return false;
 }
 
 ShareProbe ProbeShare(std::string_view path, const PathStat& st,

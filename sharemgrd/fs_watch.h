@@ -112,9 +112,6 @@ ShareProbe ProbeShare(std::string_view path, const PathStat& st,
                       bool mountpoint = false,
                       std::optional<uint64_t> added_dev = std::nullopt,
                       bool added_mount_root = true);
-// Whether an effective option text holds the flag mountpoint (a word of
-// its own; list entries are never a bare word).
-bool HasMountpointOption(std::string_view effective_options);
 
 class FsWatch {
  public:

@@ -342,9 +342,7 @@ std::vector<libshare::SharetabEntry> MgmtService::ServedSharetabEntries()
     entries.erase(std::remove_if(entries.begin(), entries.end(),
                                  [&](const libshare::SharetabEntry& e) {
                                    return served_
-                                       ->NotServed(
-                                           e.path, false,
-                                           HasMountpointOption(e.options))
+                                       ->NotServed(e.path, false, e.mountpoint)
                                        .has_value();
                                  }),
                   entries.end());
@@ -497,10 +495,8 @@ accept_stat MgmtService::ListShares(XDR* args, std::string* out, bool* error) {
   for (std::size_t i = 0; i < shares->size(); ++i) {
     if (served_ != nullptr) {
       const libshare::ShareInfo& si = (*shares)[i];
-      not_served[i] = served_
-                          ->NotServed(si.path, false,
-                                      HasMountpointOption(si.effective_options))
-                          .value_or("");
+      not_served[i] =
+          served_->NotServed(si.path, false, si.mountpoint).value_or("");
     }
     s[i].not_served = Mutable(not_served[i]);
   }

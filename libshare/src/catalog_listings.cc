@@ -39,6 +39,7 @@ ShareInfo MakeInfo(const Share& s) {
   i.active = s.active();
   i.dev = s.dev;
   i.mount_root = s.mount_root;
+  i.mountpoint = s.effective_options()->mountpoint;
   return i;
 }
 
@@ -201,6 +202,7 @@ std::vector<SharetabEntry> CatalogImpl::SharetabEntries() const {
                  e.resource = s.resource();
                  e.options = s.effective_options_text();
                  e.description = s.description();
+                 e.mountpoint = s.effective_options()->mountpoint;
                },
                [&] { out.clear(); });
   std::sort(out.begin(), out.end(),

@@ -149,6 +149,29 @@ TEST_F(CatalogTest, SharetabEntriesAreActiveSharesInPathOrder) {
   EXPECT_THAT(seen, ElementsAre(a, b));
 }
 
+// The compiled mountpoint flag rides with the records the daemon reads
+// (its served-state probe): own options or the group's, never a list entry
+// that happens to read "mountpoint".
+TEST_F(CatalogTest, ListingsCarryTheCompiledMountpointFlag) {
+  const std::string a = dir_.Mkdir("a"), b = dir_.Mkdir("b"),
+                    c = dir_.Mkdir("c");
+  MustApply({CreateGroup("m", "rw,mountpoint"), CreateGroup("p", "rw"),
+             AddShare(a, "m"), AddShare(b, "p", "rw=mountpoint"),
+             AddShare(c, "p", "ro,mountpoint")});
+  absl::StatusOr<std::vector<ShareInfo>> shares = catalog_->ListShares({});
+  ASSERT_TRUE(shares.ok());
+  std::vector<std::string> flagged;
+  for (const ShareInfo& s : *shares) {
+    if (s.mountpoint) flagged.push_back(s.path);
+  }
+  EXPECT_THAT(flagged, ElementsAre(a, c));
+  flagged.clear();
+  for (const SharetabEntry& e : catalog_->SharetabEntries()) {
+    if (e.mountpoint) flagged.push_back(e.path);
+  }
+  EXPECT_THAT(flagged, ElementsAre(a, c));
+}
+
 TEST_F(CatalogTest, ListSharesOfUnknownGroupIsNotFound) {
   auto r = catalog_->ListShares({"nope"});
   ASSERT_FALSE(r.ok());

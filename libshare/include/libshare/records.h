@@ -28,6 +28,10 @@ struct ShareInfo {
   // Whether a file system was mounted at the path when it was added (true
   // when unknown: loaded at start, or a kernel before 5.8).
   bool mount_root = true;
+  // Its effective options hold the flag mountpoint (from the compiled
+  // options, inside the daemon; LIST_SHARES does not send it: a client
+  // reads effective_options).
+  bool mountpoint = false;
   // Filled by the daemon's LIST_SHARES: why it does not serve the share
   // ("" if it does; see sharemgrd's fs_watch.h). Never set by the Catalog.
   std::string not_served;

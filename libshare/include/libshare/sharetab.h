@@ -20,6 +20,10 @@ struct SharetabEntry {
   std::string fstype = "nfs";
   std::string options;
   std::string description;
+  // Not written: the effective options hold the flag mountpoint (the
+  // catalog fills it from the compiled options; the daemon's view leaves
+  // out a mountpoint share with nothing mounted at it).
+  bool mountpoint = false;
   bool operator==(const SharetabEntry& o) const {
     return path == o.path && resource == o.resource && fstype == o.fstype &&
            options == o.options && description == o.description;

@@ -167,14 +167,6 @@ TEST(ProbeShare, MountpointOptionRecordsTheFileSystemMountedLater) {
   EXPECT_FALSE(q.record.has_value());
 }
 
-TEST(ProbeShare, HasMountpointOptionMatchesTheWordOnly) {
-  EXPECT_TRUE(HasMountpointOption("rw,mountpoint"));
-  EXPECT_TRUE(HasMountpointOption("mountpoint"));
-  EXPECT_FALSE(HasMountpointOption("rw=mountpoint"));
-  EXPECT_FALSE(HasMountpointOption("rw=a:mountpoint,nohide"));
-  EXPECT_FALSE(HasMountpointOption(""));
-}
-
 TEST(ProbeShare, MissingLinkAndFileAreNotServed) {
   libshare::MountTable m = libshare::MountTable::Parse(kMountinfo);
   FsPlace rec{"/", "ext4", "/dev/sda1"};

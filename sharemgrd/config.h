@@ -13,12 +13,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "libshare/client.h"
 #include "nfs_conf.h"
 
 namespace sharemgrd {
 
 inline constexpr char kDefaultDbPath[] = "/var/lib/sharemgr/shares.db";
-inline constexpr char kDefaultSocketPath[] = "/run/sharemgr/sharemgrd.sock";
+// The management socket: where libshare's client API looks by default.
+using libshare::kDefaultSocketPath;
 inline constexpr char kDefaultSharetabPath[] = "/run/sharemgr/sharetab";
 inline constexpr char kDefaultPidFile[] = "/run/sharemgr/sharemgrd.pid";
 // MOUNT listens on both families unless --listen says where.

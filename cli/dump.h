@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "libshare/catalog.h"
+#include "libshare/records.h"
 
 namespace sharectl {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libshare/catalog.h"
+#include "libshare/records.h"
 
 namespace sharectl {
 

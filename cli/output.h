@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libshare/catalog.h"
+#include "libshare/records.h"
 #include "libshare/client.h"
 #include "libshare/sharetab.h"
 

@@ -44,6 +44,7 @@
 #include "authcache/evaluate.h"
 #include "authcache/resolver.h"
 #include "libshare/options.h"
+#include "libshare/records.h"
 
 namespace authcache {
 
@@ -76,17 +77,8 @@ struct AuthCacheConfig {
 // DropUnused); lookups counts resolver calls; lookup_failures counts
 // failed resolver calls and timeouts; timeouts counts lookups abandoned at
 // lookup_timeout.
-struct AuthCacheCounters {
-  uint64_t entries = 0;
-  uint64_t hits = 0;
-  uint64_t misses = 0;
-  uint64_t coalesced = 0;
-  uint64_t refreshes = 0;
-  uint64_t reclaims = 0;
-  uint64_t lookups = 0;  // resolver calls made
-  uint64_t lookup_failures = 0;
-  uint64_t timeouts = 0;
-};
+// The counters STATS reports (one definition, libshare/records.h).
+using AuthCacheCounters = libshare::CacheStats;
 
 class AuthCache {
  public:

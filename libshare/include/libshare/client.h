@@ -56,18 +56,6 @@ struct RequestStats {
   double p99_us = 0;
 };
 
-struct CacheStats {
-  uint64_t entries = 0;
-  uint64_t hits = 0;
-  uint64_t misses = 0;
-  uint64_t coalesced = 0;
-  uint64_t refreshes = 0;
-  uint64_t reclaims = 0;
-  uint64_t lookups = 0;  // calls made to the resolver
-  uint64_t lookup_failures = 0;
-  uint64_t timeouts = 0;
-};
-
 // The kernel mode: upcalls answered (of them negative), entries rewritten
 // after changes, whole-cache flushes, answer latency inside the daemon.
 struct KernelStats {

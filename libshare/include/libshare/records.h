@@ -50,6 +50,20 @@ struct GroupInfo {
   std::string follow_error{};
 };
 
+// The authorization cache's counters since the daemon started (STATS;
+// inside the daemon, authcache::AuthCache::counters()).
+struct CacheStats {
+  uint64_t entries = 0;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t coalesced = 0;
+  uint64_t refreshes = 0;
+  uint64_t reclaims = 0;
+  uint64_t lookups = 0;  // calls made to the resolver
+  uint64_t lookup_failures = 0;
+  uint64_t timeouts = 0;
+};
+
 }  // namespace libshare
 
 #endif  // LIBSHARE_RECORDS_H_

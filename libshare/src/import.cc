@@ -579,24 +579,34 @@ std::string AnonText(const Client& c) {
   return absl::StrCat("anonuid=", c.anonuid, ",anongid=", c.anongid);
 }
 
-// The share_nfs options that give every client what rpc.mountd would give
-// it, or nothing (with a problem naming why) when sharemgr cannot say it.
-std::optional<std::string> BuildShareOptions(const ExportedPath& e,
-                                             std::vector<ImportProblem>* out) {
-  bool refused = false;
-  const auto problem = [&](const std::string& where, std::string message,
-                           bool unsupported) {
-    out->push_back({where, std::move(message), unsupported});
-    refused |= !unsupported;
-  };
-  // rpc.mountd's order: by type, then file order.
+// The problems of one path's translation. One that is not merely
+// unsupported refuses the path: BuildShareOptions then gives no options.
+class PathProblems {
+ public:
+  explicit PathProblems(std::vector<ImportProblem>* out) : out_(out) {}
+
+  void Add(const std::string& where, std::string message, bool unsupported) {
+    out_->push_back({where, std::move(message), unsupported});
+    refused_ |= !unsupported;
+  }
+  bool refused() const { return refused_; }
+
+ private:
+  std::vector<ImportProblem>* out_;
+  bool refused_ = false;
+};
+
+// The clients with a share_nfs entry in rpc.mountd's order: by type, then
+// file order. A client without an equivalent can be dropped only if no
+// client after it could catch its hosts: they then get no access, which
+// is less.
+std::vector<const Client*> MountdOrder(const ExportedPath& e,
+                                       PathProblems* problems) {
   std::vector<const Client*> all;
   for (const Client& c : e.clients) all.push_back(&c);
   std::stable_sort(
       all.begin(), all.end(),
       [](const Client* a, const Client* b) { return a->type < b->type; });
-  // A client without an equivalent can be dropped only if no client after
-  // it could catch its hosts: they then get no access, which is less.
   std::vector<const Client*> order;
   for (size_t i = 0; i < all.size(); ++i) {
     const Client& c = *all[i];
@@ -609,43 +619,54 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
       if (all[j]->type != LinuxType::kGss) next = all[j];
     }
     if (next == nullptr) {
-      problem(c.where, c.no_entry_why, true);
+      problems->Add(c.where, c.no_entry_why, true);
     } else {
-      problem(c.where,
-              absl::StrCat(c.no_entry_why, ", and without it its hosts would ",
-                           "fall through to ", Show(*next), ": refusing"),
-              false);
+      problems->Add(
+          c.where,
+          absl::StrCat(c.no_entry_why, ", and without it its hosts would ",
+                       "fall through to ", Show(*next), ": refusing"),
+          false);
     }
   }
-  if (order.empty()) return std::nullopt;
+  return order;
+}
 
+// all_squash has no equivalent; no_root_squash is kept for sec=sys only.
+void CheckSquashing(const std::vector<const Client*>& order,
+                    PathProblems* problems) {
   for (const Client* c : order) {
     for (const ExportsFlavor& f : c->flavors) {
       if (f.flags.all_squash) {
-        problem(c->where,
-                absl::StrCat("all_squash for \"", c->spec,
-                             "\" has no sharemgr equivalent (its users would "
-                             "keep their own ids): refusing"),
-                false);
+        problems->Add(
+            c->where,
+            absl::StrCat("all_squash for \"", c->spec,
+                         "\" has no sharemgr equivalent (its users would "
+                         "keep their own ids): refusing"),
+            false);
         break;
       }
     }
     for (const ExportsFlavor& f : c->flavors) {
       if (f.flavor != SecFlavor::kSys && f.flavor != SecFlavor::kNone &&
           !f.flags.root_squash) {
-        problem(c->where,
-                absl::StrCat("no_root_squash for \"", c->spec, "\" under sec=",
-                             std::string(SecFlavorName(f.flavor)),
-                             ": sharemgr keeps root for sec=sys only; root "
-                             "would be squashed"),
-                true);
+        problems->Add(
+            c->where,
+            absl::StrCat("no_root_squash for \"", c->spec,
+                         "\" under sec=", std::string(SecFlavorName(f.flavor)),
+                         ": sharemgr keeps root for sec=sys only; root "
+                         "would be squashed"),
+            true);
       }
     }
   }
+}
 
-  // anon= is one pair of ids for the whole share (the kernel mode sets
-  // anonuid and anongid both to it); every client whose users can be
-  // squashed must map them to that pair.
+// anon= is one pair of ids for the whole share (the kernel mode sets
+// anonuid and anongid both to it); every client whose users can be
+// squashed must map them to that pair. The share's anon= value, or none
+// when it is the default (or refused).
+std::optional<int64_t> SharedAnon(const std::vector<const Client*>& order,
+                                  PathProblems* problems) {
   const Client* anon_from = nullptr;
   for (const Client* c : order) {
     bool squashes = false;
@@ -667,12 +688,13 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
     std::string what = odd.anonuid != other.anonuid
                            ? absl::StrCat("anonuid=", odd.anonuid)
                            : absl::StrCat("anongid=", odd.anongid);
-    problem(odd.where,
-            absl::StrCat(what, " applies to ", odd.spec, " only (", other.spec,
-                         " has ", AnonText(other),
-                         "); sharemgr's anon= is per share: refusing (split "
-                         "the share or use one anonuid)"),
-            false);
+    problems->Add(
+        odd.where,
+        absl::StrCat(what, " applies to ", odd.spec, " only (", other.spec,
+                     " has ", AnonText(other),
+                     "); sharemgr's anon= is per share: refusing (split "
+                     "the share or use one anonuid)"),
+        false);
     anon_from = nullptr;
     break;
   }
@@ -680,18 +702,22 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
   if (anon_from != nullptr &&
       (anon_from->anonuid != 65534 || anon_from->anongid != 65534)) {
     if (anon_from->anonuid != anon_from->anongid) {
-      problem(anon_from->where,
-              absl::StrCat(AnonText(*anon_from), " for ", anon_from->spec,
-                           ": sharemgr's anon= maps squashed users to one id "
-                           "as user and group: refusing (give anonuid and "
-                           "anongid the same value)"),
-              false);
+      problems->Add(
+          anon_from->where,
+          absl::StrCat(AnonText(*anon_from), " for ", anon_from->spec,
+                       ": sharemgr's anon= maps squashed users to one id "
+                       "as user and group: refusing (give anonuid and "
+                       "anongid the same value)"),
+          false);
     } else {
       anon = anon_from->anonuid;
     }
   }
+  return anon;
+}
 
-  // The flavors in the order clients name them.
+// The flavors in the order clients name them.
+std::vector<SecFlavor> FlavorsInOrder(const std::vector<const Client*>& order) {
   std::vector<SecFlavor> flavors;
   for (const Client* c : order) {
     for (const ExportsFlavor& f : c->flavors) {
@@ -701,6 +727,96 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
       }
     }
   }
+  return flavors;
+}
+
+// The access options of flavor `f`'s scope (see DESIGN.md, "Option
+// grammar": none= first, then rw=, then bare rw with ro=, or ro=, then
+// bare ro), for the clients `listed` before the "*" client `star` (or
+// nullptr).
+std::vector<std::string> AccessParts(const std::vector<const Client*>& listed,
+                                     const Client* star, SecFlavor f) {
+  const Grant star_grant = star ? GrantFor(*star, f) : Grant::kNone;
+  std::vector<std::string> parts;
+  if (star_grant != Grant::kNone) {
+    std::string none = BuildList(listed, [&](const Client& c) {
+      return GrantFor(c, f) == Grant::kNone ? Verdict::kAllow : Verdict::kDeny;
+    });
+    if (!none.empty()) parts.push_back(absl::StrCat("none=", none));
+  }
+  if (star_grant == Grant::kRw) {
+    parts.push_back("rw");
+    std::string ro = BuildList(listed, [&](const Client& c) {
+      Grant g = GrantFor(c, f);
+      return g == Grant::kRo   ? Verdict::kAllow
+             : g == Grant::kRw ? Verdict::kDeny
+                               : Verdict::kOmit;
+    });
+    if (!ro.empty()) parts.push_back(absl::StrCat("ro=", ro));
+  } else if (star_grant == Grant::kRo) {
+    parts.push_back("ro");
+    std::string rw = BuildList(listed, [&](const Client& c) {
+      Grant g = GrantFor(c, f);
+      return g == Grant::kRw   ? Verdict::kAllow
+             : g == Grant::kRo ? Verdict::kDeny
+                               : Verdict::kOmit;
+    });
+    if (!rw.empty()) parts.push_back(absl::StrCat("rw=", rw));
+  } else {
+    std::string rw = BuildList(listed, [&](const Client& c) {
+      return GrantFor(c, f) == Grant::kRw ? Verdict::kAllow : Verdict::kDeny;
+    });
+    std::string ro = BuildList(listed, [&](const Client& c) {
+      Grant g = GrantFor(c, f);
+      return g == Grant::kRo     ? Verdict::kAllow
+             : g == Grant::kNone ? Verdict::kDeny
+                                 : Verdict::kOmit;
+    });
+    if (!rw.empty()) parts.push_back(absl::StrCat("rw=", rw));
+    if (!ro.empty()) parts.push_back(absl::StrCat("ro=", ro));
+  }
+  return parts;
+}
+
+// The sec=sys root= list (empty for none). A netgroup that squashes root
+// cannot be written when "*" keeps it: share_nfs tries netgroups after
+// "*" in root=.
+std::string SysRootList(const std::vector<const Client*>& order,
+                        const Client* star,
+                        const std::vector<const Client*>& netgroups,
+                        PathProblems* problems) {
+  const SecFlavor f = SecFlavor::kSys;
+  const auto keeps_root = [&](const Client& c) {
+    const FlavorFlags* fl = c.FlagsFor(f);
+    return fl != nullptr && !fl->root_squash;
+  };
+  std::string root = BuildList(order, [&](const Client& c) {
+    return keeps_root(c) ? Verdict::kAllow : Verdict::kDeny;
+  });
+  if (star != nullptr && keeps_root(*star)) {
+    for (const Client* g : netgroups) {
+      if (GrantFor(*g, f) != Grant::kNone && !keeps_root(*g)) {
+        problems->Add(g->where,
+                      absl::StrCat("\"", g->spec,
+                                   "\" squashes root but \"*\" (", star->where,
+                                   ") keeps it, and share_nfs "
+                                   "tries netgroups after \"*\" in root=: "
+                                   "refusing (list the netgroup's hosts, or "
+                                   "give \"*\" root_squash)"),
+                      false);
+        break;
+      }
+    }
+  }
+  return root;
+}
+
+// One scope's options per flavor a client gets, in the order clients name
+// the flavors. Netgroup entries are tried after every other entry, as
+// rpc.mountd tries netgroups after hosts, networks and wildcards; "*" is
+// never put in a list before them.
+std::vector<std::pair<SecFlavor, std::string>> BuildScopes(
+    const std::vector<const Client*>& order, PathProblems* problems) {
   const Client* star =
       order.back()->type == LinuxType::kAnyone ? order.back() : nullptr;
   std::vector<const Client*> listed = order;
@@ -709,138 +825,104 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
   for (const Client* c : listed) {
     if (c->type == LinuxType::kNetgroup) netgroups.push_back(c);
   }
-
-  // One scope's access options per flavor (see DESIGN.md, "Option
-  // grammar": none= first, then rw=, then bare rw with ro=, or ro=, then
-  // bare ro). Netgroup entries are tried after every other entry, as
-  // rpc.mountd tries netgroups after hosts, networks and wildcards; "*"
-  // is never put in a list before them.
   std::vector<std::pair<SecFlavor, std::string>> scopes;
-  for (SecFlavor f : flavors) {
-    const Grant star_grant = star ? GrantFor(*star, f) : Grant::kNone;
-    std::vector<std::string> parts;
-    if (star_grant != Grant::kNone) {
-      std::string none = BuildList(listed, [&](const Client& c) {
-        return GrantFor(c, f) == Grant::kNone ? Verdict::kAllow
-                                              : Verdict::kDeny;
-      });
-      if (!none.empty()) parts.push_back(absl::StrCat("none=", none));
-    }
-    if (star_grant == Grant::kRw) {
-      parts.push_back("rw");
-      std::string ro = BuildList(listed, [&](const Client& c) {
-        Grant g = GrantFor(c, f);
-        return g == Grant::kRo   ? Verdict::kAllow
-               : g == Grant::kRw ? Verdict::kDeny
-                                 : Verdict::kOmit;
-      });
-      if (!ro.empty()) parts.push_back(absl::StrCat("ro=", ro));
-    } else if (star_grant == Grant::kRo) {
-      parts.push_back("ro");
-      std::string rw = BuildList(listed, [&](const Client& c) {
-        Grant g = GrantFor(c, f);
-        return g == Grant::kRw   ? Verdict::kAllow
-               : g == Grant::kRo ? Verdict::kDeny
-                                 : Verdict::kOmit;
-      });
-      if (!rw.empty()) parts.push_back(absl::StrCat("rw=", rw));
-    } else {
-      std::string rw = BuildList(listed, [&](const Client& c) {
-        return GrantFor(c, f) == Grant::kRw ? Verdict::kAllow : Verdict::kDeny;
-      });
-      std::string ro = BuildList(listed, [&](const Client& c) {
-        Grant g = GrantFor(c, f);
-        return g == Grant::kRo     ? Verdict::kAllow
-               : g == Grant::kNone ? Verdict::kDeny
-                                   : Verdict::kOmit;
-      });
-      if (!rw.empty()) parts.push_back(absl::StrCat("rw=", rw));
-      if (!ro.empty()) parts.push_back(absl::StrCat("ro=", ro));
-    }
+  for (SecFlavor f : FlavorsInOrder(order)) {
+    std::vector<std::string> parts = AccessParts(listed, star, f);
     if (parts.empty()) continue;  // no client gets this flavor
     if (f == SecFlavor::kSys) {
-      const auto keeps_root = [&](const Client& c) {
-        const FlavorFlags* fl = c.FlagsFor(f);
-        return fl != nullptr && !fl->root_squash;
-      };
-      std::string root = BuildList(order, [&](const Client& c) {
-        return keeps_root(c) ? Verdict::kAllow : Verdict::kDeny;
-      });
-      if (star != nullptr && keeps_root(*star)) {
-        for (const Client* g : netgroups) {
-          if (GrantFor(*g, f) != Grant::kNone && !keeps_root(*g)) {
-            problem(g->where,
-                    absl::StrCat("\"", g->spec, "\" squashes root but \"*\" (",
-                                 star->where,
-                                 ") keeps it, and share_nfs "
-                                 "tries netgroups after \"*\" in root=: "
-                                 "refusing (list the netgroup's hosts, or give "
-                                 "\"*\" root_squash)"),
-                    false);
-            break;
-          }
-        }
-      }
+      std::string root = SysRootList(order, star, netgroups, problems);
       if (!root.empty()) parts.push_back(absl::StrCat("root=", root));
     }
     scopes.emplace_back(f, absl::StrJoin(parts, ","));
   }
-  if (refused) return std::nullopt;
+  return scopes;
+}
 
+// The scopes as option words: a lone sec=sys scope without its "sec=";
+// otherwise neighbouring flavors with the same options share one sec=.
+std::vector<std::string> ScopeWords(
+    const std::vector<std::pair<SecFlavor, std::string>>& scopes) {
   std::vector<std::string> text;
   if (scopes.size() == 1 && scopes[0].first == SecFlavor::kSys) {
     text.push_back(scopes[0].second);
-  } else {
-    // Neighbouring flavors with the same options share one sec=.
-    for (size_t i = 0; i < scopes.size();) {
-      size_t j = i;
-      std::vector<std::string> names;
-      while (j < scopes.size() && scopes[j].second == scopes[i].second) {
-        names.emplace_back(SecFlavorName(scopes[j].first));
-        ++j;
-      }
-      text.push_back(absl::StrCat("sec=", absl::StrJoin(names, ":"), ",",
-                                  scopes[i].second));
-      i = j;
-    }
+    return text;
   }
-  if (anon) text.push_back(absl::StrCat("anon=", *anon));
-  bool nohide = false;
-  for (const Client* c : order) nohide |= c->nohide;
-  if (nohide) text.push_back("nohide");
-  // mountpoint: sharemgr's is per share and checks the share's own path.
+  for (size_t i = 0; i < scopes.size();) {
+    size_t j = i;
+    std::vector<std::string> names;
+    while (j < scopes.size() && scopes[j].second == scopes[i].second) {
+      names.emplace_back(SecFlavorName(scopes[j].first));
+      ++j;
+    }
+    text.push_back(
+        absl::StrCat("sec=", absl::StrJoin(names, ":"), ",", scopes[i].second));
+    i = j;
+  }
+  return text;
+}
+
+// mountpoint: sharemgr's is per share and checks the share's own path.
+// Appends "mountpoint" to *text when a client has it; false when a
+// client's mountpoint= names another path (the path is refused).
+bool AddMountpoint(const ExportedPath& e,
+                   const std::vector<const Client*>& order,
+                   PathProblems* problems, std::vector<std::string>* text) {
   size_t with_mountpoint = 0;
   for (const Client* c : order) {
     if (!c->mountpoint) continue;
     ++with_mountpoint;
     if (!c->mountpoint_path.empty() && c->mountpoint_path != e.path) {
-      problem(c->where,
-              absl::StrCat("option \"mountpoint=", c->mountpoint_path, "\" of ",
-                           e.path,
-                           ": sharemgr's mountpoint checks the share's own "
-                           "path only: refusing"),
-              false);
-      return std::nullopt;
+      problems->Add(
+          c->where,
+          absl::StrCat("option \"mountpoint=", c->mountpoint_path, "\" of ",
+                       e.path,
+                       ": sharemgr's mountpoint checks the share's own "
+                       "path only: refusing"),
+          false);
+      return false;
     }
   }
   if (with_mountpoint > 0) {
     if (with_mountpoint < order.size()) {
-      problem(e.where,
-              absl::StrCat(e.path,
-                           ": option \"mountpoint\" is given for some "
-                           "clients only; sharemgr's is per share, so every "
-                           "client is refused while nothing is mounted there"),
-              true);
+      problems->Add(
+          e.where,
+          absl::StrCat(e.path,
+                       ": option \"mountpoint\" is given for some "
+                       "clients only; sharemgr's is per share, so every "
+                       "client is refused while nothing is mounted there"),
+          true);
     }
-    text.push_back("mountpoint");
+    text->push_back("mountpoint");
   }
+  return true;
+}
+
+// The share_nfs options that give every client what rpc.mountd would give
+// it, or nothing (with a problem naming why) when sharemgr cannot say it.
+std::optional<std::string> BuildShareOptions(const ExportedPath& e,
+                                             std::vector<ImportProblem>* out) {
+  PathProblems problems(out);
+  const std::vector<const Client*> order = MountdOrder(e, &problems);
+  if (order.empty()) return std::nullopt;
+  CheckSquashing(order, &problems);
+  const std::optional<int64_t> anon = SharedAnon(order, &problems);
+  const std::vector<std::pair<SecFlavor, std::string>> scopes =
+      BuildScopes(order, &problems);
+  if (problems.refused()) return std::nullopt;
+
+  std::vector<std::string> text = ScopeWords(scopes);
+  if (anon) text.push_back(absl::StrCat("anon=", *anon));
+  bool nohide = false;
+  for (const Client* c : order) nohide |= c->nohide;
+  if (nohide) text.push_back("nohide");
+  if (!AddMountpoint(e, order, &problems, &text)) return std::nullopt;
   std::string options = absl::StrJoin(text, ",");
   if (absl::StatusOr<ShareOptions> parsed = ParseOptions(options);
       !parsed.ok()) {
-    problem(e.where,
-            absl::StrCat(e.path, ": the translated options \"", options,
-                         "\" do not parse: ", parsed.status().message()),
-            false);
+    problems.Add(e.where,
+                 absl::StrCat(e.path, ": the translated options \"", options,
+                              "\" do not parse: ", parsed.status().message()),
+                 false);
     return std::nullopt;
   }
   return options;

@@ -27,7 +27,7 @@ using internal::ToAbsl;
 // `arg` milliseconds have passed. SQLite's own wait (sqlite3_busy_timeout)
 // sleeps 1, 2, 5, 10 ... up to 100 ms between tries, so a writer could
 // sleep past every pause of one that writes in short transactions (the
-// file-system watch's places, sharemgrd/fs_watch.cc): one add beside
+// file-system watch's places, sharemgrd/access/fs_watch.cc): one add beside
 // 1,000,000 shares, right after the batch that made them, waited 136-324
 // ms for a round's places. This one tries again every 250 us for the
 // first 50 ms, then every millisecond: a few thousand wakeups of a few

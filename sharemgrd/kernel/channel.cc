@@ -1,4 +1,4 @@
-#include "kernel/channel.h"
+#include "channel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "kernel/line_format.h"
+#include "line_format.h"
 #include "libshare/dir_walk.h"
 
 namespace sharemgrd::kernel {

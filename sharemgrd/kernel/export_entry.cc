@@ -1,4 +1,4 @@
-#include "kernel/export_entry.h"
+#include "export_entry.h"
 
 #include <charconv>
 

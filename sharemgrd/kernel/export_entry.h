@@ -14,8 +14,8 @@
 
 #include "absl/status/statusor.h"
 #include "authcache/evaluate.h"
-#include "kernel/fsid.h"
-#include "kernel/line_format.h"
+#include "fsid.h"
+#include "line_format.h"
 #include "libshare/options.h"
 
 namespace sharemgrd::kernel {

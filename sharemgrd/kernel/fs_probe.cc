@@ -1,4 +1,4 @@
-#include "kernel/fs_probe.h"
+#include "fs_probe.h"
 
 #include <blkid/blkid.h>
 #include <errno.h>

@@ -30,7 +30,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "kernel/fsid.h"
+#include "fsid.h"
 
 namespace sharemgrd::kernel {
 

@@ -1,4 +1,4 @@
-#include "kernel/fsid.h"
+#include "fsid.h"
 
 #include <arpa/inet.h>
 
@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kernel/line_format.h"
+#include "line_format.h"
 
 namespace sharemgrd::kernel {
 namespace {

@@ -1,4 +1,4 @@
-#include "kernel/fsid_index.h"
+#include "fsid_index.h"
 
 #include <algorithm>
 

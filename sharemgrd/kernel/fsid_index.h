@@ -18,7 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "kernel/fsid.h"
+#include "fsid.h"
 
 namespace sharemgrd::kernel {
 

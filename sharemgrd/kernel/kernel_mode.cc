@@ -1,4 +1,4 @@
-#include "kernel/kernel_mode.h"
+#include "kernel_mode.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -18,12 +18,12 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "kernel/export_entry.h"
-#include "kernel/fsid_index.h"
-#include "kernel/keyed_work_queue.h"
-#include "kernel/line_format.h"
-#include "kernel/mirror.h"
-#include "kernel/share_tree.h"
+#include "export_entry.h"
+#include "fsid_index.h"
+#include "keyed_work_queue.h"
+#include "line_format.h"
+#include "mirror.h"
+#include "share_tree.h"
 #include "libshare/dir_walk.h"
 
 namespace sharemgrd::kernel {

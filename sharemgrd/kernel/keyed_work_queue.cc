@@ -1,4 +1,4 @@
-#include "kernel/keyed_work_queue.h"
+#include "keyed_work_queue.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "kernel/line_format.h"
+#include "line_format.h"
 
 #include <cassert>
 #include <charconv>

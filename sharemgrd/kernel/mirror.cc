@@ -1,6 +1,6 @@
-#include "kernel/mirror.h"
+#include "mirror.h"
 
-#include "kernel/fsid.h"
+#include "fsid.h"
 
 namespace sharemgrd::kernel {
 namespace {

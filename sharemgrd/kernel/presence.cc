@@ -9,8 +9,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "kernel/channel.h"
-#include "kernel/kernel_mode.h"
+#include "channel.h"
+#include "kernel_mode.h"
 
 namespace sharemgrd::kernel {
 

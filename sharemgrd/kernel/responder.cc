@@ -1,4 +1,4 @@
-#include "kernel/responder.h"
+#include "responder.h"
 
 #include <grp.h>
 #include <pwd.h>

@@ -41,11 +41,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "kernel/export_entry.h"
-#include "kernel/fs_probe.h"
-#include "kernel/fsid_index.h"
-#include "kernel/line_format.h"
-#include "kernel/share_tree.h"
+#include "export_entry.h"
+#include "fs_probe.h"
+#include "fsid_index.h"
+#include "line_format.h"
+#include "share_tree.h"
 #include "libshare/catalog.h"
 #include "share_access.h"
 

@@ -1,4 +1,4 @@
-#include "kernel/share_tree.h"
+#include "share_tree.h"
 
 #include <deque>
 

@@ -85,7 +85,7 @@ struct FsPlaceRowView {
 };
 
 // The file system each share was found on, as sharemgrd's file-system
-// watch records it (sharemgrd/fs_watch.h), kept in the store beside the
+// watch records it (sharemgrd/access/fs_watch.h), kept in the store beside the
 // shares. The Catalog owns it and so stays the store's only writer; it
 // reads and writes on a store connection of its own, so that the scan at
 // start runs beside the load and a round's write does not wait for a

@@ -1,7 +1,7 @@
 // The mount table as /proc/self/mountinfo tells it: the one parser of that
 // file in the project (the share-path rule's listing of mount points in
 // libshare/src/dir_walk.cc, the daemon's file-system watch in
-// sharemgrd/fs_watch.cc).
+// sharemgrd/access/fs_watch.cc).
 //
 //   MountTable t = MountTable::Parse(text);
 //   if (const MountTableEntry* m = t.Containing("/tank/home/alice/x")) {
@@ -21,7 +21,7 @@
 namespace libshare {
 
 // One mounted file system: where, what type, from what source (escapes
-// undone). Also what the daemon records per share (sharemgrd/fs_watch.h).
+// undone). Also what the daemon records per share (sharemgrd/access/fs_watch.h).
 struct MountTableEntry {
   std::string mount_point;
   std::string fstype;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -30,12 +31,63 @@ LogFile& File() {
   return *f;
 }
 
+// The folder of `path` ("." for a bare name).
+std::string FolderOf(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Opens the log file without waiting on or writing through a name someone
+// else planted (issue 48): no link followed, non-blocking (a FIFO with no
+// reader fails at once, one with a reader is refused below), and kept only
+// if it is a regular file with one link, owned by the daemon's user and
+// writable by nobody else; its folder, as the pid file's, must be owned by
+// that user or root and not writable by others unless sticky.
 absl::StatusOr<int> OpenLogFile(const std::string& path) {
-  int fd = ::open(path.c_str(),
-                  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
-  if (fd < 0) {
+  auto refuse = [&](const std::string& why) {
     return absl::FailedPreconditionError(
-        absl::StrCat("--log-file ", path, ": ", ::strerror(errno)));
+        absl::StrCat("--log-file ", path, ": ", why));
+  };
+  const uid_t me = ::geteuid();
+  const std::string folder = FolderOf(path);
+  struct stat ds {};
+  if (::stat(folder.c_str(), &ds) == 0) {
+    if (ds.st_uid != me && ds.st_uid != 0) {
+      return refuse(absl::StrCat("its folder ", folder, " is owned by uid ",
+                                 ds.st_uid, ", not uid ", me));
+    }
+    if ((ds.st_mode & S_IWOTH) && !(ds.st_mode & S_ISVTX)) {
+      return refuse(absl::StrCat("its folder ", folder,
+                                 " is writable by others (and not sticky)"));
+    }
+  }
+  const int fd = ::open(path.c_str(),
+                        O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+                            O_NONBLOCK | O_NOCTTY,
+                        0640);
+  if (fd < 0) {
+    if (errno == ELOOP) return refuse("is a symbolic link");
+    if (errno == ENXIO) return refuse("is a FIFO (not a regular file)");
+    return refuse(::strerror(errno));
+  }
+  struct stat st {};
+  std::string why;
+  if (::fstat(fd, &st) != 0) {
+    why = ::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    why = "is not a regular file";
+  } else if (st.st_uid != me) {
+    why = absl::StrCat("is owned by uid ", st.st_uid, ", not uid ", me);
+  } else if (st.st_nlink != 1) {
+    why = absl::StrCat("has ", st.st_nlink, " links (a hard link elsewhere)");
+  } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    why = absl::StrFormat("is writable by its group or others (mode %04o)",
+                          st.st_mode & 07777);
+  }
+  if (!why.empty()) {
+    ::close(fd);
+    return refuse(why);
   }
   return fd;
 }

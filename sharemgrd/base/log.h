@@ -24,10 +24,15 @@ enum class LogTarget {
 };
 void SetLogTarget(LogTarget target);
 
-// Also writes every line to `path` (appended, created 0640, not through a
-// symbolic link), each line with a UTC timestamp and the pid:
+// Also writes every line to `path` (appended, created 0640), each line with
+// a UTC timestamp and the pid:
 //   2026-12-01T07:04:42.123456Z sharemgrd[4242]: serving ...
-// Error if it cannot be opened. An empty path stops writing to a file.
+// Error if it cannot be opened, or if what is at the name is not the
+// daemon's own: a symbolic link, a FIFO or anything not a regular file, a
+// file with another owner, more than one link, or group or other write;
+// or a folder another user owns, or others may write without the sticky
+// bit. Never waits on what is at the name. An empty path stops writing to
+// a file.
 [[nodiscard]] absl::Status SetLogFile(const std::string& path);
 // Opens the log file again by its name (after logrotate moved it; SIGHUP).
 // On failure keeps the old descriptor and returns why.

@@ -119,15 +119,19 @@ std::string FormatSummary(const BatchSummary& s) {
 std::string FormatChanges(const libshare::ChangeList& c) {
   std::string out;
   for (const libshare::ChangeRecord& b : c.batches) {
+    // The origin and summary are what a client said (an admin-group
+    // member's batch origin could carry terminal controls that rewrite
+    // the lines above it): escaped as paths are, as the log does.
     absl::StrAppend(&out, "generation ", b.generation, "  ", Time(b.time),
                     "  uid ", b.uid, " pid ", b.pid,
-                    b.origin.empty() ? "" : "  ", b.origin, "  ", b.operations,
+                    b.origin.empty() ? "" : "  ", ShownForTerminal(b.origin),
+                    "  ", b.operations,
                     b.operations == 1 ? " operation" : " operations", ": ",
-                    b.summary, "\n");
+                    ShownForTerminal(b.summary), "\n");
     for (const libshare::ShareChange& s : b.shares) {
       absl::StrAppend(
           &out, "  ", std::string(libshare::ShareChangeKindName(s.kind)), " ",
-          s.path,
+          ShownForTerminal(s.path),
           s.active || s.kind == libshare::ShareChange::Kind::kRemoved
               ? ""
               : " (inactive)",

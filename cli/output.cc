@@ -50,19 +50,39 @@ void AppendShown(char c, std::string* out) {
   }
 }
 
+// Whether s[i] starts a C1 control (U+0080-U+009F) in UTF-8: terminals
+// may act on it as on ESC (U+009B is CSI).
+bool C1At(std::string_view s, std::size_t i) {
+  return static_cast<unsigned char>(s[i]) == 0xc2 && i + 1 < s.size() &&
+         static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+         static_cast<unsigned char>(s[i + 1]) <= 0x9f;
+}
+
+// Appends `s` with C0, DEL and UTF-8 C1 controls escaped (\xNN, \u00NN);
+// with `quote`, '"' and '\\' get a backslash.
+void AppendShownText(std::string_view s, bool quote, std::string* out) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (C1At(s, i)) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const auto u = static_cast<unsigned char>(s[++i]);
+      out->append({'\\', 'u', '0', '0', kHex[u >> 4], kHex[u & 15]});
+      continue;
+    }
+    if (quote && (s[i] == '"' || s[i] == '\\')) out->push_back('\\');
+    AppendShown(s[i], out);
+  }
+}
+
 std::string Shown(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) AppendShown(c, &out);
+  AppendShownText(s, /*quote=*/false, &out);
   return out;
 }
 
 std::string Quoted(const std::string& s) {
   std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    AppendShown(c, &out);
-  }
+  AppendShownText(s, /*quote=*/true, &out);
   out.push_back('"');
   return out;
 }

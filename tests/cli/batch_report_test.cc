@@ -91,6 +91,29 @@ TEST(FormatChangesTest, HeaderPerBatchAndOneLinePerShare) {
   EXPECT_THAT(text, HasSubstr("  removed /e/b\n"));
 }
 
+// A batch origin is what the client said: one carrying terminal controls
+// (an admin-group member's fake "uid 0" line drawn over the real one) is
+// shown escaped, as the log shows it (issue 48, item 13).
+TEST(FormatChangesTest, ControlCharactersInTheOriginAndSummaryAreEscaped) {
+  libshare::ChangeList c;
+  libshare::ChangeRecord& b = c.batches.emplace_back();
+  b.generation = 9;
+  b.uid = 1001;
+  b.pid = 7;
+  b.origin = "x\r\x1b[2K\x1b[1Ageneration 9  uid 0 pid 1";
+  b.operations = 1;
+  b.summary = "create \"g\xc2\x9b\"";
+  b.shares.push_back(
+      {libshare::ShareChange::Kind::kAdded, "/e/\x1b]0;t\x07", 1, true});
+  const std::string text = FormatChanges(c);
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_EQ(text.find("\xc2\x9b"), std::string::npos) << text;  // C1 CSI
+  EXPECT_THAT(text, HasSubstr("create \"g\\u009b\""));
+  EXPECT_THAT(text, HasSubstr("uid 1001 pid 7  x"));
+}
+
 TEST(FormatChangesTest, JsonCarriesTheExactBytesOfANonUtf8Path) {
   libshare::ChangeList c;
   libshare::ChangeRecord& b = c.batches.emplace_back();

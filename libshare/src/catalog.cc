@@ -3,6 +3,7 @@
 // catalog_commit.cc and catalog_listings.cc (see catalog_impl.h).
 #include "libshare/catalog.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -126,6 +127,21 @@ absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
   auto catalog = std::make_unique<catalog_internal::CatalogImpl>(
       *std::move(store), *std::move(mounts), *std::move(places),
       config.read_slice, config.between_slices);
+  if (config.engine) {
+    auto cluster = std::make_unique<catalog_internal::ClusterState>();
+    cluster->connect = config.engine;
+    cluster->head = config.head_name;
+    cluster->follow_ms = std::max(10, config.follow_interval_ms);
+    cluster->on_replicated = config.on_replicated;
+    cluster->log = config.log;
+    {
+      absl::MutexLock l(&cluster->status_mu);
+      cluster->status.kind = "postgresql";
+      cluster->status.engine = config.engine_where;
+      cluster->status.head = config.head_name;
+    }
+    catalog->UseEngine(std::move(cluster));
+  }
   FsPlaceRecords* const fs_places = catalog->fs_places();
   // What beside_load throws is thrown here, after the join, as if it had
   // run on this thread.
@@ -159,6 +175,7 @@ absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
   }
   if (thrown) std::rethrow_exception(thrown);
   if (!loaded.ok()) return loaded;
+  if (config.engine) catalog->StartFollowing();
   return catalog;
 }
 

@@ -18,6 +18,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "catalog_impl.h"
@@ -44,14 +45,14 @@ constexpr std::size_t kWriterReserveMax = std::size_t{40} << 20;
 // until a step that is not an add, a full run, or Finish writes it.
 class StepWriter {
  public:
-  explicit StepWriter(Store& store) : store_(store) {}
+  explicit StepWriter(TableWriter& store) : store_(store) {}
   absl::Status Write(const Step& step) {
     if (step.noop) return absl::OkStatus();
     const Operation& op = *step.op;
     if (op.type == Op::kAddShare) {
       if (rows_.empty()) rows_.reserve(kRun);  // no-op after the first run
       const Share& s = *step.share;
-      rows_.push_back(Store::ShareFields{s.id, s.path, op.group, s.resource(),
+      rows_.push_back(ShareFields{s.id, s.path, op.group, s.resource(),
                                          s.description(), s.options, s.dev});
       return rows_.size() < kRun ? absl::OkStatus() : Finish();
     }
@@ -105,8 +106,8 @@ class StepWriter {
 
  private:
   static constexpr std::size_t kRun = 256;  // a multiple of InsertShares'
-  Store& store_;
-  std::vector<Store::ShareFields> rows_;  // views of the steps' shares
+  TableWriter& store_;
+  std::vector<ShareFields> rows_;  // views of the steps' shares
 };
 
 // Starts the thread that writes a big batch's steps (`steps`, as Validate
@@ -214,30 +215,6 @@ std::vector<ShareChange> ChangesOf(absl::Span<const Share* const> touched,
 
 }  // namespace
 
-// ApplyRun's working state, from validation to the change lists.
-struct RunState {
-  // The batches still in the group, their operations one after another
-  // (copied only for a group of two or more) and where each ends.
-  std::vector<std::size_t> live;
-  Batch combined;
-  const Batch* batch = nullptr;
-  std::vector<std::size_t> ends;
-  std::vector<Step> steps;
-  std::vector<std::vector<PendingInherit>> pending;
-  ShareTable::Buckets buckets;
-  std::vector<std::unique_ptr<Share>> dead_shares;
-  std::vector<std::unique_ptr<ShareGroup>> dead_groups;
-  TouchedShares touched;
-  // Per segment: where its entries end in touched.shares and dead_shares.
-  std::vector<std::size_t> touched_ends;
-  std::vector<std::size_t> dead_ends;
-  // The table's generation once every segment that changes something has
-  // its own.
-  uint64_t next_generation = 0;
-  // Per segment: the first id its adds got (ids are given in order), so
-  // that a share an earlier segment added is "changed" in a later one.
-  std::vector<uint64_t> first_ids;
-};
 
 BatchResult CatalogImpl::Apply(const Batch& batch) {
   BatchResult result;
@@ -279,6 +256,35 @@ void CatalogImpl::ApplyGroup(absl::Span<const Batch* const> batches,
 void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
                            absl::Span<BatchResult> results) {
   absl::MutexLock a(&apply_mu_);
+  RunMode mode;
+  if (cluster_ != nullptr && !run.front()->dry_run) {
+    // The engine's generation row stays locked until the commit (or the
+    // rollback when the run is refused): validated against the cluster's
+    // table as it is, no other head can commit in between.
+    absl::StatusOr<ClusterEngine*> engine = ClusterBegin();
+    if (!engine.ok()) {
+      const uint64_t gen = generation();
+      for (BatchResult& r : results) {
+        r = BatchResult();
+        r.commit_error = std::string(engine.status().message());
+        r.generation = gen;
+      }
+      return;
+    }
+    mode.engine = *engine;
+  }
+  struct EngineGuard {
+    ClusterEngine* engine;
+    ~EngineGuard() {
+      if (engine != nullptr) engine->Rollback();  // nothing after a commit
+    }
+  } engine_guard{mode.engine};
+  ApplyRunLocked(run, results, mode);
+}
+
+void CatalogImpl::ApplyRunLocked(absl::Span<const Batch* const> run,
+                                 absl::Span<BatchResult> results,
+                                 const RunMode& mode) {
   using Clock = std::chrono::steady_clock;
   auto ms = [](Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
@@ -286,6 +292,7 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
   const Clock::time_point t_start = Clock::now();
   Clock::time_point t_validated;
   RunState state;
+  state.forced_generation = mode.forced_generation;
   state.live.resize(run.size());
   for (std::size_t i = 0; i < run.size(); ++i) state.live[i] = i;
   state.batch = run.front();
@@ -341,12 +348,27 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
     ahead = &written;
     guard.committed = true;  // Commit commits or rolls back
   }
-  if (absl::Status s = Commit(state.steps, state.next_generation, ahead);
+  auto before_commit = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) {
+    return mode.engine != nullptr ? EngineWrite(*mode.engine, run, state)
+                                  : absl::OkStatus();
+  };
+  if (absl::Status s =
+          Commit(state.steps, state.next_generation, ahead, before_commit);
       !s.ok()) {
-    // Every batch of the transaction fails; nothing changed.
+    // Every batch of the transaction fails; nothing changed (here: the
+    // cluster's engine may have it, and this head then takes it from the
+    // change log, as another head's).
     const uint64_t gen = generation();
+    const std::string why =
+        state.engine_committed
+            ? absl::StrCat("committed in the cluster at generation ",
+                           state.next_generation,
+                           ", but this head's copy could not be written (",
+                           s.message(),
+                           "): this head applies it from the change log")
+            : std::string(s.message());
     for (std::size_t k : state.live) {
-      results[k].commit_error = std::string(s.message());
+      results[k].commit_error = why;
       results[k].generation = gen;
     }
     return;
@@ -424,6 +446,7 @@ void CatalogImpl::PrepareLink(RunState& state) {
       }
     }
   }
+  if (state.forced_generation != 0) state.next_generation = state.forced_generation;
   std::size_t adds = 0;
   std::size_t removed_shares = 0;
   std::size_t removed_groups = 0;
@@ -495,11 +518,13 @@ void CatalogImpl::LinkSegments(RunState& state,
     state.buckets = table_.InstallCapacity(std::move(state.buckets));
     // Segment by segment, each with its own generation.
     for (std::size_t k = 0, first = 0; k < ends.size(); first = ends[k++]) {
-      uint64_t gen = table_.generation() + 1;
+      const uint64_t gen = state.forced_generation != 0
+                               ? state.forced_generation
+                               : table_.generation() + 1;
       const bool changed =
           Link(state.steps, first, ends[k], state.pending[k], gen,
                &state.dead_shares, &state.dead_groups, &state.touched);
-      if (changed) table_.set_generation(gen);
+      if (changed || state.forced_generation != 0) table_.set_generation(gen);
       results[state.live[k]].changed = changed;
       results[state.live[k]].generation = table_.generation();
       state.touched_ends.push_back(state.touched.shares.size());
@@ -543,9 +568,10 @@ void CatalogImpl::ReportChanges(RunState& state,
   }
 }
 
-absl::Status CatalogImpl::Commit(const std::vector<Step>& steps,
-                                 uint64_t generation,
-                                 const absl::Status* written) {
+absl::Status CatalogImpl::Commit(
+    const std::vector<Step>& steps, uint64_t generation,
+    const absl::Status* written,
+    absl::FunctionRef<absl::Status()> before_commit) {
   if (written == nullptr) {
     if (absl::Status s = store_->Begin(); !s.ok()) return s;
   }
@@ -555,6 +581,7 @@ absl::Status CatalogImpl::Commit(const std::vector<Step>& steps,
   try {
     status = written != nullptr ? *written : WriteSteps(steps);
     if (status.ok()) status = store_->SaveGeneration(generation);
+    if (status.ok()) status = before_commit();
     if (status.ok()) status = store_->Commit();
   } catch (const std::bad_alloc&) {
     status =
@@ -564,12 +591,16 @@ absl::Status CatalogImpl::Commit(const std::vector<Step>& steps,
   return status;
 }
 
-absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
-  StepWriter w(*store_);
+absl::Status WriteStepsTo(TableWriter& out, const std::vector<Step>& steps) {
+  StepWriter w(out);
   for (const Step& step : steps) {
     if (absl::Status s = w.Write(step); !s.ok()) return s;
   }
   return w.Finish();
+}
+
+absl::Status CatalogImpl::WriteSteps(const std::vector<Step>& steps) {
+  return WriteStepsTo(*store_, steps);
 }
 
 bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,

@@ -47,6 +47,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -59,6 +60,7 @@
 #include "absl/types/span.h"
 #include "libshare/batch.h"
 #include "libshare/catalog.h"
+#include "libshare/cluster_engine.h"
 #include "libshare/options.h"
 #include "libshare/share_table.h"
 #include "libshare/sharetab.h"
@@ -71,7 +73,6 @@ using Op = Operation::Type;
 
 class Overlay;           // catalog_overlay.h
 struct BatchValidation;  // catalog_validate.cc
-struct RunState;         // catalog_commit.cc
 
 // How far Validate has got with a batch whose steps a StepWriter writes
 // meanwhile: steps [0, published) are final (valid, and never touched by
@@ -215,6 +216,77 @@ class StoreFsPlaces final : public FsPlaceRecords {
   std::unique_ptr<Store> store_ ABSL_GUARDED_BY(mu_);
 };
 
+// ApplyRun's working state, from validation to the change lists.
+struct RunState {
+  // The batches still in the group, their operations one after another
+  // (copied only for a group of two or more) and where each ends.
+  std::vector<std::size_t> live;
+  Batch combined;
+  const Batch* batch = nullptr;
+  std::vector<std::size_t> ends;
+  std::vector<Step> steps;
+  std::vector<std::vector<PendingInherit>> pending;
+  ShareTable::Buckets buckets;
+  std::vector<std::unique_ptr<Share>> dead_shares;
+  std::vector<std::unique_ptr<ShareGroup>> dead_groups;
+  TouchedShares touched;
+  // Per segment: where its entries end in touched.shares and dead_shares.
+  std::vector<std::size_t> touched_ends;
+  std::vector<std::size_t> dead_ends;
+  // The table's generation once every segment that changes something has
+  // its own.
+  uint64_t next_generation = 0;
+  // Per segment: the first id its adds got (ids are given in order), so
+  // that a share an earlier segment added is "changed" in a later one.
+  std::vector<uint64_t> first_ids;
+  // RunMode::forced_generation (a replayed batch is a run of one).
+  uint64_t forced_generation = 0;
+  // EngineWrite committed the run in the cluster's engine.
+  bool engine_committed = false;
+};
+
+// Writes the steps to `w` in order (the store, or the cluster's engine).
+absl::Status WriteStepsTo(TableWriter& w, const std::vector<Step>& steps);
+
+// How ApplyRunLocked commits a run (catalog_cluster.cc).
+struct RunMode {
+  // A local batch in cluster mode: written to the engine too, in the
+  // transaction ClusterBegin opened, before the head's copy commits.
+  ClusterEngine* engine = nullptr;
+  // A batch another head committed (or a resynchronization): the
+  // generation it made, which the table takes whatever the batch changes.
+  uint64_t forced_generation = 0;
+};
+
+// Cluster mode's state (Catalog::Config::engine).
+struct ClusterState {
+  EngineConnector connect;
+  std::string head;
+  int follow_ms = 1000;
+  std::function<void(const Batch&, const BatchResult&)> on_replicated;
+  std::function<void(std::string_view)> log;
+
+  // Under the catalog's apply_mu_.
+  std::unique_ptr<ClusterEngine> writer;    // null until (re)connected
+  std::unique_ptr<ClusterEngine> listener;  // the follower's
+  std::string local_cluster_id;             // what the head's copy is of
+  bool started = false;  // Open has returned: report replays
+
+  mutable absl::Mutex status_mu;
+  StoreStatus status ABSL_GUARDED_BY(status_mu);
+
+  absl::Mutex stop_mu;
+  bool stop ABSL_GUARDED_BY(stop_mu) = false;
+  std::thread follower;
+
+  void Reached(uint64_t cluster_generation);
+  std::string status_where() const;
+  void Lost(const absl::Status& why);
+  void Log(std::string_view line) const {
+    if (log) log(line);
+  }
+};
+
 class CatalogImpl : public Catalog {
  public:
   CatalogImpl(std::unique_ptr<Store> store, std::unique_ptr<Store> mounts,
@@ -226,7 +298,18 @@ class CatalogImpl : public Catalog {
         store_(std::move(store)),
         mounts_(std::move(mounts)) {}
 
+  ~CatalogImpl() override;
+
   FsPlaceRecords* fs_places() override { return &places_; }
+  StoreStatus store_status() const override;
+
+  // Cluster mode (catalog_cluster.cc): before the first Load.
+  void UseEngine(std::unique_ptr<ClusterState> cluster) {
+    cluster_ = std::move(cluster);
+  }
+  // After Load: catches up with the engine if it is there (or serves the
+  // copy), then starts following it.
+  void StartFollowing() ABSL_LOCKS_EXCLUDED(apply_mu_, mu_);
 
   absl::Status Load(int threads);
 
@@ -305,6 +388,37 @@ class CatalogImpl : public Catalog {
   void ApplyRun(absl::Span<const Batch* const> run,
                 absl::Span<BatchResult> results)
       ABSL_LOCKS_EXCLUDED(apply_mu_, mu_);
+  void ApplyRunLocked(absl::Span<const Batch* const> run,
+                      absl::Span<BatchResult> results, const RunMode& mode)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Cluster mode (catalog_cluster.cc).
+  // Connects if needed, locks the engine's generation row and catches up
+  // with it: the engine whose transaction is open, or why not.
+  absl::StatusOr<ClusterEngine*> ClusterBegin()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  // Brings the table to `head` through `engine`: the records after this
+  // head's generation, or a full resynchronization when they cannot
+  // (another cluster's copy, a gap, a generation that went backwards, a
+  // record this table refuses).
+  absl::Status CatchUp(ClusterEngine& engine, const EngineHead& head)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Resync(ClusterEngine& engine, std::string_view why)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  // Applies one batch as another head committed it; its result, or an
+  // error if this table refuses it.
+  absl::StatusOr<BatchResult> Replay(const Batch& batch, uint64_t generation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  // The engine's half of a run's commit: rows, one record per batch that
+  // changes something, the new generation; then the engine's commit.
+  absl::Status EngineWrite(ClusterEngine& engine,
+                           absl::Span<const Batch* const> run,
+                           RunState& state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
+  // The follower thread: waits for notifications (or the interval) and
+  // catches up; reconnects a lost engine.
+  void Follow() ABSL_LOCKS_EXCLUDED(apply_mu_, mu_);
+  void FollowOnce() ABSL_LOCKS_EXCLUDED(apply_mu_, mu_);
   // ApplyRun's steps (catalog_commit.cc).
   // Validates the run's batches as the segments of one, dropping each
   // refused one (its result gets its errors) until the rest are valid.
@@ -341,8 +455,11 @@ class CatalogImpl : public Catalog {
   // With `written` (a StepWriter's result), the steps were already
   // written in the transaction it began: only the generation and the
   // commit are left (or the rollback, if it failed).
+  // `before_commit` runs after the writes, before the store's commit (the
+  // engine's commit, in cluster mode): an error rolls back.
   absl::Status Commit(const std::vector<Step>& steps, uint64_t generation,
-                      const absl::Status* written = nullptr)
+                      const absl::Status* written,
+                      absl::FunctionRef<absl::Status()> before_commit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   absl::Status WriteSteps(const std::vector<Step>& steps)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
@@ -404,6 +521,10 @@ class CatalogImpl : public Catalog {
   // Built at load; rebuilt by the next Apply after one could not be kept
   // up to date (out of memory).
   bool rule_indexes_stale_ ABSL_GUARDED_BY(apply_mu_) = true;
+  // Cluster mode; null for a single server's SQLite store.
+  std::unique_ptr<ClusterState> cluster_;
+  // Validating a batch another head committed (BatchValidation::replay).
+  bool replaying_ ABSL_GUARDED_BY(apply_mu_) = false;
 };
 
 }  // namespace catalog_internal

@@ -317,7 +317,7 @@ struct BatchValidation {
   // and this batch does not come from that file.
   bool ManagedElsewhere(std::string_view group) {
     Overlay::Group* g = ov.FindGroup(group);
-    if (g == nullptr || g->managed_by.empty() ||
+    if (replay || g == nullptr || g->managed_by.empty() ||
         g->managed_by == batch.manager) {
       return false;
     }
@@ -350,6 +350,12 @@ struct BatchValidation {
   Overlay ov;
   OptionsCache cache;
   DirectoryChecks checks;
+  // A batch another head committed (catalog_cluster.cc): it was valid
+  // there, against the same table. Only what depends on this head's own
+  // file systems is not asked again: whether the folder exists here and
+  // what it is nested in (a share is served where its file system is
+  // mounted, fs_watch), and whose followed file manages a group.
+  bool replay = false;
   // Resource names the batch gives, with the share that took each last.
   std::unordered_map<std::string_view, std::string_view> batch_resources;
   // Descriptions the batch gives (add-share, set-share -d), by share: a
@@ -581,6 +587,7 @@ std::size_t CatalogImpl::Validate(
     std::vector<Step>* steps, std::vector<std::vector<PendingInherit>>* pending,
     std::vector<OperationError>* errors, ValidationProgress* progress) {
   BatchValidation v(table_, batch, steps, pending, errors);
+  v.replay = replaying_;
   pending->resize(ends.size());
   while (v.segment < ends.size() && ends[v.segment] == 0) {
     if (EndSegment(v, 0)) return v.segment;
@@ -713,11 +720,15 @@ void CatalogImpl::ValidateAddShare(BatchValidation& v) {
   }
   absl::StatusOr<DirectoryPlace> place = v.checks.Get(v.i);
   if (!place.ok()) {
-    v.RefuseStatus(place.status());
-    return;
+    if (!v.replay) {
+      v.RefuseStatus(place.status());
+      return;
+    }
+    place = DirectoryPlace{};  // not here (yet): not served until it is
   }
   const uint64_t dev = place->dev;
-  if (absl::Status s = v.ov.CheckNesting(op.path, dev); !s.ok()) {
+  if (absl::Status s = v.ov.CheckNesting(op.path, dev);
+      !s.ok() && !v.replay) {
     v.RefuseStatus(s);
     return;
   }

@@ -765,6 +765,45 @@ absl::Status Store::SaveGeneration(uint64_t generation) {
   return Run(*st, "saving generation");
 }
 
+absl::StatusOr<std::string> Store::LoadMeta(std::string_view key) {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = ?1", -1, &st,
+                         nullptr) != SQLITE_OK) {
+    return Error(absl::StrCat("reading ", ToAbsl(key)));
+  }
+  BindText(st, 1, key);
+  const int rc = sqlite3_step(st);
+  std::string value;
+  if (rc == SQLITE_ROW) {
+    const unsigned char* t = sqlite3_column_text(st, 0);
+    if (t != nullptr) value.assign(reinterpret_cast<const char*>(t));
+  }
+  absl::Status status = rc == SQLITE_ROW || rc == SQLITE_DONE
+                            ? absl::OkStatus()
+                            : Error(absl::StrCat("reading ", ToAbsl(key)));
+  sqlite3_finalize(st);
+  if (!status.ok()) return status;
+  return value;
+}
+
+absl::Status Store::SaveMeta(std::string_view key, std::string_view value) {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_,
+                         "INSERT OR REPLACE INTO meta(key, value) "
+                         "VALUES(?1, ?2)",
+                         -1, &st, nullptr) != SQLITE_OK) {
+    return Error(absl::StrCat("saving ", ToAbsl(key)));
+  }
+  BindText(st, 1, key);
+  BindText(st, 2, value);
+  const int rc = sqlite3_step(st);
+  absl::Status status = rc == SQLITE_DONE
+                            ? absl::OkStatus()
+                            : Error(absl::StrCat("saving ", ToAbsl(key)));
+  sqlite3_finalize(st);
+  return status;
+}
+
 absl::Status Store::Begin() {
   if (absl::Status s = CheckFilesUnchanged(); !s.ok()) return s;
   absl::StatusOr<sqlite3_stmt*> st = Prepared(kBegin);

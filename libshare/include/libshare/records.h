@@ -64,6 +64,21 @@ struct CacheStats {
   uint64_t timeouts = 0;
 };
 
+// Where the table is kept (STATS): the head's own SQLite store, or a
+// cluster engine (PostgreSQL) that several heads follow, with the head's
+// SQLite copy beside it.
+struct StoreStatus {
+  std::string kind = "sqlite";  // "sqlite" or "postgresql"
+  std::string engine;   // "PostgreSQL at HOST:PORT, database DB"; "" for sqlite
+  std::string head;     // this head's name in the change log
+  uint64_t applied = 0;  // the generation this head's table is at
+  uint64_t cluster = 0;  // the engine's, when last seen
+  bool reachable = true;
+  int64_t unreachable_since = 0;  // Unix seconds; 0 while reachable
+  std::string error;              // why it is unreachable, or the last fault
+  uint64_t resyncs = 0;           // full resynchronizations since the start
+};
+
 }  // namespace libshare
 
 #endif  // LIBSHARE_RECORDS_H_

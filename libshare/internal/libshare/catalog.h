@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "libshare/batch.h"
+#include "libshare/cluster_engine.h"
 #include "libshare/options.h"
 #include "libshare/records.h"
 #include "libshare/sharetab.h"
@@ -136,6 +137,29 @@ class Catalog {
     // catalog's FsPlaceRecords (the argument; the same as fs_places()): a
     // second scan of every row, on the core the load leaves idle.
     std::function<void(FsPlaceRecords*)> beside_load = nullptr;
+
+    // Cluster mode (sharemgrd --store postgresql://...): the table is the
+    // engine's, shared with other heads; db_path is this head's copy of
+    // it, served from when the engine is away. Null: the SQLite store at
+    // db_path is the table (a single server). See catalog_cluster.cc.
+    EngineConnector engine = nullptr;
+    // The engine as messages and stats name it (no password).
+    std::string engine_where;
+    // This head's name in the change log (the host name, by default).
+    std::string head_name;
+    // How often a head looks at the engine's generation when no
+    // notification came, and retries an engine it lost.
+    int follow_interval_ms = 1000;
+    // Runs once this head's table has a batch another head committed
+    // (`result` as Apply would give it: its change list), or a full
+    // resynchronization (its batch: what differed). On the thread that
+    // applied it, with the catalog's writer lock held: it must not call
+    // Apply. Not called before Open returns.
+    std::function<void(const Batch&, const BatchResult&)> on_replicated =
+        nullptr;
+    // The catalog's own reports (resynchronizations, the engine lost and
+    // found again), one line each.
+    std::function<void(std::string_view)> log = nullptr;
   };
 
   // Opens (creating it and its folder if needed) the store at db_path,
@@ -225,6 +249,10 @@ class Catalog {
   // The shares' recorded file systems (see FsPlaceRecords), owned by the
   // catalog.
   virtual FsPlaceRecords* fs_places() = 0;
+
+  // Where the table is kept and, in cluster mode, how far this head is
+  // behind the engine and whether it reaches it.
+  virtual StoreStatus store_status() const = 0;
 };
 
 }  // namespace libshare

@@ -29,22 +29,12 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "libshare/catalog.h"
+#include "libshare/table_writer.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace libshare {
-
-struct GroupRow {
-  std::string name;
-  bool enabled = true;
-  std::string options;
-  std::string managed_by{};  // the followed exports file; "" = by hand
-  bool operator==(const GroupRow& o) const {
-    return name == o.name && enabled == o.enabled && options == o.options &&
-           managed_by == o.managed_by;
-  }
-};
 
 // A share row as ScanAllShares hands it: the fields of ShareRow, texts
 // borrowed.
@@ -96,7 +86,7 @@ struct FsPlaceRow {
   }
 };
 
-class Store {
+class Store final : public TableWriter {
  public:
   // The schema version this program writes.
   static constexpr int kSchemaVersion = 5;
@@ -155,45 +145,49 @@ class Store {
   // Safe to call after a failed Commit or with no transaction open.
   void Rollback();
 
-  [[nodiscard]] absl::Status InsertGroup(const GroupRow& g);
+  [[nodiscard]] absl::Status InsertGroup(const GroupRow& g) override;
   // Deletes the group and every share in it. Finding its shares scans the
   // table (no index by group); `has_shares` false (the caller knows the
   // group is empty) skips that scan.
   [[nodiscard]] absl::Status DeleteGroup(std::string_view name,
-                                         bool has_shares = true);
+                                         bool has_shares = true) override;
   [[nodiscard]] absl::Status SetGroupEnabled(std::string_view name,
-                                             bool enabled);
+                                             bool enabled) override;
   [[nodiscard]] absl::Status SetGroupOptions(std::string_view name,
-                                             std::string_view options);
+                                             std::string_view options) override;
   // Marks the group as managed by `file` ("" clears the mark). InsertGroup
   // never sets it.
   [[nodiscard]] absl::Status SetGroupManager(std::string_view name,
-                                             std::string_view file);
+                                             std::string_view file) override;
   [[nodiscard]] absl::Status InsertShare(const ShareRow& s);
   // The same row from views (no ShareRow to build: a batch's adds).
-  struct ShareFields {
-    uint64_t id = 0;
-    std::string_view path, group, resource, description, options;
-    uint64_t dev = 0;
-  };
+  using ShareFields = ::libshare::ShareFields;
   [[nodiscard]] absl::Status InsertShare(const ShareFields& s);
   // The rows in order, 32 per statement (about half SQLite's time per row
   // of one statement each). Stops at the first failure, whose message
   // names the share; the rows inserted before it stay in the transaction.
-  [[nodiscard]] absl::Status InsertShares(absl::Span<const ShareFields> rows);
+  [[nodiscard]] absl::Status InsertShares(
+      absl::Span<const ShareFields> rows) override;
   // A share's row is named by its id (`path` only names it in an error):
   // the store keeps no index by path (schema 5), the caller's table does.
   // Each fails (DataLoss) unless it changed exactly one row.
-  [[nodiscard]] absl::Status DeleteShare(uint64_t id, std::string_view path);
+  [[nodiscard]] absl::Status DeleteShare(uint64_t id,
+                                         std::string_view path) override;
   [[nodiscard]] absl::Status MoveShare(uint64_t id, std::string_view path,
-                                       std::string_view group);
+                                       std::string_view group) override;
   // Also ends replaces_group: options written now inherit per property.
   [[nodiscard]] absl::Status SetShareOptions(uint64_t id,
                                              std::string_view path,
-                                             std::string_view options);
+                                             std::string_view options) override;
   [[nodiscard]] absl::Status SetShareText(uint64_t id, std::string_view path,
                                           std::string_view description,
-                                          std::string_view resource);
+                                          std::string_view resource) override;
+  // A text kept beside the schema ("" if never saved): the cluster a
+  // head's copy belongs to (cluster_engine.h). SaveMeta writes in the
+  // transaction open, or in one of its own.
+  [[nodiscard]] absl::StatusOr<std::string> LoadMeta(std::string_view key);
+  [[nodiscard]] absl::Status SaveMeta(std::string_view key,
+                                      std::string_view value);
   // Records the generation a batch gives the table, in its transaction.
   [[nodiscard]] absl::Status SaveGeneration(uint64_t generation);
 

@@ -1,0 +1,121 @@
+#include "batch_codec.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace libshare {
+namespace internal {
+namespace {
+
+constexpr std::string_view kMagic = "SMB1";
+constexpr uint8_t kForce = 1, kSetOptions = 2, kSetDescription = 4,
+                  kSetResource = 8;
+constexpr uint8_t kLastType = static_cast<uint8_t>(Operation::Type::kManageGroup);
+
+void PutU32(std::string& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+void PutText(std::string& out, std::string_view t) {
+  PutU32(out, static_cast<uint32_t>(t.size()));
+  out.append(t);
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  bool U8(uint8_t* v) {
+    if (pos_ + 1 > in_.size()) return false;
+    *v = static_cast<uint8_t>(in_[pos_++]);
+    return true;
+  }
+  bool U32(uint32_t* v) {
+    if (pos_ + 4 > in_.size()) return false;
+    *v = 0;
+    for (int i = 0; i < 4; ++i)
+      *v |= uint32_t{static_cast<uint8_t>(in_[pos_ + i])} << (8 * i);
+    pos_ += 4;
+    return true;
+  }
+  bool Text(std::string* t) {
+    uint32_t n = 0;
+    if (!U32(&n) || n > in_.size() - pos_) return false;
+    t->assign(in_.substr(pos_, n));
+    pos_ += n;
+    return true;
+  }
+  std::size_t pos() const { return pos_; }
+  bool done() const { return pos_ == in_.size(); }
+
+ private:
+  std::string_view in_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string EncodeBatch(const Batch& batch, std::size_t begin,
+                        std::size_t end, std::string_view manager,
+                        std::string_view origin) {
+  std::string out(kMagic);
+  PutText(out, manager);
+  PutText(out, origin);
+  PutU32(out, static_cast<uint32_t>(end - begin));
+  for (std::size_t i = begin; i < end; ++i) {
+    const Operation& op = batch.ops[i];
+    out.push_back(static_cast<char>(op.type));
+    out.push_back(static_cast<char>((op.force ? kForce : 0) |
+                                    (op.set_options ? kSetOptions : 0) |
+                                    (op.set_description ? kSetDescription : 0) |
+                                    (op.set_resource ? kSetResource : 0)));
+    PutText(out, op.group);
+    PutText(out, op.path);
+    PutText(out, op.options);
+    PutText(out, op.description);
+    PutText(out, op.resource);
+  }
+  return out;
+}
+
+absl::StatusOr<Batch> DecodeBatch(std::string_view bytes) {
+  Batch b;
+  if (bytes.substr(0, kMagic.size()) != kMagic) {
+    return absl::DataLossError("change record: not a batch (bad magic)");
+  }
+  Reader r(bytes.substr(kMagic.size()));
+  auto bad = [&r](std::string_view what) {
+    return absl::DataLossError(absl::StrCat("change record: ", std::string(what),
+                                            " cut short or damaged at byte ",
+                                            r.pos() + kMagic.size()));
+  };
+  uint32_t n = 0;
+  if (!r.Text(&b.manager) || !r.Text(&b.origin) || !r.U32(&n)) {
+    return bad("header");
+  }
+  // Each operation takes at least 22 bytes: no count may promise more.
+  if (n > bytes.size() / 22) return bad("operation count");
+  b.ops.resize(n);
+  for (Operation& op : b.ops) {
+    uint8_t type = 0, flags = 0;
+    if (!r.U8(&type) || !r.U8(&flags) || type > kLastType) {
+      return bad("operation");
+    }
+    op.type = static_cast<Operation::Type>(type);
+    op.force = flags & kForce;
+    op.set_options = flags & kSetOptions;
+    op.set_description = flags & kSetDescription;
+    op.set_resource = flags & kSetResource;
+    if (!r.Text(&op.group) || !r.Text(&op.path) || !r.Text(&op.options) ||
+        !r.Text(&op.description) || !r.Text(&op.resource)) {
+      return bad("operation text");
+    }
+  }
+  if (!r.done()) return bad("end");
+  return b;
+}
+
+}  // namespace internal
+}  // namespace libshare

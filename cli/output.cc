@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "json_writer.h"
 #include "option_report.h"
 #include "libshare/options.h"
@@ -400,6 +401,14 @@ std::string Micros(double us) {
 
 }  // namespace
 
+namespace {
+// Unix seconds as ISO 8601 in UTC, as `mounts` gives them.
+std::string IsoTime(int64_t t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::FromUnixSeconds(t),
+                          absl::UTCTimeZone());
+}
+}  // namespace
+
 std::string FormatStats(const libshare::DaemonStats& s) {
   char load[32];
   std::snprintf(load, sizeof load, "%.1f ms (%d threads)", s.load_ms,
@@ -429,6 +438,27 @@ std::string FormatStats(const libshare::DaemonStats& s) {
                         {"lookup failures:", std::to_string(c.lookup_failures)},
                         {"timeouts:", std::to_string(c.timeouts)}},
                        "    ");
+  const libshare::StoreStatus& st = s.store;
+  if (st.kind == "sqlite") {
+    out += "store: sqlite\n";
+  } else {
+    out += "store: " + st.kind + "\n";
+    std::vector<std::vector<std::string>> store_rows = {
+        {"engine:", st.engine},
+        {"head:", st.head},
+        {"applied generation:", std::to_string(st.applied)},
+        {"cluster generation:", std::to_string(st.cluster)},
+        {"lag:", std::to_string(st.cluster > st.applied
+                                    ? st.cluster - st.applied
+                                    : 0) +
+                     " generations"},
+        {"engine reachable:",
+         st.reachable ? std::string("yes")
+                      : "no, since " + IsoTime(st.unreachable_since)},
+        {"resynchronizations:", std::to_string(st.resyncs)}};
+    if (!st.error.empty()) store_rows.push_back({"last error:", st.error});
+    out += FormatColumns(store_rows, "    ");
+  }
   const libshare::KernelStats& k = s.kernel;
   out += "kernel mode: " + k.mode + "\n";
   if (k.mode != "off") {
@@ -496,6 +526,35 @@ std::string FormatStatsJson(const libshare::DaemonStats& s) {
   w.Uint(c.lookup_failures);
   w.Key("timeouts");
   w.Uint(c.timeouts);
+  w.EndObject();
+  const libshare::StoreStatus& st = s.store;
+  w.Key("store");
+  w.BeginObject();
+  w.Key("kind");
+  w.String(st.kind);
+  if (st.kind != "sqlite") {
+    w.Key("engine");
+    w.String(st.engine);
+    w.Key("head");
+    w.String(st.head);
+    w.Key("applied_generation");
+    w.Uint(st.applied);
+    w.Key("cluster_generation");
+    w.Uint(st.cluster);
+    w.Key("lag");
+    w.Uint(st.cluster > st.applied ? st.cluster - st.applied : 0);
+    w.Key("reachable");
+    w.Bool(st.reachable);
+    w.Key("unreachable_since");
+    if (st.reachable) {
+      w.Null();
+    } else {
+      w.String(IsoTime(st.unreachable_since));
+    }
+    w.Key("resyncs");
+    w.Uint(st.resyncs);
+    w.OptionalStringMember("error", st.error);
+  }
   w.EndObject();
   const libshare::KernelStats& k = s.kernel;
   w.Key("kernel");

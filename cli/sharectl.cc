@@ -253,6 +253,7 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
           << (batch.ops.size() == 1 ? " operation" : " operations")
           << " would apply)\n";
   }
+  if (r && r->store_unreachable) return kExitUnreachable;
   return ok ? kExitOk : kExitRefused;
 }
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "exports_follow.h"
 #include "libshare/options.h"
+#include "pg_engine.h"
 
 namespace sharemgrd {
 namespace {
@@ -50,6 +51,40 @@ std::vector<OptionSpec> StoreAndProcessOptions() {
        "SQLite store of the share table (default /var/lib/sharemgr/shares.db)",
        [](DaemonConfig& c, const std::string& v) {
          c.db_path = v;
+         return absl::OkStatus();
+       }},
+      {"store", "URL",
+       "where the share table lives: sqlite:PATH (as --db PATH, the "
+       "default) or a PostgreSQL URL several heads share (postgresql://... "
+       "or key=value; no password in it), --db then naming this head's copy",
+       [](DaemonConfig& c, const std::string& v) {
+         if (absl::StartsWith(v, "sqlite:")) {
+           if (v.size() == 7) return Bad(v, "names no SQLite file");
+           c.db_path = v.substr(7);
+           c.store_url.clear();
+           return absl::OkStatus();
+         }
+         if (!libshare::IsPostgresUrl(v)) {
+           return Bad(v,
+                      "is neither sqlite:PATH nor a PostgreSQL URL "
+                      "(postgresql://HOST/DB, or host=... dbname=...)");
+         }
+         if (absl::Status s = libshare::CheckPostgresUrl(v); !s.ok()) {
+           return s;
+         }
+         c.store_url = v;
+         return absl::OkStatus();
+       }},
+      {"head", "NAME",
+       "this head's name in the cluster's change log (default: the host "
+       "name)",
+       [](DaemonConfig& c, const std::string& v) {
+         if (v.empty() || v.size() > 64 ||
+             v.find_first_of(" \t\n\r\\\"'") != std::string::npos) {
+           return Bad(v, "is not a head name (1-64 characters, no blanks or "
+                         "quotes)");
+         }
+         c.head_name = v;
          return absl::OkStatus();
        }},
       {"socket", "PATH",

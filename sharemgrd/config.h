@@ -43,6 +43,10 @@ inline constexpr KernelModeSetting kDefaultKernelMode =
 
 struct DaemonConfig {
   std::string db_path = kDefaultDbPath;
+  // --store: "" (the SQLite store at db_path is the table) or a
+  // PostgreSQL URL several heads share (db_path is then this head's copy).
+  std::string store_url;
+  std::string head_name;  // --head; "" = the host name
   std::string socket_path = kDefaultSocketPath;
   std::string sharetab_path = kDefaultSharetabPath;
   bool foreground = false;

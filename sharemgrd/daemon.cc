@@ -31,6 +31,7 @@
 #include "file_safety.h"
 #include "libshare/files.h"
 #include "log.h"
+#include "pg_engine.h"
 
 namespace sharemgrd {
 namespace {
@@ -579,6 +580,7 @@ absl::Status Daemon::StartServing() {
   mgmt_ =
       std::make_unique<MgmtService>(catalog_.get(), cache_.get(), mount_.get(),
                                     config_.sharetab_path, admin_gid);
+  replicated_to_.store(mgmt_.get());
   ServeFromFsWatch(*std::move(fs_watch));
   if (absl::Status s = MakeParent(config_.sharetab_path); !s.ok()) {
     LogLine(s.message());
@@ -668,6 +670,35 @@ absl::StatusOr<std::unique_ptr<FsWatch>> Daemon::OpenCatalog(int load_threads) {
   absl::StatusOr<std::unique_ptr<FsWatch>> fs_watch =
       absl::InternalError("the recorded file systems were not read");
   libshare::Catalog::Config catalog_config{config_.db_path, load_threads};
+  if (!config_.store_url.empty()) {
+    // Several heads, one table (catalog_cluster.cc): the engine's, this
+    // head's copy at --db.
+    std::string head = config_.head_name;
+    if (head.empty()) {
+      char host[256] = {};
+      head = ::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0'
+                 ? host
+                 : "sharemgrd";
+    }
+    const std::string url = config_.store_url;
+    const std::string app = absl::StrCat("sharemgrd ", head);
+    catalog_config.engine = [url, app] {
+      return libshare::ConnectPostgres(url, app);
+    };
+    catalog_config.engine_where = libshare::DescribePostgresUrl(url);
+    catalog_config.head_name = head;
+    catalog_config.on_replicated = [this](const libshare::Batch& b,
+                                          libshare::BatchResult& r,
+                                          std::string_view from) {
+      if (MgmtService* m = replicated_to_.load()) m->Replicated(b, r, from);
+    };
+    catalog_config.log = [](std::string_view line) {
+      LogLine(absl::StrCat("cluster: ", absl::string_view(line.data(), line.size())));
+    };
+    LogLine(absl::StrCat("table kept in ", catalog_config.engine_where,
+                         " as head ", head, "; this head's copy: ",
+                         config_.db_path));
+  }
   catalog_config.beside_load = [&fs_watch](libshare::FsPlaceRecords* places) {
     try {
       fs_watch =

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -154,6 +155,8 @@ class Daemon {
   std::unique_ptr<ShareAccess> access_;         // kernel mode
   std::unique_ptr<kernel::KernelMode> kernel_;  // null when off
   std::unique_ptr<MgmtService> mgmt_;
+  // Where the catalog reports other heads' batches (set once mgmt_ is).
+  std::atomic<MgmtService*> replicated_to_{nullptr};
   std::unique_ptr<ExportsFollower> follower_;  // --follow-exports
   // MOUNT (TCP, UDP) and management each have their own threads and
   // connection limit: remote clients can neither starve nor evict the

@@ -730,6 +730,16 @@ libshare::BatchResult MgmtService::ApplyBatch(const libshare::Batch& batch,
   return std::move(w.result);
 }
 
+void MgmtService::Replicated(const libshare::Batch& batch,
+                             libshare::BatchResult& result,
+                             std::string_view head) {
+  BatchCaller caller;
+  caller.who = head.empty() ? std::string("the cluster's engine")
+                            : absl::StrCat("head ", EscapeForLog(absl::string_view(head.data(), head.size())));
+  AfterBatch(batch, caller, std::chrono::steady_clock::now(), 1, result);
+  if (result.changed) sharetab_.Request(result.generation, /*wait=*/false);
+}
+
 std::size_t MgmtService::queued_batches() {
   absl::MutexLock l(&writers_mu_);
   return writers_.size();
@@ -896,6 +906,7 @@ accept_stat MgmtService::EncodeBatchResult(const libshare::BatchResult& r,
   br.errors.errors_len = static_cast<u_int>(errs.size());
   br.errors.errors_val = errs.data();
   br.commit_error = Mutable(r.commit_error);
+  br.store_unreachable = r.store_unreachable;
   br.generation = r.generation;
   br.applied = r.applied;
   return Encode(Proc(xdr_mgmt_batch_res), &res, out) ? SUCCESS : SYSTEM_ERR;
@@ -1115,6 +1126,16 @@ accept_stat MgmtService::Stats(std::string* out) {
   s.kernel.pushed = kernel.pushed;
   s.kernel.flushes = kernel.flushes;
   s.kernel.answer_p99_us = kernel.answer_p99_us;
+  const libshare::StoreStatus store = catalog_->store_status();
+  s.store.kind = Mutable(store.kind);
+  s.store.engine = Mutable(store.engine);
+  s.store.head = Mutable(store.head);
+  s.store.applied = store.applied;
+  s.store.cluster = store.cluster;
+  s.store.reachable = store.reachable;
+  s.store.unreachable_since = store.unreachable_since;
+  s.store.error = Mutable(store.error);
+  s.store.resyncs = store.resyncs;
   return Encode(Proc(xdr_mgmt_stats_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 

@@ -111,6 +111,13 @@ class MgmtService final : public RpcProgram {
                                    const BatchCaller& caller);
   // The daemon's own batches (the exports follower).
   libshare::BatchResult ApplyBatch(const libshare::Batch& batch);
+  // A batch another head of the cluster committed, now in this head's
+  // table (Catalog::Config::on_replicated; `head` "" for a
+  // resynchronization): the views, the EXPORT cache, the kernel and the
+  // change log follow it as a local batch's. The catalog's writer lock is
+  // held: nothing here may apply a batch.
+  void Replicated(const libshare::Batch& batch, libshare::BatchResult& result,
+                  std::string_view head);
   // Changing calls waiting for their group's commit or in it (tests).
   std::size_t queued_batches() ABSL_LOCKS_EXCLUDED(writers_mu_);
   // Returns once the sharetab view of the table as it is now is written

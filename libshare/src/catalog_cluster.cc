@@ -273,7 +273,7 @@ absl::Status CatalogImpl::CatchUp(ClusterEngine& engine,
       return Resync(engine, absl::StrCat("generation ", ch.generation, ": ",
                                          batch.status().message()));
     }
-    absl::StatusOr<BatchResult> r = Replay(*batch, ch.generation);
+    absl::StatusOr<BatchResult> r = Replay(*batch, ch.generation, ch.head);
     if (!r.ok()) {
       if (absl::IsFailedPrecondition(r.status())) {
         return Resync(engine, absl::StrCat("generation ", ch.generation,
@@ -288,7 +288,8 @@ absl::Status CatalogImpl::CatchUp(ClusterEngine& engine,
 }
 
 absl::StatusOr<BatchResult> CatalogImpl::Replay(const Batch& batch,
-                                                uint64_t generation) {
+                                                uint64_t generation,
+                                                std::string_view from_head) {
   BatchResult r;
   const Batch* one = &batch;
   RunMode mode;
@@ -308,7 +309,7 @@ absl::StatusOr<BatchResult> CatalogImpl::Replay(const Batch& batch,
   }
   if (!r.commit_error.empty()) return absl::InternalError(r.commit_error);
   ClusterState& c = *cluster_;
-  if (c.started && c.on_replicated) c.on_replicated(batch, r);
+  if (c.started && c.on_replicated) c.on_replicated(batch, r, from_head);
   return r;
 }
 
@@ -389,7 +390,7 @@ absl::Status CatalogImpl::Resync(ClusterEngine& engine, std::string_view why) {
                      diff.ops.size() == 1 ? " operation brings"
                                           : " operations bring",
                      " this head's table to the engine's"));
-  absl::StatusOr<BatchResult> r = Replay(diff, table->head.generation);
+  absl::StatusOr<BatchResult> r = Replay(diff, table->head.generation, "");
   if (!r.ok()) {
     c.Log(absl::StrCat("resynchronization refused: ", r.status().message()));
     return absl::InternalError(

@@ -267,6 +267,7 @@ void CatalogImpl::ApplyRun(absl::Span<const Batch* const> run,
       for (BatchResult& r : results) {
         r = BatchResult();
         r.commit_error = std::string(engine.status().message());
+        r.store_unreachable = absl::IsUnavailable(engine.status());
         r.generation = gen;
       }
       return;

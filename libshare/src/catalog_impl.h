@@ -263,7 +263,8 @@ struct ClusterState {
   EngineConnector connect;
   std::string head;
   int follow_ms = 1000;
-  std::function<void(const Batch&, const BatchResult&)> on_replicated;
+  std::function<void(const Batch&, BatchResult&, std::string_view)>
+      on_replicated;
   std::function<void(std::string_view)> log;
 
   // Under the catalog's apply_mu_.
@@ -407,7 +408,8 @@ class CatalogImpl : public Catalog {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   // Applies one batch as another head committed it; its result, or an
   // error if this table refuses it.
-  absl::StatusOr<BatchResult> Replay(const Batch& batch, uint64_t generation)
+  absl::StatusOr<BatchResult> Replay(const Batch& batch, uint64_t generation,
+                                     std::string_view from_head)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   // The engine's half of a run's commit: rows, one record per batch that
   // changes something, the new generation; then the engine's commit.

@@ -453,6 +453,7 @@ absl::StatusOr<BatchResult> RpcClient::Apply(const Batch& batch) {
                           Text(r.errors.errors_val[i].message)});
   }
   out.commit_error = Text(r.commit_error);
+  out.store_unreachable = r.store_unreachable;
   out.generation = r.generation;
   out.applied = static_cast<size_t>(r.applied);
   return out;
@@ -622,6 +623,15 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
   out.kernel.pushed = m.kernel.pushed;
   out.kernel.flushes = m.kernel.flushes;
   out.kernel.answer_p99_us = m.kernel.answer_p99_us;
+  out.store.kind = Text(m.store.kind);
+  out.store.engine = Text(m.store.engine);
+  out.store.head = Text(m.store.head);
+  out.store.applied = m.store.applied;
+  out.store.cluster = m.store.cluster;
+  out.store.reachable = m.store.reachable;
+  out.store.unreachable_since = m.store.unreachable_since;
+  out.store.error = Text(m.store.error);
+  out.store.resyncs = m.store.resyncs;
   for (u_int i = 0; i < m.requests.requests_len; ++i) {
     const mgmt_request_stats& r = m.requests.requests_val[i];
     out.requests.push_back(

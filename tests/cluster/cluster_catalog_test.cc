@@ -101,7 +101,7 @@ class ClusterTest : public ::testing::Test {
     c.engine = [url, name]() { return ConnectPostgres(url, name); };
     c.engine_where = DescribePostgresUrl(url);
     Head* h = head.get();
-    c.on_replicated = [h](const Batch&, const BatchResult&) {
+    c.on_replicated = [h](const Batch&, BatchResult&, std::string_view) {
       h->replicated.fetch_add(1);
     };
     c.log = [](std::string_view line) {

@@ -120,6 +120,10 @@ struct BatchResult {
   // Set when the batch was valid but could not be committed (disk full,
   // I/O error); nothing changed.
   std::string commit_error;
+  // With commit_error: the table's engine (several heads, sharemgrd
+  // --store postgresql://...) could not be reached; this head serves its
+  // copy and takes no change until it is back (sharectl exits 3).
+  bool store_unreachable = false;
   uint64_t generation = 0;  // table generation after the batch
   std::size_t applied = 0;  // operations applied (0 unless committed)
   // The batch committed and changed the table: `generation` is its own.

@@ -81,6 +81,7 @@ struct DaemonStats {
   std::vector<RequestStats> requests;
   std::string sharetab_error;  // last failure writing the view, "" if none
   KernelStats kernel;
+  StoreStatus store;  // records.h
 };
 
 // One mount record (`sharectl mounts`).

@@ -144,19 +144,20 @@ class Catalog {
     // db_path is the table (a single server). See catalog_cluster.cc.
     EngineConnector engine = nullptr;
     // The engine as messages and stats name it (no password).
-    std::string engine_where;
+    std::string engine_where{};
     // This head's name in the change log (the host name, by default).
-    std::string head_name;
+    std::string head_name{};
     // How often a head looks at the engine's generation when no
     // notification came, and retries an engine it lost.
     int follow_interval_ms = 1000;
     // Runs once this head's table has a batch another head committed
-    // (`result` as Apply would give it: its change list), or a full
-    // resynchronization (its batch: what differed). On the thread that
-    // applied it, with the catalog's writer lock held: it must not call
-    // Apply. Not called before Open returns.
-    std::function<void(const Batch&, const BatchResult&)> on_replicated =
-        nullptr;
+    // (`result` as Apply would give it: its change list; `head`: the head
+    // that committed it), or a full resynchronization (its batch: what
+    // differed; `head` empty). On the thread that applied it, with the
+    // catalog's writer lock held: it must not call Apply. Not called
+    // before Open returns.
+    std::function<void(const Batch&, BatchResult&, std::string_view head)>
+        on_replicated = nullptr;
     // The catalog's own reports (resynchronizations, the engine lost and
     // found again), one line each.
     std::function<void(std::string_view)> log = nullptr;

@@ -194,7 +194,8 @@ std::vector<std::string> KernelNotes(const ShareInfo& s) {
 }  // namespace
 
 std::string FormatShow(const std::vector<GroupInfo>& groups,
-                       const std::vector<ShareInfo>& shares, bool verbose) {
+                       const std::vector<ShareInfo>& shares, bool verbose,
+                       bool kernel_mode) {
   std::string out;
   for (const auto& g : groups) {
     std::string head = g.name;
@@ -229,7 +230,8 @@ std::string FormatShow(const std::vector<GroupInfo>& groups,
           absl::StrAppend(&notes, "    ", Shown(s.path), ": !! ", c, "\n");
         }
       }
-      for (const std::string& n : KernelNotes(s)) {
+      for (const std::string& n :
+           kernel_mode ? KernelNotes(s) : std::vector<std::string>()) {
         absl::StrAppend(&notes, "    ", Shown(s.path),
                         ": no effect in kernel mode: ", n, "\n");
       }

@@ -32,9 +32,12 @@ std::string FormatListJson(const std::vector<libshare::GroupInfo>& groups);
 std::string FormatNotServed(const std::vector<libshare::ShareInfo>& shares);
 
 // `groups` in the order to print; `shares` may be of any of them.
+// `kernel_mode`: the daemon runs its kernel mode (stats' kernel.mode is
+// "on"); only then does `verbose` name the options the kernel cannot
+// apply ("PATH: no effect in kernel mode: ...").
 std::string FormatShow(const std::vector<libshare::GroupInfo>& groups,
                        const std::vector<libshare::ShareInfo>& shares,
-                       bool verbose);
+                       bool verbose, bool kernel_mode);
 std::string FormatShowJson(const std::vector<libshare::GroupInfo>& groups,
                            const std::vector<libshare::ShareInfo>& shares);
 

@@ -60,6 +60,14 @@ std::vector<libshare::GroupInfo> PickGroups(
   return chosen;
 }
 
+// Whether the daemon runs its kernel mode (stats' kernel.mode), asked only
+// for show -v's kernel notes. When its stats cannot be read the notes are
+// shown: they say what would be lost, never that it is.
+bool KernelModeOn(Client* c) {
+  absl::StatusOr<libshare::DaemonStats> s = c->Stats();
+  return !s.ok() || s->kernel.mode != "off";
+}
+
 }  // namespace
 
 int Runner::Fail(int code, std::string_view kind, std::string_view cmd,
@@ -414,8 +422,10 @@ int Runner::RunShow(const ParsedArgs& a) {
   if (!missing.empty()) return RefusedAll("show", missing);
   auto shares = c->ListShares(a.args);
   if (!shares.ok()) return CallFailed("show", shares.status());
+  const bool verbose = a.Has("-v");
   out() << (json_ ? FormatShowJson(chosen, *shares)
-                  : FormatShow(chosen, *shares, a.Has("-v")));
+                  : FormatShow(chosen, *shares, verbose,
+                               verbose && KernelModeOn(c)));
   return kExitOk;
 }
 
@@ -476,8 +486,10 @@ int Runner::RunShowShares(const ParsedArgs& a) {
       }
     }
   }
+  const bool verbose = a.Has("-v");
   out() << (json_ ? FormatShowJson(chosen, found)
-                  : FormatShow(chosen, found, a.Has("-v")));
+                  : FormatShow(chosen, found, verbose,
+                               verbose && KernelModeOn(c)));
   return kExitOk;
 }
 

@@ -31,9 +31,11 @@ struct FakeDaemon {
   std::vector<libshare::OperationError> errors;  // answer to Apply
   std::vector<libshare::GroupInfo> groups;
   std::vector<libshare::ShareInfo> shares;
-  std::string connected_to;  // the socket of the last connection
+  std::string connected_to;           // the socket of the last connection
   std::vector<std::size_t> prepared;  // PREPARE_BATCH calls, bytes each
   absl::Status prepare_answer;        // their answer
+  std::string kernel_mode = "off";    // stats' kernel.mode
+  int stats_calls = 0;
 };
 
 class FakeClient : public libshare::Client {
@@ -62,7 +64,10 @@ class FakeClient : public libshare::Client {
     return libshare::CheckResult{};
   }
   absl::StatusOr<libshare::DaemonStats> Stats() override {
-    return libshare::DaemonStats{};
+    ++d_->stats_calls;
+    libshare::DaemonStats s;
+    s.kernel.mode = d_->kernel_mode;
+    return s;
   }
   absl::Status FlushCache() override { return absl::OkStatus(); }
   absl::Status PrepareBatch(std::size_t call_bytes) override {
@@ -522,6 +527,33 @@ TEST_F(RunTest, ShowDashSPrintsOneShareAndNamesTheEnclosingOne) {
   EXPECT_THAT(err_.str(), HasSubstr("/export/home/a/x: no such share (it is "
                                     "inside share /export/home/a of group "
                                     "homes)"));
+}
+
+TEST_F(RunTest, ShowVerboseNamesKernelOnlyOptionsOnlyInKernelMode) {
+  daemon_.groups = {{"g", true, "", 1}};
+  libshare::ShareInfo s;
+  s.path = "/export/a";
+  s.group = "g";
+  s.options = "rw,nosuid";
+  s.effective_options = "rw,nosuid";
+  daemon_.shares = {s};
+  for (const auto& args :
+       {std::vector<std::string>{"show", "-v"},
+        std::vector<std::string>{"show", "-v", "g"},
+        std::vector<std::string>{"show", "-v", "-s", "/export/a"}}) {
+    daemon_.kernel_mode = "off";
+    EXPECT_EQ(Run(args), kExitOk);
+    EXPECT_THAT(out_.str(), HasSubstr("/export/a: effective nfs=(rw,nosuid)"));
+    EXPECT_THAT(out_.str(), Not(HasSubstr("no effect in kernel mode")));
+    daemon_.kernel_mode = "on";
+    EXPECT_EQ(Run(args), kExitOk);
+    EXPECT_THAT(out_.str(),
+                HasSubstr("/export/a: no effect in kernel mode: nosuid"));
+  }
+  // Without -v nothing is asked of the daemon's mode.
+  daemon_.stats_calls = 0;
+  EXPECT_EQ(Run({"show"}), kExitOk);
+  EXPECT_EQ(daemon_.stats_calls, 0);
 }
 
 }  // namespace

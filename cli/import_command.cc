@@ -188,14 +188,13 @@ int Runner::LookUpImportGroup(const std::string& group, bool dry_run,
     *reachable = false;
     return kExitOk;
   }
-  const int rc =
-      CallFailed("import", absl::UnavailableError(groups.status().message()));
-  if (!stopping->empty()) {
-    SortProblems(stopping);
-    ReportProblems(*stopping);
-    return kExitRefused;
-  }
-  return rc;
+  const absl::Status why = absl::UnavailableError(groups.status().message());
+  if (stopping->empty()) return CallFailed("import", why);
+  // The bad entries come in the one document.
+  SayFailure("import", ClassifyCallFailure(why, socket_).message);
+  SortProblems(stopping);
+  ReportProblems(*stopping);
+  return kExitRefused;
 }
 
 int Runner::EndUncheckedImport(std::vector<Problem> stopping) {
@@ -205,7 +204,10 @@ int Runner::EndUncheckedImport(std::vector<Problem> stopping) {
            "at "
         << socket_ << "\n";
   if (json_) {
-    out() << ChangeJson(stopping.empty(), 0, 0, "", stopping, true);
+    ChangeOutcome o;  // would_apply stays null: no daemon checked it
+    o.ok = stopping.empty();
+    o.dry_run = true;
+    out() << ChangeJson(o, stopping);
   }
   return stopping.empty() ? kExitOk : kExitRefused;
 }
@@ -243,7 +245,13 @@ int Runner::RunImport(const ParsedArgs& a) {
   if (plan.ops.empty() && stopping.empty()) {
     err() << "sharectl: import: no shares found\n";
     warnings_.push_back({"", "no shares found"});
-    if (json_) out() << ChangeJson(true, 0, 0, "", {});
+    if (json_) {
+      ChangeOutcome o;
+      o.ok = true;
+      o.dry_run = a.DryRun();
+      o.would_apply = 0;
+      out() << ChangeJson(o, {});
+    }
     return kExitOk;
   }
 

@@ -370,24 +370,28 @@ std::string FormatCheck(const libshare::CheckResult& r) {
   return FormatColumns(rows);
 }
 
+void WriteCheckMembers(const libshare::CheckResult& r, JsonWriter* w) {
+  w->StringMember("client", r.client);
+  w->OptionalStringMember("address", r.address);
+  w->StringMember("access", r.access);
+  w->Key("root");
+  w->Bool(r.root);
+  if (r.share) {
+    w->StringMember("share", *r.share);
+  } else {
+    w->Key("share");
+    w->Null();
+  }
+  w->OptionalStringMember("option", r.option);
+  w->OptionalStringMember("entry", r.entry);
+  w->StringMember("reason", r.reason);
+  w->StringMember("sec", r.sec);
+}
+
 std::string FormatCheckJson(const libshare::CheckResult& r) {
   JsonWriter w;
   w.BeginObject();
-  w.StringMember("client", r.client);
-  w.OptionalStringMember("address", r.address);
-  w.StringMember("access", r.access);
-  w.Key("root");
-  w.Bool(r.root);
-  if (r.share) {
-    w.StringMember("share", *r.share);
-  } else {
-    w.Key("share");
-    w.Null();
-  }
-  w.OptionalStringMember("option", r.option);
-  w.OptionalStringMember("entry", r.entry);
-  w.StringMember("reason", r.reason);
-  w.StringMember("sec", r.sec);
+  WriteCheckMembers(r, &w);
   w.EndObject();
   return w.str() + "\n";
 }

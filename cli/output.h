@@ -45,8 +45,13 @@ std::string FormatSharetab(const std::vector<libshare::SharetabEntry>& entries);
 std::string FormatSharetabJson(
     const std::vector<libshare::SharetabEntry>& entries);
 
+class JsonWriter;
+
 std::string FormatCheck(const libshare::CheckResult& r);
 std::string FormatCheckJson(const libshare::CheckResult& r);
+// The members of FormatCheckJson's object, for a document that adds more
+// (a refused check's "error").
+void WriteCheckMembers(const libshare::CheckResult& r, JsonWriter* w);
 
 // `s` with control and non-printable bytes escaped, as paths are shown in
 // text output.

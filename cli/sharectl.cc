@@ -70,60 +70,91 @@ bool KernelModeOn(Client* c) {
 
 }  // namespace
 
-int Runner::Fail(int code, std::string_view kind, std::string_view cmd,
-                 std::string_view message) {
+CallFailure ClassifyCallFailure(const absl::Status& s,
+                                const std::string& socket) {
+  const std::string m(s.message().data(), s.message().size());
+  if (s.code() == absl::StatusCode::kUnavailable) {
+    // The client's message usually names the socket already.
+    if (absl::StrContains(m, socket)) {
+      return {kExitUnreachable, "unreachable", m};
+    }
+    return {kExitUnreachable, "unreachable",
+            absl::StrCat("cannot reach sharemgrd at ", socket, ": ", m)};
+  }
+  if (s.code() == absl::StatusCode::kPermissionDenied) {
+    return {kExitRefused, "permission", m};
+  }
+  return {kExitRefused, "refused", m};
+}
+
+void Runner::SayFailure(std::string_view cmd, std::string_view message) {
   // Escaped here too: a message may quote what the user or the daemon
   // gave, and a control byte must not reach the terminal.
   err() << "sharectl: " << cmd << ": " << ShownForTerminal(message) << "\n";
-  if (json_) out() << ErrorJson(kind, cmd, message);
+}
+
+int Runner::Fail(int code, std::string_view kind, std::string_view cmd,
+                 std::string_view message) {
+  SayFailure(cmd, message);
+  if (!json_) return code;
+  if (change_document_) {
+    // A change keeps its document's shape however it fails, so that a
+    // script reads .ok and .errors alike (sharectl(8), --json).
+    ChangeOutcome o;
+    o.dry_run = dry_run_;
+    o.error_kind = std::string(kind);
+    o.error_message = std::string(message);
+    Problem p;
+    p.command = std::string(cmd);
+    p.message = std::string(message);
+    out() << ChangeJson(o, {p});
+  } else {
+    out() << ErrorJson(kind, cmd, message);
+  }
   return code;
 }
 
 int Runner::RefusedAll(std::string_view cmd,
                        const std::vector<std::string>& what) {
-  for (const auto& m : what)
-    err() << "sharectl: " << cmd << ": " << ShownForTerminal(m) << "\n";
+  for (const auto& m : what) SayFailure(cmd, m);
   if (json_) out() << ErrorJson("refused", cmd, absl::StrJoin(what, "; "));
   return kExitRefused;
 }
 
 int Runner::CallFailed(std::string_view cmd, const absl::Status& s) {
-  const std::string_view m(s.message().data(), s.message().size());
-  if (s.code() == absl::StatusCode::kUnavailable) {
-    // The client's message usually names the socket already.
-    if (absl::StrContains(s.message(), socket_)) {
-      return Fail(kExitUnreachable, "unreachable", cmd, m);
-    }
-    return Fail(
-        kExitUnreachable, "unreachable", cmd,
-        absl::StrCat("cannot reach sharemgrd at ", socket_, ": ", s.message()));
-  }
-  if (s.code() == absl::StatusCode::kPermissionDenied) {
-    return Fail(kExitRefused, "permission", cmd, m);
-  }
-  return Refused(cmd, s.message());
+  const CallFailure f = ClassifyCallFailure(s, socket_);
+  return Fail(f.code, f.kind, cmd, f.message);
 }
 
-Client* Runner::Connection(std::string_view cmd, int* rc) {
+absl::StatusOr<Client*> Runner::Connect() {
   if (client_) return client_.get();
   auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
   if (!c.ok()) {
     // Unavailable, or PermissionDenied when the socket is not ours to
     // use: a refusal (exit 1), not an unreachable daemon (exit 3).
-    *rc =
-        CallFailed(cmd, c.status().code() == absl::StatusCode::kPermissionDenied
-                            ? c.status()
-                            : absl::UnavailableError(c.status().message()));
-    return nullptr;
+    return c.status().code() == absl::StatusCode::kPermissionDenied
+               ? c.status()
+               : absl::UnavailableError(c.status().message());
   }
   client_ = *std::move(c);
   return client_.get();
 }
 
+Client* Runner::Connection(std::string_view cmd, int* rc) {
+  absl::StatusOr<Client*> c = Connect();
+  if (!c.ok()) {
+    *rc = CallFailed(cmd, c.status());
+    return nullptr;
+  }
+  return *c;
+}
+
 void Runner::ReportProblems(const std::vector<Problem>& problems) {
   err() << FormatProblems(problems);
   if (!json_) return;
-  out() << ChangeJson(false, 0, 0, "", problems);  // nothing was sent
+  ChangeOutcome o;  // nothing was sent
+  o.dry_run = dry_run_;
+  out() << ChangeJson(o, problems);
 }
 
 absl::StatusOr<std::vector<std::string>> Runner::GroupNames(
@@ -181,10 +212,12 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
   };
   std::optional<BatchResult> r;
   if (!batch.ops.empty()) {
-    int rc = kExitOk;
-    Client* c = Connection(cmd, &rc);
+    absl::StatusOr<Client*> connected = Connect();
+    Client* c = connected.ok() ? *connected : nullptr;
     if (c == nullptr) {
-      if (!parse_failed) return rc;
+      if (!parse_failed) return CallFailed(cmd, connected.status());
+      // The bad lines are reported below, in one document.
+      SayFailure(cmd, ClassifyCallFailure(connected.status(), socket_).message);
       err() << "sharectl: " << cmd
             << ": the lines that parsed were not checked\n";
     } else {
@@ -239,8 +272,15 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
   const uint64_t applied = r ? r->applied : 0;
   const uint64_t generation = r ? r->generation : 0;
   if (json_) {
-    out() << ChangeJson(ok, applied, generation, commit_error, problems,
-                        asked_dry_run);
+    ChangeOutcome o;
+    o.ok = ok;
+    o.dry_run = asked_dry_run;
+    o.applied = applied;
+    // Checked by the daemon: the batch passes whole or not at all.
+    if (r.has_value()) o.would_apply = ok ? batch.ops.size() : 0;
+    o.generation = generation;
+    o.commit_error = commit_error;
+    out() << ChangeJson(o, problems);
   }
   if (progress && ok && !batch.dry_run) {
     err() << "sharectl: " << cmd << ": committed" << std::endl;
@@ -286,7 +326,13 @@ int Runner::RunChange(const CommandSpec& spec,
       batch.ops.push_back(std::move(op));
     }
     if (batch.ops.empty()) {  // no groups: nothing to do
-      if (json_) out() << ChangeJson(true, 0, 0, "", {});
+      if (json_) {
+        ChangeOutcome o;
+        o.ok = true;
+        o.dry_run = cmd->dry_run;
+        o.would_apply = 0;
+        out() << ChangeJson(o, {});
+      }
       return kExitOk;
     }
   }
@@ -549,9 +595,20 @@ int Runner::RunCheck(const ParsedArgs& a) {
   if (c == nullptr) return rc;
   auto r = c->Check(a.args[0], *path, sec);
   if (!r.ok()) return CallFailed("check", r.status());
-  out() << (json_ ? FormatCheckJson(*r) : FormatCheck(*r));
-  // As a test would use it: 0 when the client may mount, 1 when refused.
-  return r->access == "none" ? kExitRefused : kExitOk;
+  // As a test would use it: 0 when the client may mount, 1 when refused;
+  // refused, the document has its "error" as every exit 1 has.
+  const bool refused = r->access == "none";
+  if (!json_) {
+    out() << FormatCheck(*r);
+  } else {
+    JsonWriter w;
+    w.BeginObject();
+    WriteCheckMembers(*r, &w);
+    if (refused) WriteErrorMember("refused", "check", r->reason, &w);
+    w.EndObject();
+    out() << w.str() << "\n";
+  }
+  return refused ? kExitRefused : kExitOk;
 }
 
 int Runner::RunStats() {
@@ -618,7 +675,9 @@ int Runner::Dispatch(const CommandSpec& spec,
   absl::StatusOr<ParsedArgs> parsed =
       ParseArgs(spec, std::vector<std::string>(words.begin() + 1, words.end()));
   command_ = std::string(spec.name);
+  change_document_ = TakesDryRun(spec);
   if (!parsed.ok()) return Usage(spec.name, parsed.status().message());
+  dry_run_ = parsed->DryRun();
   if (parsed->help) {
     out() << CommandHelp(spec);
     return kExitOk;
@@ -707,7 +766,16 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
   if (socket.empty()) return usage("empty socket path");
   if (words[0] == "exportfs") {
     // exportfs(8)'s own flags ("-ra", "-orw"): not sharectl's parser.
-    if (json) return usage("exportfs: --json is not supported");
+    if (json) {
+      // exportfs(8)'s output is text; the same facts come as JSON from
+      // show, share and stats.
+      const std::string m =
+          "--json is not supported (sharectl --json show, share or stats "
+          "give the same facts)";
+      *env.err << "sharectl: exportfs: " << m << "\n";
+      *env.out << ErrorJson("usage", "exportfs", m);
+      return kExitUsage;
+    }
     return RunExportfs(std::vector<std::string>(words.begin() + 1, words.end()),
                        env, socket);
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What sharectl reports, against a real sharemgrd (issue 48): show -v's
-# kernel notes only in kernel mode (item 9).
+# kernel notes only in kernel mode (item 9); one JSON shape per command,
+# whatever fails (item 8).
 # Usage: integration_report_test.sh SHARECTL SHAREMGRD
 SHARECTL=$1
 SHAREMGRD=$2
@@ -25,5 +26,42 @@ ok "show -v -s, kernel mode off: no kernel note" \
 run sc --json show g
 ok "show --json lists kernel_no_effect whatever the mode" \
   '[[ $(jqv ".groups[0].shares[0].kernel_no_effect | length") -ge 1 ]]'
+
+# --- item 8: JSON consistency.
+run sc --json check 10.1.2.3 "$X/a"
+ok "a refused check: exit 1 with an error member naming the reason" \
+  '[[ $RC == 1 && $(jqv .access) == none && $(jqv .error.kind) == refused &&
+      $(jqv .error.command) == check && $(jqv .error.message) == "$(jqv .reason)" ]]'
+run sc --json check 127.0.0.1 "$X/a"
+ok "a check that grants access: exit 0, no error member" \
+  '[[ $RC == 0 && $(jqv .access) == rw && $(jqv "has(\"error\")") == false ]]'
+run sc --json exportfs -v
+ok "--json exportfs: a usage error that names the command" \
+  '[[ $RC == 2 && $(jqv .error.kind) == usage && $(jqv .error.command) == exportfs ]]'
+run sc --json add-share -n -s "$X/b" g
+ok "a dry run with --json counts what would apply" \
+  '[[ $RC == 0 && $(jqv .dry_run) == true && $(jqv .would_apply) == 1 && $(jqv .applied) == 0 ]]'
+printf 'create h\nadd-share -s %s h\n' "$X/b" >"$T/two.batch"
+run sc --json batch -n "$T/two.batch"
+ok "batch -n with --json: would_apply" '[[ $RC == 0 && $(jqv .would_apply) == 2 ]]'
+run sc --json add-share -n -s "$X/nowhere" g
+ok "a refused dry run: would_apply 0" '[[ $RC == 1 && $(jqv .would_apply) == 0 ]]'
+run sc --json batch "$T/two.batch"
+ok "a committed batch: would_apply null" '[[ $RC == 0 && $(jqv .would_apply) == null && $(jqv .applied) == 2 ]]'
+if command -v setpriv >/dev/null && [[ $(id -u) == 0 ]]; then
+  chmod 755 "$T"
+  chmod 666 "$T/sock"
+  nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$SHARECTL" --socket "$T/sock" "$@"; }
+  run nobody --json create nobodys
+  ok "a permission-refused create keeps ok and errors" \
+    '[[ $RC == 1 && $(jqv .ok) == false && $(jqv ".errors | length") == 1 &&
+        $(jqv ".errors[0].message") == "$(jqv .error.message)" &&
+        $(jqv .error.kind) == permission && $(jqv .error.command) == create ]]'
+  run nobody --json batch "$T/two.batch"
+  ok "a permission-refused batch keeps ok and errors" \
+    '[[ $RC == 1 && $(jqv .ok) == false && $(jqv ".errors | length") == 1 &&
+        $(jqv .error.kind) == permission && $(jqv .error.command) == batch ]]'
+  ok "... and prints one document" '[[ $(wc -l <"$T/out") == 1 ]]'
+fi
 
 report

@@ -3,6 +3,7 @@
 // the integration tests.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -35,6 +36,8 @@ struct FakeDaemon {
   std::vector<std::size_t> prepared;  // PREPARE_BATCH calls, bytes each
   absl::Status prepare_answer;        // their answer
   std::string kernel_mode = "off";    // stats' kernel.mode
+  absl::Status apply_answer;          // a failure of the Apply call itself
+  libshare::CheckResult check_answer;
   int stats_calls = 0;
 };
 
@@ -42,6 +45,7 @@ class FakeClient : public libshare::Client {
  public:
   explicit FakeClient(FakeDaemon* d) : d_(d) {}
   absl::StatusOr<BatchResult> Apply(const Batch& batch) override {
+    if (!d_->apply_answer.ok()) return d_->apply_answer;
     d_->batches.push_back(batch);
     BatchResult r;
     r.errors = d_->errors;
@@ -61,7 +65,7 @@ class FakeClient : public libshare::Client {
   absl::StatusOr<libshare::CheckResult> Check(const std::string&,
                                               const std::string&,
                                               const std::string&) override {
-    return libshare::CheckResult{};
+    return d_->check_answer;
   }
   absl::StatusOr<libshare::DaemonStats> Stats() override {
     ++d_->stats_calls;
@@ -480,11 +484,88 @@ TEST_F(RunTest, MistypedCommandGetsASuggestion) {
 
 TEST_F(RunTest, UsageErrorWithJsonPrintsAnErrorDocument) {
   EXPECT_EQ(Run({"--json", "add-share", "g"}), kExitUsage);
-  EXPECT_THAT(out_.str(), HasSubstr("{\"error\":{\"kind\":\"usage\","
+  EXPECT_THAT(out_.str(), HasSubstr("\"error\":{\"kind\":\"usage\","
                                     "\"command\":\"add-share\",\"message\":"));
+  EXPECT_THAT(out_.str(), StartsWith("{\"ok\":false,"));
   EXPECT_EQ(Run({"nosuch", "--json"}), kExitUsage);
   EXPECT_THAT(out_.str(),
               HasSubstr("{\"error\":{\"kind\":\"usage\",\"command\":null,"));
+}
+
+TEST_F(RunTest, RefusedCheckWithJsonHasAnErrorMember) {
+  daemon_.check_answer.client = "10.1.2.3";
+  daemon_.check_answer.access = "none";
+  daemon_.check_answer.reason = "10.1.2.3 matches no entry of rw=@10/8";
+  EXPECT_EQ(Run({"--json", "check", "10.1.2.3", "/a"}), kExitRefused);
+  EXPECT_THAT(out_.str(), HasSubstr("\"access\":\"none\""));
+  EXPECT_THAT(out_.str(),
+              HasSubstr("\"error\":{\"kind\":\"refused\",\"command\":"
+                        "\"check\",\"message\":\"10.1.2.3 matches no entry "
+                        "of rw=@10/8\"}}\n"));
+  daemon_.check_answer.access = "ro";
+  EXPECT_EQ(Run({"--json", "check", "10.1.2.3", "/a"}), kExitOk);
+  EXPECT_THAT(out_.str(), Not(HasSubstr("\"error\"")));
+}
+
+TEST_F(RunTest, PermissionRefusedChangeWithJsonKeepsTheChangeDocument) {
+  daemon_.apply_answer =
+      absl::PermissionDeniedError("uid 1000 may not change shares");
+  for (const std::vector<std::string>& c :
+       {std::vector<std::string>{"--json", "create", "g"},
+        std::vector<std::string>{"--json", "batch", "-"}}) {
+    EXPECT_EQ(Run(c, "create g\n"), kExitRefused) << c[1];
+    EXPECT_THAT(out_.str(), StartsWith("{\"ok\":false,\"dry_run\":false,"))
+        << c[1];
+    EXPECT_THAT(out_.str(),
+                HasSubstr("\"errors\":[{\"index\":null,\"origin\":null,"
+                          "\"command\":\"" +
+                          c[1] +
+                          "\",\"message\":\"uid 1000 may not change "
+                          "shares\"}]"))
+        << c[1];
+    EXPECT_THAT(out_.str(), HasSubstr("\"error\":{\"kind\":\"permission\","
+                                      "\"command\":\"" +
+                                      c[1] + "\""))
+        << c[1];
+    EXPECT_EQ(err_.str(),
+              "sharectl: " + c[1] + ": uid 1000 may not change shares\n");
+  }
+  // A socket the caller may not open: the same shape, one document.
+  daemon_.apply_answer = absl::OkStatus();
+  socket_allowed_ = false;
+  EXPECT_EQ(Run({"--json", "delete", "-n", "g"}), kExitRefused);
+  EXPECT_THAT(out_.str(), StartsWith("{\"ok\":false,\"dry_run\":true,"));
+  EXPECT_THAT(out_.str(), HasSubstr("\"kind\":\"permission\""));
+  const std::string out = out_.str();
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
+TEST_F(RunTest, BatchWithBadLinesAndNoDaemonPrintsOneJsonDocument) {
+  reachable_ = false;
+  EXPECT_EQ(Run({"--json", "batch", "-"}, "create g\nlist\n"), kExitRefused);
+  const std::string out = out_.str();
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_THAT(out, HasSubstr("\"line\":2},\"command\":\"list\""));
+}
+
+TEST_F(RunTest, DryRunWithJsonSaysHowManyOperationsWouldApply) {
+  EXPECT_EQ(Run({"--json", "batch", "-n", "-"}, ManyAdds(3)), kExitOk);
+  EXPECT_THAT(out_.str(), HasSubstr("{\"ok\":true,\"dry_run\":true,"
+                                    "\"applied\":0,\"would_apply\":3,"));
+  daemon_.errors = {{1, "/export/home/u1: no such directory"}};
+  EXPECT_EQ(Run({"--json", "batch", "-n", "-"}, ManyAdds(3)), kExitRefused);
+  EXPECT_THAT(out_.str(), HasSubstr("\"would_apply\":0,"));
+  daemon_.errors.clear();
+  EXPECT_EQ(Run({"--json", "batch", "-"}, ManyAdds(3)), kExitOk);
+  EXPECT_THAT(out_.str(), HasSubstr("\"applied\":3,\"would_apply\":null,"));
+}
+
+TEST_F(RunTest, ExportfsWithJsonNamesTheCommandInItsError) {
+  EXPECT_EQ(Run({"--json", "exportfs", "-v"}), kExitUsage);
+  EXPECT_THAT(out_.str(), HasSubstr("{\"error\":{\"kind\":\"usage\","
+                                    "\"command\":\"exportfs\","));
+  EXPECT_THAT(err_.str(), StartsWith("sharectl: exportfs: --json is not "
+                                     "supported"));
 }
 
 TEST_F(RunTest, UnreachableWithJsonPrintsAnErrorDocument) {

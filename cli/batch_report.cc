@@ -1,15 +1,15 @@
 #include "batch_report.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "json_writer.h"
 #include "output.h"
 
@@ -34,15 +34,81 @@ std::string Ms(double ms) {
   return buf;
 }
 
-std::string Time(int64_t t) {
-  time_t tt = static_cast<time_t>(t);
-  struct tm tm;
-  char buf[32];
-  if (::localtime_r(&tt, &tm) == nullptr ||
-      std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm) == 0) {
-    return std::to_string(t);
+// What a ChangesView shows of a change list: the first `batches` batches,
+// the last of them cut after `cut_shown` shares when `last_cut`; what is
+// left out, counted.
+struct ChangesCut {
+  std::size_t batches = 0;
+  bool last_cut = false;
+  std::size_t cut_shown = 0;
+  std::size_t omitted_batches = 0;  // not listed at all
+  std::size_t omitted_shares = 0;   // of those and of the cut batch
+  std::size_t omitted_lines = 0;    // the lines the text leaves out
+};
+
+ChangesCut CutChanges(const libshare::ChangeList& c, const ChangesView& v) {
+  ChangesCut cut;
+  std::size_t lines = 0;
+  for (const libshare::ChangeRecord& b : c.batches) {
+    if (v.limit != 0 && lines >= v.limit) {
+      ++cut.omitted_batches;
+      cut.omitted_shares += b.shares.size();
+      cut.omitted_lines += 1 + (v.summary ? 0 : b.shares.size());
+      continue;
+    }
+    ++lines;
+    ++cut.batches;
+    if (v.summary) continue;
+    const std::size_t room = v.limit == 0
+                                 ? b.shares.size()
+                                 : std::min(b.shares.size(), v.limit - lines);
+    lines += room;
+    if (room < b.shares.size()) {
+      cut.last_cut = true;
+      cut.cut_shown = room;
+      cut.omitted_shares += b.shares.size() - room;
+      cut.omitted_lines += b.shares.size() - room;
+    }
   }
-  return buf;
+  return cut;
+}
+
+struct ShareCounts {
+  std::size_t added = 0, removed = 0, changed = 0;
+};
+
+ShareCounts CountShares(const libshare::ChangeRecord& b) {
+  ShareCounts n;
+  for (const libshare::ShareChange& s : b.shares) {
+    switch (s.kind) {
+      case libshare::ShareChange::Kind::kAdded:
+        ++n.added;
+        break;
+      case libshare::ShareChange::Kind::kRemoved:
+        ++n.removed;
+        break;
+      case libshare::ShareChange::Kind::kChanged:
+        ++n.changed;
+        break;
+    }
+  }
+  return n;
+}
+
+// "; shares: 3 added, 1 removed" (kinds with none left out), "; no shares".
+std::string ShareCountsText(const ShareCounts& n) {
+  std::string out;
+  for (const auto& [count, kind] :
+       {std::pair{n.added, "added"}, std::pair{n.removed, "removed"},
+        std::pair{n.changed, "changed"}}) {
+    if (count == 0) continue;
+    absl::StrAppend(&out, out.empty() ? "; shares: " : ", ", count, " ", kind);
+  }
+  return out.empty() ? "; no shares" : out;
+}
+
+std::string Plural(std::size_t n, std::string_view one, std::string_view many) {
+  return absl::StrCat(n, " ", std::string(n == 1 ? one : many));
 }
 
 }  // namespace
@@ -116,19 +182,26 @@ std::string FormatSummary(const BatchSummary& s) {
   return out;
 }
 
-std::string FormatChanges(const libshare::ChangeList& c) {
+std::string FormatChanges(const libshare::ChangeList& c,
+                          const ChangesView& view) {
+  const ChangesCut cut = CutChanges(c, view);
   std::string out;
-  for (const libshare::ChangeRecord& b : c.batches) {
+  for (std::size_t i = 0; i < cut.batches; ++i) {
+    const libshare::ChangeRecord& b = c.batches[i];
     // The origin and summary are what a client said (an admin-group
     // member's batch origin could carry terminal controls that rewrite
     // the lines above it): escaped as paths are, as the log does.
-    absl::StrAppend(&out, "generation ", b.generation, "  ", Time(b.time),
+    absl::StrAppend(&out, "generation ", b.generation, "  ", IsoTime(b.time),
                     "  uid ", b.uid, " pid ", b.pid,
                     b.origin.empty() ? "" : "  ", ShownForTerminal(b.origin),
-                    "  ", b.operations,
-                    b.operations == 1 ? " operation" : " operations", ": ",
-                    ShownForTerminal(b.summary), "\n");
-    for (const libshare::ShareChange& s : b.shares) {
+                    "  ", Plural(b.operations, "operation", "operations"), ": ",
+                    ShownForTerminal(b.summary),
+                    view.summary ? ShareCountsText(CountShares(b)) : "", "\n");
+    if (view.summary) continue;
+    const bool cut_here = cut.last_cut && i + 1 == cut.batches;
+    const std::size_t shown = cut_here ? cut.cut_shown : b.shares.size();
+    for (std::size_t j = 0; j < shown; ++j) {
+      const libshare::ShareChange& s = b.shares[j];
       absl::StrAppend(
           &out, "  ", std::string(libshare::ShareChangeKindName(s.kind)), " ",
           ShownForTerminal(s.path),
@@ -137,24 +210,63 @@ std::string FormatChanges(const libshare::ChangeList& c) {
               : " (inactive)",
           "\n");
     }
+    if (cut_here) {
+      absl::StrAppend(
+          &out, "  ... and ",
+          Plural(b.shares.size() - shown, "more share", "more shares"), "\n");
+    }
   }
+  if (cut.omitted_lines == 0) return out;
+  std::vector<std::string> what;
+  if (cut.last_cut) {
+    const libshare::ChangeRecord& b = c.batches[cut.batches - 1];
+    what.push_back(absl::StrCat(
+        Plural(b.shares.size() - cut.cut_shown, "more share", "more shares"),
+        " of generation ", b.generation));
+  }
+  if (cut.omitted_batches > 0) {
+    what.push_back(
+        absl::StrCat(Plural(cut.omitted_batches, "more batch", "more batches"),
+                     ", up to generation ", c.batches.back().generation));
+  }
+  absl::StrAppend(
+      &out, "... ", Plural(cut.omitted_lines, "more line", "more lines"),
+      " not shown: ", absl::StrJoin(what, " and "), "; --limit 0 shows all",
+      view.summary ? "" : ", --summary one line per batch");
+  const std::size_t whole = cut.batches - (cut.last_cut ? 1 : 0);
+  if (whole > 0) {
+    absl::StrAppend(&out, ", --since ", c.batches[whole - 1].generation,
+                    " starts after the last batch shown whole");
+  }
+  out += "\n";
   return out;
 }
 
-std::string FormatChangesJson(const libshare::ChangeList& c) {
+std::string FormatChangesJson(const libshare::ChangeList& c,
+                              const ChangesView& view) {
+  const ChangesCut cut = CutChanges(c, view);
   JsonWriter w;
   w.BeginObject();
   w.Key("generation");
   w.Uint(c.generation);
   w.Key("oldest");
   w.Uint(c.oldest);
+  w.Key("limit");
+  if (view.limit == 0) {
+    w.Null();
+  } else {
+    w.Uint(view.limit);
+  }
   w.Key("batches");
   w.BeginArray();
-  for (const libshare::ChangeRecord& b : c.batches) {
+  for (std::size_t i = 0; i < cut.batches; ++i) {
+    const libshare::ChangeRecord& b = c.batches[i];
     w.BeginObject();
     w.Key("generation");
     w.Uint(b.generation);
     w.Key("time");
+    w.String(IsoTime(b.time));
+    w.Key("time_unix");
     w.Int(b.time);
     w.Key("uid");
     w.Uint(b.uid);
@@ -165,23 +277,53 @@ std::string FormatChangesJson(const libshare::ChangeList& c) {
     w.Uint(b.operations);
     w.Key("summary");
     w.String(b.summary);
+    const ShareCounts n = CountShares(b);
+    w.Key("share_counts");
+    w.BeginObject();
+    w.Key("added");
+    w.Uint(n.added);
+    w.Key("removed");
+    w.Uint(n.removed);
+    w.Key("changed");
+    w.Uint(n.changed);
+    w.EndObject();
+    const bool cut_here = cut.last_cut && i + 1 == cut.batches;
+    const std::size_t shown = cut_here ? cut.cut_shown : b.shares.size();
     w.Key("shares");
-    w.BeginArray();
-    for (const libshare::ShareChange& s : b.shares) {
-      w.BeginObject();
-      w.Key("change");
-      w.String(libshare::ShareChangeKindName(s.kind));
-      w.StringMember("path", s.path);
-      w.Key("id");
-      w.Uint(s.id);
-      w.Key("active");
-      w.Bool(s.active);
-      w.EndObject();
+    if (view.summary) {
+      w.Null();
+    } else {
+      w.BeginArray();
+      for (std::size_t j = 0; j < shown; ++j) {
+        const libshare::ShareChange& s = b.shares[j];
+        w.BeginObject();
+        w.Key("change");
+        w.String(libshare::ShareChangeKindName(s.kind));
+        w.StringMember("path", s.path);
+        w.Key("id");
+        w.Uint(s.id);
+        w.Key("active");
+        w.Bool(s.active);
+        w.EndObject();
+      }
+      w.EndArray();
     }
-    w.EndArray();
+    w.Key("shares_omitted");
+    w.Uint(view.summary ? 0 : b.shares.size() - shown);
     w.EndObject();
   }
   w.EndArray();
+  w.Key("more");
+  if (cut.omitted_batches == 0 && !cut.last_cut) {
+    w.Null();
+  } else {
+    w.BeginObject();
+    w.Key("batches");
+    w.Uint(cut.omitted_batches);
+    w.Key("shares");
+    w.Uint(cut.omitted_shares);
+    w.EndObject();
+  }
   w.EndObject();
   return w.str() + "\n";
 }

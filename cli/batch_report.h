@@ -66,10 +66,32 @@ std::string FormatSummary(const BatchSummary& s);
 // Distinct origins among problems: the number of refused lines.
 std::size_t RefusedLines(const std::vector<Problem>& problems);
 
-// `sharectl changes` as text: per batch a header line (generation, time,
-// uid, pid, origin, what it did) and one line per share it touched.
-std::string FormatChanges(const libshare::ChangeList& changes);
-std::string FormatChangesJson(const libshare::ChangeList& changes);
+// How much of a change list `changes` shows.
+struct ChangesView {
+  // The most lines listed (batch lines and share lines), 0 for all; what
+  // is left out is counted on one last line (text) or in "more" (JSON).
+  std::size_t limit = 0;
+  bool summary = false;  // one line per batch, without its shares
+};
+// `changes`' default limit of text lines (--limit); JSON has none unless
+// --limit is given.
+inline constexpr std::size_t kDefaultChangesLimit = 1000;
+
+// `sharectl changes` as text: per batch a header line (generation, time in
+// UTC as ISO 8601, uid, pid, origin, what it did) and, unless
+// `view.summary`, one line per share it touched; with `view.summary` the
+// header ends with the shares' counts per change ("; shares: 3 added").
+// Past `view.limit` lines, a batch's other shares are counted on one line
+// and a last line says what was left out and how to see it.
+std::string FormatChanges(const libshare::ChangeList& changes,
+                          const ChangesView& view = {});
+// {"generation", "oldest", "batches": [{"generation", "time" (as the
+// text), "time_unix", "uid", "pid", "origin", "operations", "summary",
+// "share_counts": {"added", "removed", "changed"}, "shares" (null with
+// view.summary), "shares_omitted"}], "more": null or {"batches",
+// "shares"}}: `view.limit` counts as in the text.
+std::string FormatChangesJson(const libshare::ChangeList& changes,
+                              const ChangesView& view = {});
 
 }  // namespace sharectl
 

@@ -162,12 +162,17 @@ std::vector<CommandSpec> ReadCommands() {
        0},
       {"cache", "flush", "empty the authorization cache", false, {}, 1, 1},
       {"changes",
-       "--since GENERATION",
+       "--since GENERATION [--limit N] [--summary]",
        "show the batches committed after GENERATION: who, what, which shares",
        false,
        {{"--since", "GENERATION",
          "a generation from stats, an earlier changes or a change's --json "
-         "reply"}},
+         "reply"},
+        {"--limit", "N",
+         "list at most N lines, then count the rest (default 1000, 0: all; "
+         "with --json all unless given)"},
+        {"--summary", "",
+         "one line per batch, with the shares it added, removed, changed"}},
        0,
        0},
   };

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "json_writer.h"
 #include "option_report.h"
 #include "libshare/options.h"
@@ -94,6 +95,12 @@ std::string NfsOptions(const std::string& options) {
 }  // namespace
 
 std::string ShownForTerminal(std::string_view s) { return Shown(s); }
+
+std::string IsoTime(int64_t unix_seconds) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ",
+                          absl::FromUnixSeconds(unix_seconds),
+                          absl::UTCTimeZone());
+}
 
 std::string ShownWord(std::string_view s) {
   if (s.size() <= kShownWordBytes) return Shown(s);

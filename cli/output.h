@@ -5,6 +5,7 @@
 #define SHARECTL_OUTPUT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,10 @@ std::string ShownForTerminal(std::string_view s);
 // bytes (marked "...") so that a line of junk is not printed back whole.
 inline constexpr std::size_t kShownWordBytes = 64;
 std::string ShownWord(std::string_view s);
+
+// Unix seconds as ISO 8601 in UTC, "2026-12-07T13:40:05Z": the times of
+// `mounts` and `changes`, in text and JSON alike.
+std::string IsoTime(int64_t unix_seconds);
 
 std::string FormatStats(const libshare::DaemonStats& s);
 std::string FormatStatsJson(const libshare::DaemonStats& s);

@@ -653,20 +653,29 @@ int Runner::RunCacheFlush(const ParsedArgs& a) {
 int Runner::RunChanges(const ParsedArgs& a) {
   if (!a.Has("--since")) {
     return Usage("changes",
-                 "option --since is required; usage: changes "
-                 "--since GENERATION");
+                 absl::StrCat("option --since is required; usage: changes ",
+                              std::string(FindCommand("changes")->synopsis)));
   }
   uint64_t since = 0;
   if (!absl::SimpleAtoi(a.Get("--since"), &since)) {
     return Usage("changes", absl::StrCat("--since \"", a.Get("--since"),
                                          "\": not a generation number"));
   }
+  ChangesView view;
+  view.summary = a.Has("--summary");
+  view.limit = json_ ? 0 : kDefaultChangesLimit;
+  if (a.Has("--limit") && !absl::SimpleAtoi(a.Get("--limit"), &view.limit)) {
+    return Usage("changes",
+                 absl::StrCat("--limit \"", ShownWord(a.Get("--limit")),
+                              "\": not a number of lines (0: all)"));
+  }
   int rc = kExitOk;
   Client* c = Connection("changes", &rc);
   if (c == nullptr) return rc;
   absl::StatusOr<libshare::ChangeList> changes = c->ChangesSince(since);
   if (!changes.ok()) return CallFailed("changes", changes.status());
-  out() << (json_ ? FormatChangesJson(*changes) : FormatChanges(*changes));
+  out() << (json_ ? FormatChangesJson(*changes, view)
+                  : FormatChanges(*changes, view));
   return kExitOk;
 }
 

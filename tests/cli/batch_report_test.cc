@@ -1,5 +1,6 @@
 #include "batch_report.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,105 @@ TEST(FormatChangesTest, JsonCarriesTheExactBytesOfANonUtf8Path) {
   EXPECT_THAT(json, HasSubstr("\"path_b64\":\"L2UvavZyZw==\""));
   EXPECT_THAT(FormatChangesJson(libshare::ChangeList{}),
               Not(HasSubstr("_b64")));
+}
+
+// Batches 2, 3, 4 at 2026-12-07 13:40:05 UTC, each adding `shares[i]`
+// shares.
+libshare::ChangeList Batches(const std::vector<int>& shares) {
+  libshare::ChangeList c;
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    libshare::ChangeRecord& b = c.batches.emplace_back();
+    b.generation = 2 + i;
+    b.time = 1796650805;
+    b.origin = "batch b" + std::to_string(i);
+    b.operations = shares[i];
+    b.summary = std::to_string(shares[i]) + " add-share";
+    for (int j = 0; j < shares[i]; ++j) {
+      b.shares.push_back({libshare::ShareChange::Kind::kAdded,
+                          "/e/" + std::to_string(i) + "/" + std::to_string(j),
+                          static_cast<uint64_t>(j), true});
+    }
+  }
+  return c;
+}
+
+int Lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(FormatChangesTest, TimesAreIso8601InUtcInTextAndJson) {
+  const libshare::ChangeList c = Batches({1});
+  EXPECT_THAT(FormatChanges(c),
+              HasSubstr("generation 2  2026-12-07T13:40:05Z  uid 0"));
+  const std::string json = FormatChangesJson(c);
+  EXPECT_THAT(json, HasSubstr("\"time\":\"2026-12-07T13:40:05Z\","
+                              "\"time_unix\":1796650805,"));
+}
+
+TEST(FormatChangesTest, OneOperationIsSingular) {
+  EXPECT_THAT(FormatChanges(Batches({1})),
+              HasSubstr("  1 operation: 1 add-share\n"));
+}
+
+TEST(FormatChangesTest, LimitCutsABigBatchAndSaysWhatIsLeftOut) {
+  const libshare::ChangeList c = Batches({3, 2000, 5});
+  ChangesView view;
+  view.limit = 10;
+  const std::string text = FormatChanges(c, view);
+  // 10 lines listed, the cut batch's count, the last line.
+  EXPECT_EQ(Lines(text), 12) << text;
+  EXPECT_THAT(text, HasSubstr("  added /e/1/4\n  ... and 1995 more shares\n"));
+  EXPECT_THAT(text, Not(HasSubstr("generation 4 ")));
+  EXPECT_THAT(text,
+              HasSubstr("... 2001 more lines not shown: 1995 more shares of "
+                        "generation 3 and 1 more batch, up to generation 4; "
+                        "--limit 0 shows all, --summary one line per batch, "
+                        "--since 2 starts after the last batch shown whole\n"));
+  view.limit = 0;
+  EXPECT_EQ(Lines(FormatChanges(c, view)), 3 + 2008);
+}
+
+TEST(FormatChangesTest, WithinTheLimitNothingIsSaidAboutIt) {
+  ChangesView view;
+  view.limit = 5;
+  const std::string text = FormatChanges(Batches({1, 2}), view);
+  EXPECT_EQ(Lines(text), 5) << text;
+  EXPECT_THAT(text, Not(HasSubstr("more")));
+}
+
+TEST(FormatChangesTest, SummaryIsOneLinePerBatchWithShareCounts) {
+  libshare::ChangeList c = Batches({3, 2000});
+  c.batches[0].shares[1].kind = libshare::ShareChange::Kind::kRemoved;
+  ChangesView view;
+  view.summary = true;
+  const std::string text = FormatChanges(c, view);
+  EXPECT_EQ(Lines(text), 2) << text;
+  EXPECT_THAT(text, HasSubstr("3 operations: 3 add-share; shares: 2 added, "
+                              "1 removed\n"));
+  EXPECT_THAT(text, HasSubstr("2000 operations: 2000 add-share; shares: 2000 "
+                              "added\n"));
+  view.limit = 1;
+  EXPECT_THAT(FormatChanges(c, view),
+              HasSubstr("... 1 more line not shown: 1 more batch, up to "
+                        "generation 3; --limit 0 shows all, --since 2 starts "
+                        "after the last batch shown whole\n"));
+}
+
+TEST(FormatChangesTest, JsonLimitCountsWhatIsLeftOut) {
+  const libshare::ChangeList c = Batches({3, 2000, 5});
+  EXPECT_THAT(FormatChangesJson(c), HasSubstr("\"more\":null}"));
+  ChangesView view;
+  view.limit = 10;
+  const std::string json = FormatChangesJson(c, view);
+  EXPECT_THAT(json, HasSubstr("\"limit\":10,"));
+  EXPECT_THAT(json, HasSubstr("\"shares_omitted\":1995}"));
+  EXPECT_THAT(json, HasSubstr("\"more\":{\"batches\":1,\"shares\":2000}}"));
+  EXPECT_THAT(json, Not(HasSubstr("\"generation\":4,")));
+  view.summary = true;
+  view.limit = 0;
+  EXPECT_THAT(FormatChangesJson(c, view),
+              HasSubstr("\"share_counts\":{\"added\":5,\"removed\":0,"
+                        "\"changed\":0},\"shares\":null,"));
 }
 
 }  // namespace

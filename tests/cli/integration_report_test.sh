@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What sharectl reports, against a real sharemgrd (issue 48): show -v's
 # kernel notes only in kernel mode (item 9); one JSON shape per command,
-# whatever fails (item 8).
+# whatever fails (item 8); changes bounded, summed up, with ISO times
+# (item 7).
 # Usage: integration_report_test.sh SHARECTL SHAREMGRD
 SHARECTL=$1
 SHAREMGRD=$2
@@ -63,5 +64,38 @@ if command -v setpriv >/dev/null && [[ $(id -u) == 0 ]]; then
         $(jqv .error.kind) == permission && $(jqv .error.command) == batch ]]'
   ok "... and prints one document" '[[ $(wc -l <"$T/out") == 1 ]]'
 fi
+
+# --- item 7: changes bounded, summed up, ISO 8601 times.
+G=$(sc --json stats | jq .generation)
+mkdir -p "$X/many"
+(cd "$X/many" && seq -f 'u%04g' 1 1500 | xargs mkdir)
+{
+  echo "create -o ro many"
+  for i in $(seq -f '%04g' 1 1500); do echo "add-share -s $X/many/u$i many"; done
+} >"$T/many.batch"
+sc batch "$T/many.batch" 2>/dev/null || echo "FAIL: many.batch"
+sc disable many || echo "FAIL: disable many"
+run sc changes --since "$G"
+ok "changes: bounded at 1000 lines by default, then the cut batch's count and a last line" \
+  '[[ $RC == 0 && $(wc -l <"$T/out") == 1002 && $OUT == *"  ... and 501 more shares"$'"'"'\n'"'"'"... 2002 more lines not shown: 501 more shares of generation $((G + 1)) and 1 more batch, up to generation $((G + 2)); --limit 0 shows all, --summary one line per batch" ]]'
+ok "changes: the time in UTC, ISO 8601" \
+  '[[ $(head -n1 "$T/out") =~ ^generation\ $((G + 1))\ \ [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\ \  ]]'
+run sc changes --since "$G" --limit 0
+ok "changes --limit 0: every line" '[[ $RC == 0 && $(wc -l <"$T/out") == $((2 + 1500 + 1500)) ]]'
+run sc changes --since "$G" --summary
+ok "changes --summary: one line per batch with its share counts" \
+  '[[ $RC == 0 && $(wc -l <"$T/out") == 2 && $OUT == *"1501 operations: "*"; shares: 1500 added"$'"'"'\n'"'"'*"1 operation: "*"; shares: 1500 changed" ]]'
+run sc changes --since "$G" --limit x
+ok "changes --limit x: a usage error" '[[ $RC == 2 && $ERR == *"--limit \"x\""* ]]'
+run sc --json changes --since "$G"
+ok "changes --json: everything unless --limit, ISO time and time_unix" \
+  '[[ $RC == 0 && $(jqv ".batches | length") == 2 && $(jqv ".batches[0].shares | length") == 1500 &&
+      $(jqv .more) == null && $(jqv ".batches[0].time") =~ Z$ &&
+      $(jqv ".batches[0].time_unix | type") == number &&
+      $(jqv ".batches[0].time_unix | todate") == $(jqv ".batches[0].time") ]]'
+run sc --json changes --since "$G" --limit 10
+ok "changes --json --limit: what is left out, counted" \
+  '[[ $RC == 0 && $(jqv ".batches | length") == 1 && $(jqv ".batches[0].shares_omitted") == 1491 &&
+      $(jqv .more.batches) == 1 && $(jqv .more.shares) == 2991 ]]'
 
 report

@@ -120,32 +120,114 @@ void SortProblems(std::vector<Problem>* problems) {
                    });
 }
 
-std::string FormatProblems(const std::vector<Problem>& problems,
-                           std::string_view kind) {
-  std::map<std::pair<std::string, std::string>, std::size_t> total, seen;
-  for (const Problem& p : problems) ++total[{p.command, p.message}];
+std::string ErrorKind(std::string_view m) {
+  const auto at_word = [&m](std::size_t i) {
+    return i == 0 || m[i - 1] == ' ' || m[i - 1] == '(' || m[i - 1] == ',';
+  };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  const auto name_char = [&digit](char c) {
+    return digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '_' || c == '-';
+  };
   std::string out;
+  std::size_t i = 0;
+  while (i < m.size()) {
+    const char c = m[i];
+    if (c == '"') {  // to the closing quote; a backslash escapes one
+      std::size_t j = i + 1;
+      while (j < m.size() && m[j] != '"') j += m[j] == '\\' ? 2 : 1;
+      out += "\"...\"";
+      i = std::min(j + 1, m.size());
+    } else if (c == '/' && at_word(i)) {
+      // A message that starts with its path ("PATH: why") may have
+      // spaces in it; elsewhere a path ends at a space or a separator.
+      std::size_t j = i;
+      if (i == 0 && m.find(": ") != std::string_view::npos) {
+        j = m.find(": ");
+      } else {
+        while (j < m.size() && m[j] != ' ' && m[j] != ':' && m[j] != ',' &&
+               m[j] != ')' && m[j] != ';') {
+          ++j;
+        }
+      }
+      out += "PATH";
+      i = j;
+    } else if (digit(c) && at_word(i)) {
+      while (i < m.size() && digit(m[i])) ++i;
+      out += "N";
+    } else if (at_word(i) && m.substr(i, 6) == "group " && i + 6 < m.size() &&
+               name_char(m[i + 6])) {
+      std::size_t j = i + 6;
+      while (j < m.size() && name_char(m[j])) ++j;
+      out += "group GROUP";
+      i = j;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string FormatProblems(const std::vector<Problem>& problems,
+                           std::string_view kind, std::size_t shown_per_kind,
+                           std::string_view all_option) {
+  // Per kind (command, ErrorKind): how many, and whether their messages
+  // are all the one of its first line.
+  struct Kind {
+    std::size_t total = 0;
+    std::size_t seen = 0;
+    const std::string* first_message = nullptr;
+    bool same = true;
+  };
+  using Kinds = std::map<std::pair<std::string, std::string>, Kind>;
+  Kinds kinds;
+  std::vector<Kinds::value_type*> kind_of;  // each problem's
+  kind_of.reserve(problems.size());
   for (const Problem& p : problems) {
-    const std::pair<std::string, std::string> key{p.command, p.message};
-    const std::size_t n = ++seen[key];
-    if (n > kSameErrorShown + 1) continue;
+    auto& entry = *kinds.try_emplace({p.command, ErrorKind(p.message)}).first;
+    Kind& k = entry.second;
+    ++k.total;
+    if (k.first_message == nullptr) {
+      k.first_message = &p.message;
+    } else if (k.same && *k.first_message != p.message) {
+      k.same = false;
+    }
+    kind_of.push_back(&entry);
+  }
+  const auto show_all = [shown_per_kind](const Kind& k) {
+    return shown_per_kind == 0 || k.total <= shown_per_kind + 1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    const Problem& p = problems[i];
+    Kind& k = kind_of[i]->second;
+    const std::size_t n = ++k.seen;
+    if (!show_all(k) && n > shown_per_kind + 1) continue;
     // One line each, whatever the file held: control bytes escaped, and
     // the command word (the line's first) cut short.
-    const std::string what =
-        p.command.empty()
-            ? ShownForTerminal(p.message)
-            : absl::StrCat(ShownWord(p.command), ": ",
-                           ShownForTerminal(p.message));
-    const std::string origin = ShownForTerminal(p.origin);
-    if (n <= kSameErrorShown) {
-      absl::StrAppend(&out, origin.empty() ? "sharectl" : origin, ": ", what,
-                      "\n");
-    } else {
-      absl::StrAppend(
-          &out, origin, ": ... and ", total[key] - kSameErrorShown,
-          " more lines with the same ",
-          absl::string_view(kind.data(), kind.size()), ": ", what, "\n");
+    const auto what = [&p](std::string_view message) {
+      return p.command.empty() ? ShownForTerminal(message)
+                               : absl::StrCat(ShownWord(p.command), ": ",
+                                              ShownForTerminal(message));
+    };
+    const std::string origin =
+        p.origin.empty() ? "sharectl" : ShownForTerminal(p.origin);
+    if (show_all(k) || n <= shown_per_kind) {
+      absl::StrAppend(&out, origin, ": ", what(p.message), "\n");
+      continue;
     }
+    const std::string kind_word(kind);
+    absl::StrAppend(
+        &out, origin, ": ... and ", k.total - shown_per_kind, " more lines ",
+        k.same
+            ? absl::StrCat("with the same ", kind_word, ": ", what(p.message))
+            : absl::StrCat("with this kind of ", kind_word, ": ",
+                           what(kind_of[i]->first.second)),
+        all_option.empty()
+            ? std::string()
+            : absl::StrCat("; ", std::string(all_option), " lists every line"),
+        "\n");
   }
   return out;
 }

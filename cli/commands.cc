@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "batch_report.h"
 #include "libshare/path.h"
 #include "libshare/spelling.h"
 #include "output.h"
@@ -178,6 +179,14 @@ std::vector<CommandSpec> ReadCommands() {
   };
 }
 
+// batch's and import's --all-errors.
+OptionSpec AllErrorsOption() {
+  static const std::string* const kHelp = new std::string(
+      absl::StrCat("list every bad line (default: ", kErrorsShownPerKind,
+                   " of each kind of error, then a count)"));
+  return {"--all-errors", "", *kHelp};
+}
+
 // The commands whose changes come from elsewhere: exportfs(8)'s own
 // words, a batch file, exports(5) or dfstab files.
 std::vector<CommandSpec> FileCommands() {
@@ -199,15 +208,15 @@ std::vector<CommandSpec> FileCommands() {
        0,
        -1},
       {"batch",
-       "[-n] FILE|-",
+       "[-n] [--all-errors] FILE|-",
        "apply the commands of FILE (- for standard input) as one transaction",
        false,
-       {},
+       {AllErrorsOption()},
        1,
        1},
       {"import",
        "{--exports FILE | --dfstab FILE} [-g GROUP] [--skip-unsupported] "
-       "[--dry-run]",
+       "[--dry-run] [--all-errors]",
        "import shares from Linux exports(5) or Solaris dfstab files",
        false,
        {{"--exports", "FILE",
@@ -218,7 +227,8 @@ std::vector<CommandSpec> FileCommands() {
         {"--skip-unsupported", "",
          "drop exports options that have no share_nfs equivalent"},
         {"--dry-run", "",
-         "print the batch; the daemon checks it and changes nothing"}},
+         "print the batch; the daemon checks it and changes nothing"},
+        AllErrorsOption()},
        0,
        0},
   };

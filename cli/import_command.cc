@@ -199,7 +199,7 @@ int Runner::LookUpImportGroup(const std::string& group, bool dry_run,
 
 int Runner::EndUncheckedImport(std::vector<Problem> stopping) {
   SortProblems(&stopping);
-  err() << FormatProblems(stopping);
+  err() << ProblemText(stopping);
   err() << "sharectl: import: dry run not checked: cannot reach sharemgrd "
            "at "
         << socket_ << "\n";

@@ -125,6 +125,11 @@ class Runner {
   // One line per problem on stderr, and with --json the same as the
   // document Apply() prints for a refused batch.
   void ReportProblems(const std::vector<Problem>& problems);
+  // FormatProblems as this command shows them: every line with
+  // --all-errors, else kErrorsShownPerKind of each kind and a count that
+  // names --all-errors when the command takes it.
+  std::string ProblemText(const std::vector<Problem>& problems,
+                          std::string_view kind = "error") const;
 
   // The document a changing command prints with --json, whether the batch
   // was refused before sending (problems without index), by the daemon,
@@ -197,7 +202,9 @@ class Runner {
   // ChangeJson's document, with dry_run_ as asked.
   bool change_document_ = false;
   bool dry_run_ = false;
-  std::string batch_file_;  // batch's FILE ("-": standard input)
+  bool takes_all_errors_ = false;  // batch, import
+  bool all_errors_ = false;        // --all-errors was given
+  std::string batch_file_;         // batch's FILE ("-": standard input)
   std::vector<Warning> warnings_;
   // Warnings about the operations of the batch being applied (options
   // open to every client), said by Apply once it is committed or passes

@@ -149,8 +149,14 @@ Client* Runner::Connection(std::string_view cmd, int* rc) {
   return *c;
 }
 
+std::string Runner::ProblemText(const std::vector<Problem>& problems,
+                                std::string_view kind) const {
+  return FormatProblems(problems, kind, all_errors_ ? 0 : kErrorsShownPerKind,
+                        takes_all_errors_ ? "--all-errors" : "");
+}
+
 void Runner::ReportProblems(const std::vector<Problem>& problems) {
-  err() << FormatProblems(problems);
+  err() << ProblemText(problems);
   if (!json_) return;
   ChangeOutcome o;  // nothing was sent
   o.dry_run = dry_run_;
@@ -252,14 +258,14 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
     }
   }
   SortProblems(&problems);
-  err() << FormatProblems(problems);
+  err() << ProblemText(problems);
   const std::string commit_error = r ? r->commit_error : "";
   std::vector<Problem> warnings = std::move(batch_warnings_);
   batch_warnings_.clear();
   if (problems.empty() && commit_error.empty() && !parse_failed &&
       !warnings.empty()) {
     SortProblems(&warnings);
-    err() << FormatProblems(warnings, "warning");
+    err() << ProblemText(warnings, "warning");
     for (const Problem& w : warnings) {
       warnings_.push_back({w.origin, absl::StrCat(w.command, ": ", w.message)});
     }
@@ -687,6 +693,10 @@ int Runner::Dispatch(const CommandSpec& spec,
   change_document_ = TakesDryRun(spec);
   if (!parsed.ok()) return Usage(spec.name, parsed.status().message());
   dry_run_ = parsed->DryRun();
+  takes_all_errors_ =
+      std::any_of(spec.options.begin(), spec.options.end(),
+                  [](const OptionSpec& o) { return o.name == "--all-errors"; });
+  all_errors_ = parsed->Has("--all-errors");
   if (parsed->help) {
     out() << CommandHelp(spec);
     return kExitOk;

@@ -32,19 +32,97 @@ TEST(SortProblemsTest, ByFileThenLineNumberNotText) {
   EXPECT_EQ(ps[2].message, "y");  // problems of one line keep their order
 }
 
-TEST(FormatProblemsTest, SameErrorShownThriceThenCounted) {
+TEST(FormatProblemsTest, SameErrorShownFiveTimesThenCounted) {
   std::vector<Problem> ps;
-  for (int i = 1; i <= 6; ++i) {
+  for (int i = 1; i <= 8; ++i) {
     ps.push_back({"f:" + std::to_string(i), "add-share", "group x missing"});
   }
-  ps.push_back({"f:7", "add-share", "other"});
+  ps.push_back({"f:9", "add-share", "other"});
   EXPECT_EQ(FormatProblems(ps),
             "f:1: add-share: group x missing\n"
             "f:2: add-share: group x missing\n"
             "f:3: add-share: group x missing\n"
-            "f:4: ... and 3 more lines with the same error: add-share: group "
+            "f:4: add-share: group x missing\n"
+            "f:5: add-share: group x missing\n"
+            "f:6: ... and 3 more lines with the same error: add-share: group "
             "x missing\n"
-            "f:7: add-share: other\n");
+            "f:9: add-share: other\n");
+}
+
+// The man page's 15,000 homes with their folders missing: one kind, five
+// lines and a count, not 15,000 lines (issue 48, item 6).
+TEST(FormatProblemsTest, ErrorsOfOneKindAreCountedThoughTheirTextDiffers) {
+  std::vector<Problem> ps;
+  for (int i = 1; i <= 15000; ++i) {
+    ps.push_back(
+        {"homes.batch:" + std::to_string(i + 1), "add-share",
+         "/export/home/u" + std::to_string(i) + ": no such directory"});
+  }
+  ps.push_back({"homes.batch:15002", "create", "group homes already exists"});
+  const std::string text = FormatProblems(ps, "error", 5, "--all-errors");
+  EXPECT_EQ(text,
+            "homes.batch:2: add-share: /export/home/u1: no such directory\n"
+            "homes.batch:3: add-share: /export/home/u2: no such directory\n"
+            "homes.batch:4: add-share: /export/home/u3: no such directory\n"
+            "homes.batch:5: add-share: /export/home/u4: no such directory\n"
+            "homes.batch:6: add-share: /export/home/u5: no such directory\n"
+            "homes.batch:7: ... and 14995 more lines with this kind of error: "
+            "add-share: PATH: no such directory; --all-errors lists every "
+            "line\n"
+            "homes.batch:15002: create: group homes already exists\n");
+  // Every line on request.
+  const std::string all = FormatProblems(ps, "error", 0, "--all-errors");
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 15001);
+  EXPECT_THAT(all, Not(HasSubstr("more lines")));
+}
+
+TEST(FormatProblemsTest, KindsAreKeptApartByCommandAndShape) {
+  std::vector<Problem> ps;
+  for (int i = 1; i <= 7; ++i) {
+    ps.push_back({"f:" + std::to_string(i), "add-share",
+                  "group g" + std::to_string(i) + " does not exist"});
+  }
+  for (int i = 8; i <= 14; ++i) {
+    ps.push_back({"f:" + std::to_string(i), "move-share",
+                  "group g" + std::to_string(i) + " does not exist"});
+  }
+  const std::string text = FormatProblems(ps);
+  EXPECT_THAT(text, HasSubstr("f:6: ... and 2 more lines with this kind of "
+                              "error: add-share: group GROUP does not "
+                              "exist\n"));
+  EXPECT_THAT(text, HasSubstr("f:13: ... and 2 more lines with this kind of "
+                              "error: move-share: group GROUP does not "
+                              "exist\n"));
+  EXPECT_THAT(text, HasSubstr("f:12: move-share: group g12 does not exist\n"));
+}
+
+TEST(FormatProblemsTest, OneLineMoreThanShownIsShownNotCounted) {
+  std::vector<Problem> ps;
+  for (int i = 1; i <= 6; ++i) {
+    ps.push_back({"f:" + std::to_string(i), "add-share", "same"});
+  }
+  const std::string text = FormatProblems(ps);
+  EXPECT_THAT(text, HasSubstr("f:6: add-share: same\n"));
+  EXPECT_THAT(text, Not(HasSubstr("more lines")));
+}
+
+TEST(ErrorKindTest, SetsAsideWhatVariesFromLineToLine) {
+  EXPECT_EQ(ErrorKind("/export/home/u1: no such directory"),
+            "PATH: no such directory");
+  EXPECT_EQ(ErrorKind("/export/my home: not a directory"),
+            "PATH: not a directory");
+  EXPECT_EQ(ErrorKind("/e/a: already shared (group homes)"),
+            "PATH: already shared (group GROUP)");
+  EXPECT_EQ(ErrorKind("path \"/srv/link\": a symlink component; its "
+                      "canonical form is \"/srv/real\""),
+            "path \"...\": a symlink component; its canonical form is "
+            "\"...\"");
+  EXPECT_EQ(ErrorKind("group g has 3 shares; delete -f removes them"),
+            "group GROUP has N shares; delete -f removes them");
+  EXPECT_EQ(ErrorKind("/a: path is inside share /a/b"),
+            "PATH: path is inside share PATH");
+  EXPECT_EQ(ErrorKind("option \"sec=krb5\": unknown"),
+            "option \"...\": unknown");
 }
 
 TEST(FormatSummaryTest, AppliedRefusedAndDryRun) {

@@ -183,17 +183,31 @@ TEST_F(RunTest, BatchWithParseErrorsReportsThemWhenTheDaemonIsDown) {
   EXPECT_THAT(err_.str(), HasSubstr("<stdin>:2: list: "));
 }
 
-TEST_F(RunTest, IdenticalErrorsAreShownThriceThenCounted) {
+TEST_F(RunTest, ErrorsOfOneKindAreShownFiveTimesThenCounted) {
   for (std::size_t i = 0; i < 10; ++i) {
     daemon_.errors.push_back({i, "group hmoes does not exist"});
   }
   EXPECT_EQ(Run({"batch", "-"}, ManyAdds(10)), kExitRefused);
   const std::string err = err_.str();
-  EXPECT_THAT(err, HasSubstr("<stdin>:3: add-share: group hmoes"));
-  EXPECT_THAT(err, Not(HasSubstr("<stdin>:5: add-share")));
-  EXPECT_THAT(err, HasSubstr("<stdin>:4: ... and 7 more lines with the same "
-                             "error: add-share: group hmoes does not exist"));
+  EXPECT_THAT(err, HasSubstr("<stdin>:5: add-share: group hmoes"));
+  EXPECT_THAT(err, Not(HasSubstr("<stdin>:7: add-share")));
+  EXPECT_THAT(err, HasSubstr("<stdin>:6: ... and 5 more lines with the same "
+                             "error: add-share: group hmoes does not exist; "
+                             "--all-errors lists every line\n"));
   EXPECT_THAT(err, HasSubstr("10 lines, 10 refused, 10 errors"));
+  EXPECT_EQ(Run({"batch", "--all-errors", "-"}, ManyAdds(10)), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("<stdin>:10: add-share: group hmoes"));
+  EXPECT_THAT(err_.str(), Not(HasSubstr("more lines")));
+}
+
+TEST_F(RunTest, ACommandWithoutAllErrorsDoesNotOfferIt) {
+  for (std::size_t i = 0; i < 8; ++i) {
+    daemon_.errors.push_back({i, "group g" + std::to_string(i) + " is busy"});
+  }
+  EXPECT_EQ(Run({"enable", "a", "b", "c", "d", "e", "f", "g", "h"}),
+            kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("... and 3 more lines with this kind of "
+                                    "error: enable: group GROUP is busy\n"));
 }
 
 TEST_F(RunTest, BatchDryRunSendsADryRunAndSaysNothingChanged) {

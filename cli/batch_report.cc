@@ -107,10 +107,6 @@ std::string ShareCountsText(const ShareCounts& n) {
   return out.empty() ? "; no shares" : out;
 }
 
-std::string Plural(std::size_t n, std::string_view one, std::string_view many) {
-  return absl::StrCat(n, " ", std::string(n == 1 ? one : many));
-}
-
 }  // namespace
 
 void SortProblems(std::vector<Problem>* problems) {
@@ -240,21 +236,21 @@ std::size_t RefusedLines(const std::vector<Problem>& problems) {
 
 std::string FormatSummary(const BatchSummary& s) {
   std::string out = absl::StrCat("sharectl: ", s.label, ": ");
+  const std::string lines = Counted(s.lines, "line", "lines");
+  const std::string operations =
+      Counted(s.operations, "operation", "operations");
   if (s.committed) {
-    absl::StrAppend(&out, s.operations, " operations applied in ", Ms(s.ms),
-                    " ms: ", s.lines, " lines, 0 refused, generation ",
-                    s.generation);
+    absl::StrAppend(&out, operations, " applied in ", Ms(s.ms), " ms: ", lines,
+                    ", 0 refused, generation ", s.generation);
   } else if (s.errors == 0 && s.commit_error.empty()) {
-    absl::StrAppend(&out,
-                    s.dry_run ? "dry run passed in " : "nothing to do in ",
-                    Ms(s.ms), " ms, nothing changed: ", s.lines, " lines, ",
-                    s.operations, " operations would apply");
+    absl::StrAppend(
+        &out, s.dry_run ? "dry run passed in " : "nothing to do in ", Ms(s.ms),
+        " ms, nothing changed: ", lines, ", ", operations, " would apply");
   } else {
-    absl::StrAppend(&out, s.dry_run ? "dry run refused in " : "refused in ",
-                    Ms(s.ms), " ms, nothing ",
-                    s.dry_run ? "changed" : "applied", ": ", s.lines,
-                    " lines, ", s.refused_lines, " refused, ", s.errors,
-                    s.errors == 1 ? " error" : " errors");
+    absl::StrAppend(
+        &out, s.dry_run ? "dry run refused in " : "refused in ", Ms(s.ms),
+        " ms, nothing ", s.dry_run ? "changed" : "applied", ": ", lines, ", ",
+        s.refused_lines, " refused, ", Counted(s.errors, "error", "errors"));
     if (!s.commit_error.empty()) {
       absl::StrAppend(&out, s.errors == 0 ? "" : "; ",
                       "commit failed: ", s.commit_error);
@@ -276,8 +272,8 @@ std::string FormatChanges(const libshare::ChangeList& c,
     absl::StrAppend(&out, "generation ", b.generation, "  ", IsoTime(b.time),
                     "  uid ", b.uid, " pid ", b.pid,
                     b.origin.empty() ? "" : "  ", ShownForTerminal(b.origin),
-                    "  ", Plural(b.operations, "operation", "operations"), ": ",
-                    ShownForTerminal(b.summary),
+                    "  ", Counted(b.operations, "operation", "operations"),
+                    ": ", ShownForTerminal(b.summary),
                     view.summary ? ShareCountsText(CountShares(b)) : "", "\n");
     if (view.summary) continue;
     const bool cut_here = cut.last_cut && i + 1 == cut.batches;
@@ -295,7 +291,7 @@ std::string FormatChanges(const libshare::ChangeList& c,
     if (cut_here) {
       absl::StrAppend(
           &out, "  ... and ",
-          Plural(b.shares.size() - shown, "more share", "more shares"), "\n");
+          Counted(b.shares.size() - shown, "more share", "more shares"), "\n");
     }
   }
   if (cut.omitted_lines == 0) return out;
@@ -303,16 +299,16 @@ std::string FormatChanges(const libshare::ChangeList& c,
   if (cut.last_cut) {
     const libshare::ChangeRecord& b = c.batches[cut.batches - 1];
     what.push_back(absl::StrCat(
-        Plural(b.shares.size() - cut.cut_shown, "more share", "more shares"),
+        Counted(b.shares.size() - cut.cut_shown, "more share", "more shares"),
         " of generation ", b.generation));
   }
   if (cut.omitted_batches > 0) {
     what.push_back(
-        absl::StrCat(Plural(cut.omitted_batches, "more batch", "more batches"),
+        absl::StrCat(Counted(cut.omitted_batches, "more batch", "more batches"),
                      ", up to generation ", c.batches.back().generation));
   }
   absl::StrAppend(
-      &out, "... ", Plural(cut.omitted_lines, "more line", "more lines"),
+      &out, "... ", Counted(cut.omitted_lines, "more line", "more lines"),
       " not shown: ", absl::StrJoin(what, " and "), "; --limit 0 shows all",
       view.summary ? "" : ", --summary one line per batch");
   const std::size_t whole = cut.batches - (cut.last_cut ? 1 : 0);

@@ -23,6 +23,7 @@
 #include "libshare/import.h"
 #include "libshare/path.h"
 #include "libshare/shell_words.h"
+#include "output.h"
 #include "runner.h"
 
 namespace sharectl {
@@ -127,8 +128,8 @@ std::string DryRunText(const Batch& batch,
                        const std::vector<std::string>& origins,
                        const char* flag) {
   std::string text =
-      absl::StrCat("# sharectl import ", flag, " (dry run): ", batch.ops.size(),
-                   " operations\n");
+      absl::StrCat("# sharectl import ", flag, " (dry run): ",
+                   Counted(batch.ops.size(), "operation", "operations"), "\n");
   for (size_t i = 0; i < batch.ops.size(); ++i) {
     absl::StrAppend(&text,
                     libshare::JoinShellWords(OperationWords(batch.ops[i])));

@@ -96,6 +96,11 @@ std::string NfsOptions(const std::string& options) {
 
 std::string ShownForTerminal(std::string_view s) { return Shown(s); }
 
+std::string Counted(std::size_t n, std::string_view one,
+                    std::string_view many) {
+  return absl::StrCat(n, " ", std::string(n == 1 ? one : many));
+}
+
 std::string IsoTime(int64_t unix_seconds) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ",
                           absl::FromUnixSeconds(unix_seconds),

@@ -63,6 +63,9 @@ std::string ShownForTerminal(std::string_view s);
 inline constexpr std::size_t kShownWordBytes = 64;
 std::string ShownWord(std::string_view s);
 
+// "1 operation", "2 operations": n and the word that goes with it.
+std::string Counted(std::size_t n, std::string_view one, std::string_view many);
+
 // Unix seconds as ISO 8601 in UTC, "2026-12-07T13:40:05Z": the times of
 // `mounts` and `changes`, in text and JSON alike.
 std::string IsoTime(int64_t unix_seconds);

@@ -146,6 +146,9 @@ class Runner {
   // own value of a changed property.
   void ReportChange(std::string_view cmd, const libshare::Operation& op,
                     const std::optional<std::string>& old_group_options);
+  // After a dry run of `delete GROUP` passed: how many shares it would
+  // remove with the group (the daemon's count; nothing if it cannot say).
+  void ReportDeleteDryRun(const std::string& group);
   int RunList(const ParsedArgs& a);
   int RunShow(const ParsedArgs& a);
   int RunShowShares(const ParsedArgs& a);

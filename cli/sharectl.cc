@@ -228,9 +228,9 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
             << ": the lines that parsed were not checked\n";
     } else {
       if (progress) {
-        err() << "sharectl: " << cmd << ": sending " << batch.ops.size()
-              << " operations" << (batch.dry_run ? " (dry run)" : "")
-              << std::endl;
+        err() << "sharectl: " << cmd << ": sending "
+              << Counted(batch.ops.size(), "operation", "operations")
+              << (batch.dry_run ? " (dry run)" : "") << std::endl;
       }
       absl::StatusOr<BatchResult> sent = c->Apply(batch);
       if (!sent.ok()) {
@@ -303,8 +303,7 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
     err() << FormatSummary(*summary);
   } else if (ok && batch.dry_run) {
     err() << "sharectl: " << cmd << ": dry run passed, nothing changed ("
-          << batch.ops.size()
-          << (batch.ops.size() == 1 ? " operation" : " operations")
+          << Counted(batch.ops.size(), "operation", "operations")
           << " would apply)\n";
   }
   return ok ? kExitOk : kExitRefused;
@@ -361,8 +360,12 @@ int Runner::RunChange(const CommandSpec& spec,
   int rc = Apply(
       spec.name, batch, [](std::size_t) { return std::string("sharectl"); },
       false);
-  if (rc == kExitOk && only != nullptr)
+  if (rc == kExitOk && only != nullptr) {
+    if (batch.dry_run && only->type == Operation::Type::kDeleteGroup) {
+      ReportDeleteDryRun(only->group);
+    }
     ReportChange(spec.name, *only, old_group_options);
+  }
   return rc;
 }
 
@@ -442,6 +445,23 @@ void Runner::ReportChange(std::string_view cmd, const Operation& op,
   }
   for (const std::string& w : OpenConcerns(effective)) {
     warn(op.path, op.options.empty() ? w + " (its group's options)" : w);
+  }
+}
+
+void Runner::ReportDeleteDryRun(const std::string& group) {
+  int rc = kExitOk;
+  Client* c = Connection("delete", &rc);
+  if (c == nullptr) return;
+  auto groups = c->ListGroups();
+  if (!groups.ok()) return;
+  for (const libshare::GroupInfo& g : *groups) {
+    if (g.name != group) continue;
+    err() << "sharectl: delete: dry run: would remove group " << group
+          << (g.share_count == 0
+                  ? std::string(", which has no shares")
+                  : absl::StrCat(" and its ",
+                                 Counted(g.share_count, "share", "shares")))
+          << "\n";
   }
 }
 
@@ -782,6 +802,27 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
   };
   if (!usage_error.empty()) return usage(usage_error);
   if (words.empty()) return usage("missing command; see sharectl --help");
+  if (words[0] == "help") {  // as --help, or COMMAND --help
+    if (words.size() == 1) {
+      *env.out << GlobalHelp();
+      return kExitOk;
+    }
+    const CommandSpec* spec =
+        words.size() == 2 ? FindCommand(words[1]) : nullptr;
+    if (spec == nullptr && words.size() == 2) {
+      std::vector<std::string_view> names;
+      for (const auto& c : Commands()) names.push_back(c.name);
+      const std::string hint = libshare::DidYouMean(words[1], names);
+      return usage(absl::StrCat("help: unknown command \"", ShownWord(words[1]),
+                                "\"",
+                                hint.empty() ? "; see sharectl --help" : hint));
+    }
+    if (spec == nullptr) {
+      return usage("help: give one command; usage: help [COMMAND]");
+    }
+    *env.out << CommandHelp(*spec);
+    return kExitOk;
+  }
   if (socket.empty()) return usage("empty socket path");
   if (words[0] == "exportfs") {
     // exportfs(8)'s own flags ("-ra", "-orw"): not sharectl's parser.

@@ -151,6 +151,28 @@ TEST(FormatSummaryTest, AppliedRefusedAndDryRun) {
                         "lines, 15001 operations would apply"));
 }
 
+TEST(FormatSummaryTest, OneLineAndOneOperationAreSingular) {
+  BatchSummary s;
+  s.label = "batch b";
+  s.lines = 1;
+  s.ms = 3;
+  s.committed = true;
+  s.operations = 1;
+  s.generation = 7;
+  EXPECT_EQ(FormatSummary(s),
+            "sharectl: batch b: 1 operation applied in 3 ms: 1 line, 0 "
+            "refused, generation 7\n");
+  s.committed = false;
+  s.dry_run = true;
+  EXPECT_EQ(FormatSummary(s),
+            "sharectl: batch b: dry run passed in 3 ms, nothing changed: 1 "
+            "line, 1 operation would apply\n");
+  s.refused_lines = s.errors = 1;
+  EXPECT_EQ(FormatSummary(s),
+            "sharectl: batch b: dry run refused in 3 ms, nothing changed: 1 "
+            "line, 1 refused, 1 error\n");
+}
+
 TEST(FormatChangesTest, HeaderPerBatchAndOneLinePerShare) {
   libshare::ChangeList c;
   libshare::ChangeRecord& b = c.batches.emplace_back();

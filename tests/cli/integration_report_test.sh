@@ -2,7 +2,8 @@
 # What sharectl reports, against a real sharemgrd (issue 48): show -v's
 # kernel notes only in kernel mode (item 9); one JSON shape per command,
 # whatever fails (item 8); changes bounded, summed up, with ISO times
-# (item 7).
+# (item 7); singular counts, `help`, a dry-run delete's share count (item
+# 11).
 # Usage: integration_report_test.sh SHARECTL SHAREMGRD
 SHARECTL=$1
 SHAREMGRD=$2
@@ -97,5 +98,23 @@ run sc --json changes --since "$G" --limit 10
 ok "changes --json --limit: what is left out, counted" \
   '[[ $RC == 0 && $(jqv ".batches | length") == 1 && $(jqv ".batches[0].shares_omitted") == 1491 &&
       $(jqv .more.batches) == 1 && $(jqv .more.shares) == 2991 ]]'
+
+# --- item 11: wording.
+run sc delete -n -f many
+ok "delete -f -n says how many shares it would remove" \
+  '[[ $RC == 0 && $ERR == *"dry run passed, nothing changed (1 operation would apply)"*"sharectl: delete: dry run: would remove group many and its 1500 shares"* ]]'
+run sc --json stats
+ok "... and removes none" '[[ $(jqv .shares) -ge 1500 ]]'
+printf 'create one\n' >"$T/one.batch"
+run sc batch -n "$T/one.batch"
+ok "one line, one operation: singular" \
+  '[[ $RC == 0 && $ERR == *"nothing changed: 1 line, 1 operation would apply" ]]'
+run sc help
+HELP=$OUT
+run sc --help
+ok "sharectl help is sharectl --help" '[[ $RC == 0 && $OUT == "$HELP" && -n $HELP ]]'
+run sc help changes
+ok "sharectl help COMMAND is COMMAND --help" \
+  '[[ $RC == 0 && $OUT == "usage: sharectl changes --since GENERATION"* ]]'
 
 report

@@ -458,6 +458,37 @@ TEST_F(RunTest, CommandHelpPrintsItsSynopsis) {
   EXPECT_THAT(out_.str(), HasSubstr("add-share [-o OPTS]"));
 }
 
+TEST_F(RunTest, HelpIsTheSameAsDashDashHelp) {
+  EXPECT_EQ(Run({"--help"}), kExitOk);
+  const std::string global = out_.str();
+  EXPECT_EQ(Run({"help"}), kExitOk);
+  EXPECT_EQ(out_.str(), global);
+  EXPECT_THAT(global, HasSubstr("COMMAND --help | help [COMMAND]\n"));
+  EXPECT_EQ(Run({"add-share", "--help"}), kExitOk);
+  const std::string command = out_.str();
+  EXPECT_EQ(Run({"help", "add-share"}), kExitOk);
+  EXPECT_EQ(out_.str(), command);
+  EXPECT_EQ(Run({"help", "add-shar"}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("help: unknown command \"add-shar\"; did "
+                                    "you mean \"add-share\"?"));
+  EXPECT_EQ(Run({"help", "a", "b"}), kExitUsage);
+  EXPECT_TRUE(daemon_.batches.empty());
+}
+
+TEST_F(RunTest, DryRunDeleteSaysHowManySharesItWouldRemove) {
+  daemon_.groups = {{"homes", true, "", 12}, {"empty", true, "", 0}};
+  EXPECT_EQ(Run({"delete", "-n", "-f", "homes"}), kExitOk);
+  EXPECT_THAT(err_.str(), HasSubstr("dry run passed, nothing changed (1 "
+                                    "operation would apply)\n"));
+  EXPECT_THAT(err_.str(), HasSubstr("sharectl: delete: dry run: would remove "
+                                    "group homes and its 12 shares\n"));
+  EXPECT_EQ(Run({"delete", "--dry-run", "empty"}), kExitOk);
+  EXPECT_THAT(err_.str(), HasSubstr("would remove group empty, which has no "
+                                    "shares\n"));
+  EXPECT_EQ(Run({"delete", "-f", "homes"}), kExitOk);  // not a dry run
+  EXPECT_THAT(err_.str(), Not(HasSubstr("would remove")));
+}
+
 TEST_F(RunTest, JsonAfterTheCommandIsAccepted) {
   EXPECT_EQ(Run({"check", "--json", "h", "/a"}), kExitOk);
   EXPECT_THAT(out_.str(), HasSubstr("\"access\""));

@@ -1,5 +1,5 @@
 // What sharectl says about a batch (batch, import, a changing command):
-// the bad lines, sorted by FILE:LINE with identical errors collapsed, and
+// the bad lines, sorted by FILE:LINE with many of one kind collapsed, and
 // one summary line. Also the text of `sharectl changes`. Pure functions;
 // thread-safe.
 #ifndef SHARECTL_BATCH_REPORT_H_
@@ -24,21 +24,37 @@ struct Problem {
   std::optional<std::size_t> index = std::nullopt;  // the operation's, if sent
 };
 
-// Lines of one error shown before the rest are counted:
-//   FILE:LINE: ... and N more lines with the same error
-inline constexpr std::size_t kSameErrorShown = 3;
+// Lines of one kind of error shown before the rest are counted:
+//   FILE:LINE: ... and N more lines with this kind of error: ...
+inline constexpr std::size_t kErrorsShownPerKind = 5;
 
 // Sorts by file, then line number (numerically), keeping the order of
 // problems on one line; origins without ":LINE" come first.
 void SortProblems(std::vector<Problem>* problems);
 
+// The kind of an error message: the message with what varies from line to
+// line set aside, so that 15,000 missing folders are one kind. Absolute
+// paths become PATH (a message's leading path runs to its first ": "),
+// quoted text "...", the name after "group " GROUP, numbers N:
+//   "/export/home/u1: no such directory" -> "PATH: no such directory"
+//   "group hmoes does not exist" -> "group GROUP does not exist"
+std::string ErrorKind(std::string_view message);
+
 // The stderr text of `problems` (already sorted): one line each,
-// "ORIGIN: COMMAND: MESSAGE", except that after kSameErrorShown lines
-// with the same command and message the others are one line
-// "... and N more lines with the same error: COMMAND: MESSAGE".
-// `kind` names them in that line ("error", or "warning" for warnings).
+// "ORIGIN: COMMAND: MESSAGE", in order, except that after
+// `shown_per_kind` lines of one kind (the same command and ErrorKind) the
+// others are one line, where the next would be:
+//   "ORIGIN: ... and N more lines with the same error: COMMAND: MESSAGE"
+// when their messages are all the same, else
+//   "... with this kind of error: COMMAND: KIND"
+// followed by "; OPTION lists every line" when `all_option` is given.
+// A kind with one line more than `shown_per_kind` is shown whole;
+// `shown_per_kind` 0 shows every line. `kind` names them in the count
+// line ("error", or "warning" for warnings).
 std::string FormatProblems(const std::vector<Problem>& problems,
-                           std::string_view kind = "error");
+                           std::string_view kind = "error",
+                           std::size_t shown_per_kind = kErrorsShownPerKind,
+                           std::string_view all_option = "");
 
 // The counts of one batch run, for its summary line.
 struct BatchSummary {
@@ -66,10 +82,32 @@ std::string FormatSummary(const BatchSummary& s);
 // Distinct origins among problems: the number of refused lines.
 std::size_t RefusedLines(const std::vector<Problem>& problems);
 
-// `sharectl changes` as text: per batch a header line (generation, time,
-// uid, pid, origin, what it did) and one line per share it touched.
-std::string FormatChanges(const libshare::ChangeList& changes);
-std::string FormatChangesJson(const libshare::ChangeList& changes);
+// How much of a change list `changes` shows.
+struct ChangesView {
+  // The most lines listed (batch lines and share lines), 0 for all; what
+  // is left out is counted on one last line (text) or in "more" (JSON).
+  std::size_t limit = 0;
+  bool summary = false;  // one line per batch, without its shares
+};
+// `changes`' default limit of text lines (--limit); JSON has none unless
+// --limit is given.
+inline constexpr std::size_t kDefaultChangesLimit = 1000;
+
+// `sharectl changes` as text: per batch a header line (generation, time in
+// UTC as ISO 8601, uid, pid, origin, what it did) and, unless
+// `view.summary`, one line per share it touched; with `view.summary` the
+// header ends with the shares' counts per change ("; shares: 3 added").
+// Past `view.limit` lines, a batch's other shares are counted on one line
+// and a last line says what was left out and how to see it.
+std::string FormatChanges(const libshare::ChangeList& changes,
+                          const ChangesView& view = {});
+// {"generation", "oldest", "batches": [{"generation", "time" (as the
+// text), "time_unix", "uid", "pid", "origin", "operations", "summary",
+// "share_counts": {"added", "removed", "changed"}, "shares" (null with
+// view.summary), "shares_omitted"}], "more": null or {"batches",
+// "shares"}}: `view.limit` counts as in the text.
+std::string FormatChangesJson(const libshare::ChangeList& changes,
+                              const ChangesView& view = {});
 
 }  // namespace sharectl
 

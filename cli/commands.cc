@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "batch_report.h"
 #include "libshare/path.h"
 #include "libshare/spelling.h"
 #include "output.h"
@@ -162,15 +163,28 @@ std::vector<CommandSpec> ReadCommands() {
        0},
       {"cache", "flush", "empty the authorization cache", false, {}, 1, 1},
       {"changes",
-       "--since GENERATION",
+       "--since GENERATION [--limit N] [--summary]",
        "show the batches committed after GENERATION: who, what, which shares",
        false,
        {{"--since", "GENERATION",
          "a generation from stats, an earlier changes or a change's --json "
-         "reply"}},
+         "reply"},
+        {"--limit", "N",
+         "list at most N lines, then count the rest (default 1000, 0: all; "
+         "with --json all unless given)"},
+        {"--summary", "",
+         "one line per batch, with the shares it added, removed, changed"}},
        0,
        0},
   };
+}
+
+// batch's and import's --all-errors.
+OptionSpec AllErrorsOption() {
+  static const std::string* const kHelp = new std::string(
+      absl::StrCat("list every bad line (default: ", kErrorsShownPerKind,
+                   " of each kind of error, then a count)"));
+  return {"--all-errors", "", *kHelp};
 }
 
 // The commands whose changes come from elsewhere: exportfs(8)'s own
@@ -194,15 +208,15 @@ std::vector<CommandSpec> FileCommands() {
        0,
        -1},
       {"batch",
-       "[-n] FILE|-",
+       "[-n] [--all-errors] FILE|-",
        "apply the commands of FILE (- for standard input) as one transaction",
        false,
-       {},
+       {AllErrorsOption()},
        1,
        1},
       {"import",
        "{--exports FILE | --dfstab FILE} [-g GROUP] [--skip-unsupported] "
-       "[--dry-run]",
+       "[--dry-run] [--all-errors]",
        "import shares from Linux exports(5) or Solaris dfstab files",
        false,
        {{"--exports", "FILE",
@@ -213,7 +227,8 @@ std::vector<CommandSpec> FileCommands() {
         {"--skip-unsupported", "",
          "drop exports options that have no share_nfs equivalent"},
         {"--dry-run", "",
-         "print the batch; the daemon checks it and changes nothing"}},
+         "print the batch; the daemon checks it and changes nothing"},
+        AllErrorsOption()},
        0,
        0},
   };
@@ -284,7 +299,7 @@ std::string OptionLines(const std::vector<OptionSpec>& options) {
 std::string GlobalHelp() {
   std::string out =
       "usage: sharectl [--socket PATH] [--json] COMMAND [ARGS]\n"
-      "       sharectl --help | --version | COMMAND --help\n"
+      "       sharectl --help | --version | COMMAND --help | help [COMMAND]\n"
       "--socket and --json may also follow the command.\n"
       "\nOptions:\n";
   absl::StrAppend(&out, OptionLines(GlobalOptions()), "\nCommands:\n");

@@ -23,6 +23,7 @@
 #include "libshare/import.h"
 #include "libshare/path.h"
 #include "libshare/shell_words.h"
+#include "output.h"
 #include "runner.h"
 
 namespace sharectl {
@@ -127,8 +128,8 @@ std::string DryRunText(const Batch& batch,
                        const std::vector<std::string>& origins,
                        const char* flag) {
   std::string text =
-      absl::StrCat("# sharectl import ", flag, " (dry run): ", batch.ops.size(),
-                   " operations\n");
+      absl::StrCat("# sharectl import ", flag, " (dry run): ",
+                   Counted(batch.ops.size(), "operation", "operations"), "\n");
   for (size_t i = 0; i < batch.ops.size(); ++i) {
     absl::StrAppend(&text,
                     libshare::JoinShellWords(OperationWords(batch.ops[i])));
@@ -188,24 +189,26 @@ int Runner::LookUpImportGroup(const std::string& group, bool dry_run,
     *reachable = false;
     return kExitOk;
   }
-  const int rc =
-      CallFailed("import", absl::UnavailableError(groups.status().message()));
-  if (!stopping->empty()) {
-    SortProblems(stopping);
-    ReportProblems(*stopping);
-    return kExitRefused;
-  }
-  return rc;
+  const absl::Status why = absl::UnavailableError(groups.status().message());
+  if (stopping->empty()) return CallFailed("import", why);
+  // The bad entries come in the one document.
+  SayFailure("import", ClassifyCallFailure(why, socket_).message);
+  SortProblems(stopping);
+  ReportProblems(*stopping);
+  return kExitRefused;
 }
 
 int Runner::EndUncheckedImport(std::vector<Problem> stopping) {
   SortProblems(&stopping);
-  err() << FormatProblems(stopping);
+  err() << ProblemText(stopping);
   err() << "sharectl: import: dry run not checked: cannot reach sharemgrd "
            "at "
         << socket_ << "\n";
   if (json_) {
-    out() << ChangeJson(stopping.empty(), 0, 0, "", stopping, true);
+    ChangeOutcome o;  // would_apply stays null: no daemon checked it
+    o.ok = stopping.empty();
+    o.dry_run = true;
+    out() << ChangeJson(o, stopping);
   }
   return stopping.empty() ? kExitOk : kExitRefused;
 }
@@ -243,7 +246,13 @@ int Runner::RunImport(const ParsedArgs& a) {
   if (plan.ops.empty() && stopping.empty()) {
     err() << "sharectl: import: no shares found\n";
     warnings_.push_back({"", "no shares found"});
-    if (json_) out() << ChangeJson(true, 0, 0, "", {});
+    if (json_) {
+      ChangeOutcome o;
+      o.ok = true;
+      o.dry_run = a.DryRun();
+      o.would_apply = 0;
+      out() << ChangeJson(o, {});
+    }
     return kExitOk;
   }
 

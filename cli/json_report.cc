@@ -49,11 +49,10 @@ void WriteOrigin(const std::string& origin, const std::string& batch_file,
   w->EndObject();
 }
 
-// The "error" member of every document printed for a failure: kind is
-// "usage" (exit 2), "refused" or "permission" (exit 1), "unreachable"
-// (exit 3).
-void WriteError(std::string_view kind, std::string_view command,
-                std::string_view message, JsonWriter* w) {
+}  // namespace
+
+void WriteErrorMember(std::string_view kind, std::string_view command,
+                      std::string_view message, JsonWriter* w) {
   w->Key("error");
   w->BeginObject();
   w->Key("kind");
@@ -63,33 +62,35 @@ void WriteError(std::string_view kind, std::string_view command,
   w->EndObject();
 }
 
-}  // namespace
-
 std::string ErrorJson(std::string_view kind, std::string_view command,
                       std::string_view message) {
   JsonWriter w;
   w.BeginObject();
-  WriteError(kind, command, message, &w);
+  WriteErrorMember(kind, command, message, &w);
   w.EndObject();
   return w.str() + "\n";
 }
 
-std::string Runner::ChangeJson(bool ok, uint64_t applied, uint64_t generation,
-                               const std::string& commit_error,
-                               const std::vector<Problem>& problems,
-                               bool dry_run) const {
+std::string Runner::ChangeJson(const ChangeOutcome& o,
+                               const std::vector<Problem>& problems) const {
   JsonWriter w;
   w.BeginObject();
   if (json_batch_text_) w.StringMember("batch", *json_batch_text_);
   w.Key("ok");
-  w.Bool(ok);
+  w.Bool(o.ok);
   w.Key("dry_run");
-  w.Bool(dry_run);
+  w.Bool(o.dry_run);
   w.Key("applied");
-  w.Uint(applied);
+  w.Uint(o.applied);
+  w.Key("would_apply");
+  if (o.dry_run && o.would_apply.has_value()) {
+    w.Uint(*o.would_apply);
+  } else {
+    w.Null();  // not a dry run, or none the daemon checked
+  }
   w.Key("generation");
-  if (generation > 0) {
-    w.Uint(generation);
+  if (o.generation > 0) {
+    w.Uint(o.generation);
   } else {
     w.Null();  // the daemon was not asked (nothing to send)
   }
@@ -118,15 +119,16 @@ std::string Runner::ChangeJson(bool ok, uint64_t applied, uint64_t generation,
     w.EndObject();
   }
   w.EndArray();
-  w.OptionalStringMember("commit_error", commit_error);
-  if (!ok) {
-    std::string message = commit_error;
+  w.OptionalStringMember("commit_error", o.commit_error);
+  if (!o.ok) {
+    std::string message = o.error_message;
+    if (message.empty()) message = o.commit_error;
     if (message.empty()) {
       message = absl::StrCat(problems.size(),
                              problems.size() == 1 ? " problem" : " problems",
                              ", nothing applied");
     }
-    WriteError("refused", command_, message, &w);
+    WriteErrorMember(o.error_kind, command_, message, &w);
   }
   w.EndObject();
   return w.str() + "\n";

@@ -1,25 +1,16 @@
 #include "mounts.h"
 
-#include "absl/time/time.h"
 #include "json_writer.h"
 #include "output.h"
 
 namespace sharectl {
-namespace {
-
-std::string SinceText(int64_t since) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::FromUnixSeconds(since),
-                          absl::UTCTimeZone());
-}
-
-}  // namespace
 
 std::string FormatMounts(const std::vector<libshare::MountInfo>& mounts) {
   if (mounts.empty()) return "";
   std::vector<std::vector<std::string>> rows = {{"CLIENT", "PATH", "SINCE"}};
   for (const libshare::MountInfo& m : mounts) {
     rows.push_back({m.client, ShownForTerminal(m.path),
-                    m.since > 0 ? SinceText(m.since) : "-"});
+                    m.since > 0 ? IsoTime(m.since) : "-"});
   }
   return FormatColumns(rows);
 }
@@ -36,7 +27,7 @@ std::string FormatMountsJson(const std::vector<libshare::MountInfo>& mounts) {
     w.StringMember("path", m.path);
     w.Key("since");
     if (m.since > 0) {
-      w.String(SinceText(m.since));
+      w.String(IsoTime(m.since));
     } else {
       w.Null();
     }

@@ -96,6 +96,17 @@ std::string NfsOptions(const std::string& options) {
 
 std::string ShownForTerminal(std::string_view s) { return Shown(s); }
 
+std::string Counted(std::size_t n, std::string_view one,
+                    std::string_view many) {
+  return absl::StrCat(n, " ", std::string(n == 1 ? one : many));
+}
+
+std::string IsoTime(int64_t unix_seconds) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ",
+                          absl::FromUnixSeconds(unix_seconds),
+                          absl::UTCTimeZone());
+}
+
 std::string ShownWord(std::string_view s) {
   if (s.size() <= kShownWordBytes) return Shown(s);
   return Shown(s.substr(0, kShownWordBytes)) + "...";
@@ -195,7 +206,8 @@ std::vector<std::string> KernelNotes(const ShareInfo& s) {
 }  // namespace
 
 std::string FormatShow(const std::vector<GroupInfo>& groups,
-                       const std::vector<ShareInfo>& shares, bool verbose) {
+                       const std::vector<ShareInfo>& shares, bool verbose,
+                       bool kernel_mode) {
   std::string out;
   for (const auto& g : groups) {
     std::string head = g.name;
@@ -230,7 +242,8 @@ std::string FormatShow(const std::vector<GroupInfo>& groups,
           absl::StrAppend(&notes, "    ", Shown(s.path), ": !! ", c, "\n");
         }
       }
-      for (const std::string& n : KernelNotes(s)) {
+      for (const std::string& n :
+           kernel_mode ? KernelNotes(s) : std::vector<std::string>()) {
         absl::StrAppend(&notes, "    ", Shown(s.path),
                         ": no effect in kernel mode: ", n, "\n");
       }
@@ -369,24 +382,28 @@ std::string FormatCheck(const libshare::CheckResult& r) {
   return FormatColumns(rows);
 }
 
+void WriteCheckMembers(const libshare::CheckResult& r, JsonWriter* w) {
+  w->StringMember("client", r.client);
+  w->OptionalStringMember("address", r.address);
+  w->StringMember("access", r.access);
+  w->Key("root");
+  w->Bool(r.root);
+  if (r.share) {
+    w->StringMember("share", *r.share);
+  } else {
+    w->Key("share");
+    w->Null();
+  }
+  w->OptionalStringMember("option", r.option);
+  w->OptionalStringMember("entry", r.entry);
+  w->StringMember("reason", r.reason);
+  w->StringMember("sec", r.sec);
+}
+
 std::string FormatCheckJson(const libshare::CheckResult& r) {
   JsonWriter w;
   w.BeginObject();
-  w.StringMember("client", r.client);
-  w.OptionalStringMember("address", r.address);
-  w.StringMember("access", r.access);
-  w.Key("root");
-  w.Bool(r.root);
-  if (r.share) {
-    w.StringMember("share", *r.share);
-  } else {
-    w.Key("share");
-    w.Null();
-  }
-  w.OptionalStringMember("option", r.option);
-  w.OptionalStringMember("entry", r.entry);
-  w.StringMember("reason", r.reason);
-  w.StringMember("sec", r.sec);
+  WriteCheckMembers(r, &w);
   w.EndObject();
   return w.str() + "\n";
 }

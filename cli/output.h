@@ -5,6 +5,7 @@
 #define SHARECTL_OUTPUT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,9 +33,12 @@ std::string FormatListJson(const std::vector<libshare::GroupInfo>& groups);
 std::string FormatNotServed(const std::vector<libshare::ShareInfo>& shares);
 
 // `groups` in the order to print; `shares` may be of any of them.
+// `kernel_mode`: the daemon runs its kernel mode (stats' kernel.mode is
+// "on"); only then does `verbose` name the options the kernel cannot
+// apply ("PATH: no effect in kernel mode: ...").
 std::string FormatShow(const std::vector<libshare::GroupInfo>& groups,
                        const std::vector<libshare::ShareInfo>& shares,
-                       bool verbose);
+                       bool verbose, bool kernel_mode);
 std::string FormatShowJson(const std::vector<libshare::GroupInfo>& groups,
                            const std::vector<libshare::ShareInfo>& shares);
 
@@ -42,8 +46,13 @@ std::string FormatSharetab(const std::vector<libshare::SharetabEntry>& entries);
 std::string FormatSharetabJson(
     const std::vector<libshare::SharetabEntry>& entries);
 
+class JsonWriter;
+
 std::string FormatCheck(const libshare::CheckResult& r);
 std::string FormatCheckJson(const libshare::CheckResult& r);
+// The members of FormatCheckJson's object, for a document that adds more
+// (a refused check's "error").
+void WriteCheckMembers(const libshare::CheckResult& r, JsonWriter* w);
 
 // `s` with control and non-printable bytes escaped, as paths are shown in
 // text output.
@@ -53,6 +62,13 @@ std::string ShownForTerminal(std::string_view s);
 // bytes (marked "...") so that a line of junk is not printed back whole.
 inline constexpr std::size_t kShownWordBytes = 64;
 std::string ShownWord(std::string_view s);
+
+// "1 operation", "2 operations": n and the word that goes with it.
+std::string Counted(std::size_t n, std::string_view one, std::string_view many);
+
+// Unix seconds as ISO 8601 in UTC, "2026-12-07T13:40:05Z": the times of
+// `mounts` and `changes`, in text and JSON alike.
+std::string IsoTime(int64_t unix_seconds);
 
 std::string FormatStats(const libshare::DaemonStats& s);
 std::string FormatStatsJson(const libshare::DaemonStats& s);

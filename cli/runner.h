@@ -47,6 +47,39 @@ using OriginOf = absl::FunctionRef<std::string(std::size_t)>;
 std::string ErrorJson(std::string_view kind, std::string_view command,
                       std::string_view message);
 
+class JsonWriter;
+// The "error" member of every failure's document (json_report.cc): kind
+// is "usage" (exit 2), "refused" or "permission" (exit 1), "unreachable"
+// (exit 3); an empty `command` is written as null.
+void WriteErrorMember(std::string_view kind, std::string_view command,
+                      std::string_view message, JsonWriter* w);
+
+// How a failed call to the daemon is reported: exit code, the error's
+// kind and its one-line message (naming the socket when unreachable).
+struct CallFailure {
+  int code = kExitRefused;
+  std::string kind;
+  std::string message;
+};
+CallFailure ClassifyCallFailure(const absl::Status& s,
+                                const std::string& socket);
+
+// What a changing command, batch or import did, for its --json document.
+struct ChangeOutcome {
+  bool ok = false;
+  bool dry_run = false;  // asked for (-n)
+  uint64_t applied = 0;
+  // A dry run the daemon checked: the operations that would apply (0 when
+  // refused). Unset (null) otherwise.
+  std::optional<uint64_t> would_apply;
+  uint64_t generation = 0;  // 0: the daemon was not asked (null)
+  std::string commit_error;
+  // When !ok: the error's kind and message ("" for "N problems, nothing
+  // applied", or the commit error).
+  std::string error_kind = "refused";
+  std::string error_message;
+};
+
 // One run of one command: its streams, socket and output mode.
 class Runner {
  public:
@@ -84,19 +117,28 @@ class Runner {
 
   // Connects once; on failure prints why and sets *rc.
   libshare::Client* Connection(std::string_view cmd, int* rc);
+  // Connects once; on failure returns why, printing nothing.
+  absl::StatusOr<libshare::Client*> Connect();
+  // "sharectl: CMD: MESSAGE" on stderr only (the document comes later).
+  void SayFailure(std::string_view cmd, std::string_view message);
 
   // One line per problem on stderr, and with --json the same as the
   // document Apply() prints for a refused batch.
   void ReportProblems(const std::vector<Problem>& problems);
+  // FormatProblems as this command shows them: every line with
+  // --all-errors, else kErrorsShownPerKind of each kind and a count that
+  // names --all-errors when the command takes it.
+  std::string ProblemText(const std::vector<Problem>& problems,
+                          std::string_view kind = "error") const;
 
   // The document a changing command prints with --json, whether the batch
   // was refused before sending (problems without index), by the daemon,
-  // or committed. It has "error" exactly when the command fails.
+  // or committed, and also for a failure of the command itself (usage,
+  // permission, an unreachable daemon): it has "ok" and "errors" always,
+  // and "error" exactly when the command fails.
   // With import --dry-run --json it also holds the batch text ("batch").
-  std::string ChangeJson(bool ok, uint64_t applied, uint64_t generation,
-                         const std::string& commit_error,
-                         const std::vector<Problem>& problems,
-                         bool dry_run = false) const;
+  std::string ChangeJson(const ChangeOutcome& outcome,
+                         const std::vector<Problem>& problems) const;
 
   int RunChange(const CommandSpec& spec, const std::vector<std::string>& words);
   // Warnings and notes on stderr after one committed change: options that
@@ -104,6 +146,9 @@ class Runner {
   // own value of a changed property.
   void ReportChange(std::string_view cmd, const libshare::Operation& op,
                     const std::optional<std::string>& old_group_options);
+  // After a dry run of `delete GROUP` passed: how many shares it would
+  // remove with the group (the daemon's count; nothing if it cannot say).
+  void ReportDeleteDryRun(const std::string& group);
   int RunList(const ParsedArgs& a);
   int RunShow(const ParsedArgs& a);
   int RunShowShares(const ParsedArgs& a);
@@ -155,8 +200,14 @@ class Runner {
   std::unique_ptr<libshare::Client> client_;
   // import --dry-run --json: the batch text, put in the one document.
   std::optional<std::string> json_batch_text_;
-  std::string command_;     // the command being run, for error documents
-  std::string batch_file_;  // batch's FILE ("-": standard input)
+  std::string command_;  // the command being run, for error documents
+  // The command takes -n (a change, batch, import): its failures print
+  // ChangeJson's document, with dry_run_ as asked.
+  bool change_document_ = false;
+  bool dry_run_ = false;
+  bool takes_all_errors_ = false;  // batch, import
+  bool all_errors_ = false;        // --all-errors was given
+  std::string batch_file_;         // batch's FILE ("-": standard input)
   std::vector<Warning> warnings_;
   // Warnings about the operations of the batch being applied (options
   // open to every client), said by Apply once it is committed or passes

@@ -60,62 +60,107 @@ std::vector<libshare::GroupInfo> PickGroups(
   return chosen;
 }
 
+// Whether the daemon runs its kernel mode (stats' kernel.mode), asked only
+// for show -v's kernel notes. When its stats cannot be read the notes are
+// shown: they say what would be lost, never that it is.
+bool KernelModeOn(Client* c) {
+  absl::StatusOr<libshare::DaemonStats> s = c->Stats();
+  return !s.ok() || s->kernel.mode != "off";
+}
+
 }  // namespace
 
-int Runner::Fail(int code, std::string_view kind, std::string_view cmd,
-                 std::string_view message) {
+CallFailure ClassifyCallFailure(const absl::Status& s,
+                                const std::string& socket) {
+  const std::string m(s.message().data(), s.message().size());
+  if (s.code() == absl::StatusCode::kUnavailable) {
+    // The client's message usually names the socket already.
+    if (absl::StrContains(m, socket)) {
+      return {kExitUnreachable, "unreachable", m};
+    }
+    return {kExitUnreachable, "unreachable",
+            absl::StrCat("cannot reach sharemgrd at ", socket, ": ", m)};
+  }
+  if (s.code() == absl::StatusCode::kPermissionDenied) {
+    return {kExitRefused, "permission", m};
+  }
+  return {kExitRefused, "refused", m};
+}
+
+void Runner::SayFailure(std::string_view cmd, std::string_view message) {
   // Escaped here too: a message may quote what the user or the daemon
   // gave, and a control byte must not reach the terminal.
   err() << "sharectl: " << cmd << ": " << ShownForTerminal(message) << "\n";
-  if (json_) out() << ErrorJson(kind, cmd, message);
+}
+
+int Runner::Fail(int code, std::string_view kind, std::string_view cmd,
+                 std::string_view message) {
+  SayFailure(cmd, message);
+  if (!json_) return code;
+  if (change_document_) {
+    // A change keeps its document's shape however it fails, so that a
+    // script reads .ok and .errors alike (sharectl(8), --json).
+    ChangeOutcome o;
+    o.dry_run = dry_run_;
+    o.error_kind = std::string(kind);
+    o.error_message = std::string(message);
+    Problem p;
+    p.command = std::string(cmd);
+    p.message = std::string(message);
+    out() << ChangeJson(o, {p});
+  } else {
+    out() << ErrorJson(kind, cmd, message);
+  }
   return code;
 }
 
 int Runner::RefusedAll(std::string_view cmd,
                        const std::vector<std::string>& what) {
-  for (const auto& m : what)
-    err() << "sharectl: " << cmd << ": " << ShownForTerminal(m) << "\n";
+  for (const auto& m : what) SayFailure(cmd, m);
   if (json_) out() << ErrorJson("refused", cmd, absl::StrJoin(what, "; "));
   return kExitRefused;
 }
 
 int Runner::CallFailed(std::string_view cmd, const absl::Status& s) {
-  const std::string_view m(s.message().data(), s.message().size());
-  if (s.code() == absl::StatusCode::kUnavailable) {
-    // The client's message usually names the socket already.
-    if (absl::StrContains(s.message(), socket_)) {
-      return Fail(kExitUnreachable, "unreachable", cmd, m);
-    }
-    return Fail(
-        kExitUnreachable, "unreachable", cmd,
-        absl::StrCat("cannot reach sharemgrd at ", socket_, ": ", s.message()));
-  }
-  if (s.code() == absl::StatusCode::kPermissionDenied) {
-    return Fail(kExitRefused, "permission", cmd, m);
-  }
-  return Refused(cmd, s.message());
+  const CallFailure f = ClassifyCallFailure(s, socket_);
+  return Fail(f.code, f.kind, cmd, f.message);
 }
 
-Client* Runner::Connection(std::string_view cmd, int* rc) {
+absl::StatusOr<Client*> Runner::Connect() {
   if (client_) return client_.get();
   auto c = env_.connect ? env_.connect(socket_) : Client::Connect(socket_);
   if (!c.ok()) {
     // Unavailable, or PermissionDenied when the socket is not ours to
     // use: a refusal (exit 1), not an unreachable daemon (exit 3).
-    *rc =
-        CallFailed(cmd, c.status().code() == absl::StatusCode::kPermissionDenied
-                            ? c.status()
-                            : absl::UnavailableError(c.status().message()));
-    return nullptr;
+    return c.status().code() == absl::StatusCode::kPermissionDenied
+               ? c.status()
+               : absl::UnavailableError(c.status().message());
   }
   client_ = *std::move(c);
   return client_.get();
 }
 
+Client* Runner::Connection(std::string_view cmd, int* rc) {
+  absl::StatusOr<Client*> c = Connect();
+  if (!c.ok()) {
+    *rc = CallFailed(cmd, c.status());
+    return nullptr;
+  }
+  return *c;
+}
+
+std::string Runner::ProblemText(const std::vector<Problem>& problems,
+                                std::string_view kind) const {
+  return FormatProblems(problems, kind, all_errors_ ? 0 : kErrorsShownPerKind,
+                        takes_all_errors_ ? "--all-errors" : "");
+}
+
 void Runner::ReportProblems(const std::vector<Problem>& problems) {
-  err() << FormatProblems(problems);
+  err() << ProblemText(problems);
   if (!json_) return;
-  out() << ChangeJson(false, 0, 0, "", problems);  // nothing was sent
+  ChangeOutcome o;  // nothing was sent
+  o.dry_run = dry_run_;
+  out() << ChangeJson(o, problems);
 }
 
 absl::StatusOr<std::vector<std::string>> Runner::GroupNames(
@@ -173,17 +218,19 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
   };
   std::optional<BatchResult> r;
   if (!batch.ops.empty()) {
-    int rc = kExitOk;
-    Client* c = Connection(cmd, &rc);
+    absl::StatusOr<Client*> connected = Connect();
+    Client* c = connected.ok() ? *connected : nullptr;
     if (c == nullptr) {
-      if (!parse_failed) return rc;
+      if (!parse_failed) return CallFailed(cmd, connected.status());
+      // The bad lines are reported below, in one document.
+      SayFailure(cmd, ClassifyCallFailure(connected.status(), socket_).message);
       err() << "sharectl: " << cmd
             << ": the lines that parsed were not checked\n";
     } else {
       if (progress) {
-        err() << "sharectl: " << cmd << ": sending " << batch.ops.size()
-              << " operations" << (batch.dry_run ? " (dry run)" : "")
-              << std::endl;
+        err() << "sharectl: " << cmd << ": sending "
+              << Counted(batch.ops.size(), "operation", "operations")
+              << (batch.dry_run ? " (dry run)" : "") << std::endl;
       }
       absl::StatusOr<BatchResult> sent = c->Apply(batch);
       if (!sent.ok()) {
@@ -211,14 +258,14 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
     }
   }
   SortProblems(&problems);
-  err() << FormatProblems(problems);
+  err() << ProblemText(problems);
   const std::string commit_error = r ? r->commit_error : "";
   std::vector<Problem> warnings = std::move(batch_warnings_);
   batch_warnings_.clear();
   if (problems.empty() && commit_error.empty() && !parse_failed &&
       !warnings.empty()) {
     SortProblems(&warnings);
-    err() << FormatProblems(warnings, "warning");
+    err() << ProblemText(warnings, "warning");
     for (const Problem& w : warnings) {
       warnings_.push_back({w.origin, absl::StrCat(w.command, ": ", w.message)});
     }
@@ -231,8 +278,15 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
   const uint64_t applied = r ? r->applied : 0;
   const uint64_t generation = r ? r->generation : 0;
   if (json_) {
-    out() << ChangeJson(ok, applied, generation, commit_error, problems,
-                        asked_dry_run);
+    ChangeOutcome o;
+    o.ok = ok;
+    o.dry_run = asked_dry_run;
+    o.applied = applied;
+    // Checked by the daemon: the batch passes whole or not at all.
+    if (r.has_value()) o.would_apply = ok ? batch.ops.size() : 0;
+    o.generation = generation;
+    o.commit_error = commit_error;
+    out() << ChangeJson(o, problems);
   }
   if (progress && ok && !batch.dry_run) {
     err() << "sharectl: " << cmd << ": committed" << std::endl;
@@ -249,8 +303,7 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
     err() << FormatSummary(*summary);
   } else if (ok && batch.dry_run) {
     err() << "sharectl: " << cmd << ": dry run passed, nothing changed ("
-          << batch.ops.size()
-          << (batch.ops.size() == 1 ? " operation" : " operations")
+          << Counted(batch.ops.size(), "operation", "operations")
           << " would apply)\n";
   }
   if (r && r->store_unreachable) return kExitUnreachable;
@@ -279,7 +332,13 @@ int Runner::RunChange(const CommandSpec& spec,
       batch.ops.push_back(std::move(op));
     }
     if (batch.ops.empty()) {  // no groups: nothing to do
-      if (json_) out() << ChangeJson(true, 0, 0, "", {});
+      if (json_) {
+        ChangeOutcome o;
+        o.ok = true;
+        o.dry_run = cmd->dry_run;
+        o.would_apply = 0;
+        out() << ChangeJson(o, {});
+      }
       return kExitOk;
     }
   }
@@ -302,8 +361,12 @@ int Runner::RunChange(const CommandSpec& spec,
   int rc = Apply(
       spec.name, batch, [](std::size_t) { return std::string("sharectl"); },
       false);
-  if (rc == kExitOk && only != nullptr)
+  if (rc == kExitOk && only != nullptr) {
+    if (batch.dry_run && only->type == Operation::Type::kDeleteGroup) {
+      ReportDeleteDryRun(only->group);
+    }
     ReportChange(spec.name, *only, old_group_options);
+  }
   return rc;
 }
 
@@ -386,6 +449,23 @@ void Runner::ReportChange(std::string_view cmd, const Operation& op,
   }
 }
 
+void Runner::ReportDeleteDryRun(const std::string& group) {
+  int rc = kExitOk;
+  Client* c = Connection("delete", &rc);
+  if (c == nullptr) return;
+  auto groups = c->ListGroups();
+  if (!groups.ok()) return;
+  for (const libshare::GroupInfo& g : *groups) {
+    if (g.name != group) continue;
+    err() << "sharectl: delete: dry run: would remove group " << group
+          << (g.share_count == 0
+                  ? std::string(", which has no shares")
+                  : absl::StrCat(" and its ",
+                                 Counted(g.share_count, "share", "shares")))
+          << "\n";
+  }
+}
+
 int Runner::RunList(const ParsedArgs& a) {
   int rc = kExitOk;
   Client* c = Connection("list", &rc);
@@ -415,8 +495,10 @@ int Runner::RunShow(const ParsedArgs& a) {
   if (!missing.empty()) return RefusedAll("show", missing);
   auto shares = c->ListShares(a.args);
   if (!shares.ok()) return CallFailed("show", shares.status());
+  const bool verbose = a.Has("-v");
   out() << (json_ ? FormatShowJson(chosen, *shares)
-                  : FormatShow(chosen, *shares, a.Has("-v")));
+                  : FormatShow(chosen, *shares, verbose,
+                               verbose && KernelModeOn(c)));
   return kExitOk;
 }
 
@@ -477,8 +559,10 @@ int Runner::RunShowShares(const ParsedArgs& a) {
       }
     }
   }
+  const bool verbose = a.Has("-v");
   out() << (json_ ? FormatShowJson(chosen, found)
-                  : FormatShow(chosen, found, a.Has("-v")));
+                  : FormatShow(chosen, found, verbose,
+                               verbose && KernelModeOn(c)));
   return kExitOk;
 }
 
@@ -538,9 +622,20 @@ int Runner::RunCheck(const ParsedArgs& a) {
   if (c == nullptr) return rc;
   auto r = c->Check(a.args[0], *path, sec);
   if (!r.ok()) return CallFailed("check", r.status());
-  out() << (json_ ? FormatCheckJson(*r) : FormatCheck(*r));
-  // As a test would use it: 0 when the client may mount, 1 when refused.
-  return r->access == "none" ? kExitRefused : kExitOk;
+  // As a test would use it: 0 when the client may mount, 1 when refused;
+  // refused, the document has its "error" as every exit 1 has.
+  const bool refused = r->access == "none";
+  if (!json_) {
+    out() << FormatCheck(*r);
+  } else {
+    JsonWriter w;
+    w.BeginObject();
+    WriteCheckMembers(*r, &w);
+    if (refused) WriteErrorMember("refused", "check", r->reason, &w);
+    w.EndObject();
+    out() << w.str() << "\n";
+  }
+  return refused ? kExitRefused : kExitOk;
 }
 
 int Runner::RunStats() {
@@ -585,20 +680,29 @@ int Runner::RunCacheFlush(const ParsedArgs& a) {
 int Runner::RunChanges(const ParsedArgs& a) {
   if (!a.Has("--since")) {
     return Usage("changes",
-                 "option --since is required; usage: changes "
-                 "--since GENERATION");
+                 absl::StrCat("option --since is required; usage: changes ",
+                              std::string(FindCommand("changes")->synopsis)));
   }
   uint64_t since = 0;
   if (!absl::SimpleAtoi(a.Get("--since"), &since)) {
     return Usage("changes", absl::StrCat("--since \"", a.Get("--since"),
                                          "\": not a generation number"));
   }
+  ChangesView view;
+  view.summary = a.Has("--summary");
+  view.limit = json_ ? 0 : kDefaultChangesLimit;
+  if (a.Has("--limit") && !absl::SimpleAtoi(a.Get("--limit"), &view.limit)) {
+    return Usage("changes",
+                 absl::StrCat("--limit \"", ShownWord(a.Get("--limit")),
+                              "\": not a number of lines (0: all)"));
+  }
   int rc = kExitOk;
   Client* c = Connection("changes", &rc);
   if (c == nullptr) return rc;
   absl::StatusOr<libshare::ChangeList> changes = c->ChangesSince(since);
   if (!changes.ok()) return CallFailed("changes", changes.status());
-  out() << (json_ ? FormatChangesJson(*changes) : FormatChanges(*changes));
+  out() << (json_ ? FormatChangesJson(*changes, view)
+                  : FormatChanges(*changes, view));
   return kExitOk;
 }
 
@@ -607,7 +711,13 @@ int Runner::Dispatch(const CommandSpec& spec,
   absl::StatusOr<ParsedArgs> parsed =
       ParseArgs(spec, std::vector<std::string>(words.begin() + 1, words.end()));
   command_ = std::string(spec.name);
+  change_document_ = TakesDryRun(spec);
   if (!parsed.ok()) return Usage(spec.name, parsed.status().message());
+  dry_run_ = parsed->DryRun();
+  takes_all_errors_ =
+      std::any_of(spec.options.begin(), spec.options.end(),
+                  [](const OptionSpec& o) { return o.name == "--all-errors"; });
+  all_errors_ = parsed->Has("--all-errors");
   if (parsed->help) {
     out() << CommandHelp(spec);
     return kExitOk;
@@ -693,10 +803,40 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
   };
   if (!usage_error.empty()) return usage(usage_error);
   if (words.empty()) return usage("missing command; see sharectl --help");
+  if (words[0] == "help") {  // as --help, or COMMAND --help
+    if (words.size() == 1) {
+      *env.out << GlobalHelp();
+      return kExitOk;
+    }
+    const CommandSpec* spec =
+        words.size() == 2 ? FindCommand(words[1]) : nullptr;
+    if (spec == nullptr && words.size() == 2) {
+      std::vector<std::string_view> names;
+      for (const auto& c : Commands()) names.push_back(c.name);
+      const std::string hint = libshare::DidYouMean(words[1], names);
+      return usage(absl::StrCat("help: unknown command \"", ShownWord(words[1]),
+                                "\"",
+                                hint.empty() ? "; see sharectl --help" : hint));
+    }
+    if (spec == nullptr) {
+      return usage("help: give one command; usage: help [COMMAND]");
+    }
+    *env.out << CommandHelp(*spec);
+    return kExitOk;
+  }
   if (socket.empty()) return usage("empty socket path");
   if (words[0] == "exportfs") {
     // exportfs(8)'s own flags ("-ra", "-orw"): not sharectl's parser.
-    if (json) return usage("exportfs: --json is not supported");
+    if (json) {
+      // exportfs(8)'s output is text; the same facts come as JSON from
+      // show, share and stats.
+      const std::string m =
+          "--json is not supported (sharectl --json show, share or stats "
+          "give the same facts)";
+      *env.err << "sharectl: exportfs: " << m << "\n";
+      *env.out << ErrorJson("usage", "exportfs", m);
+      return kExitUsage;
+    }
     return RunExportfs(std::vector<std::string>(words.begin() + 1, words.end()),
                        env, socket);
   }

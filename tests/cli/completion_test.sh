@@ -37,9 +37,9 @@ comp() {
 comp "sharectl add-sh"
 ok "a command prefix completes" '[[ $REPLY == add-share ]]'
 comp "sharectl "
-ALL=$("$SHARECTL" --help | awk '/^Commands:/ {f = 1; next} /^$/ {f = 0} f {print $1}' |
-  sort | tr '\n' ' ')
-ok "every command of --help is offered" \
+ALL=$({ "$SHARECTL" --help | awk '/^Commands:/ {f = 1; next} /^$/ {f = 0} f {print $1}'
+  echo help; } | sort | tr '\n' ' ')
+ok "every command of --help is offered, and help" \
   '[[ "$REPLY " == "$ALL" && $REPLY == *add-share* && $REPLY == *dump* && $REPLY == *remove-share* ]]'
 comp "sharectl --js"
 ok "global options complete" '[[ $REPLY == --json ]]'
@@ -57,6 +57,10 @@ comp "sharectl add-share -s $T/ex/al"
 ok "-s completes directories" '[[ $REPLY == "$T/ex/alpha" ]]'
 comp "sharectl cache "
 ok "cache completes flush" '[[ $REPLY == flush ]]'
+comp "sharectl help add-s"
+ok "help completes a command name" '[[ $REPLY == add-share ]]'
+comp "sharectl help add-share "
+ok "help takes one command" '[[ -z $REPLY ]]'
 
 # Group names come from the daemon on the socket given on the line.
 start_daemon

@@ -59,17 +59,33 @@ ok "both kinds: 2 refused lines in the summary" \
 run sc --json stats
 ok "both kinds: nothing applied" '[[ $(jqv .shares) == 0 && $(jqv .groups) == 0 ]]'
 
-# --- a mistyped group on every line: the first three, then a count
+# --- a mistyped group on every line: the first five, then a count
 make_batch "$T/typo.batch"
 sed -i "2,\$s| homes\$| hmoes|" "$T/typo.batch"
 run sc batch "$T/typo.batch"
-ok "identical errors collapsed: three shown" \
-  '[[ $RC == 1 && $(grep -c "^$T/typo.batch:[0-9]*: add-share: group hmoes" "$T/err") == 3 ]]'
+ok "identical errors collapsed: five shown" \
+  '[[ $RC == 1 && $(grep -c "^$T/typo.batch:[0-9]*: add-share: group hmoes" "$T/err") == 5 ]]'
 ok "identical errors collapsed: the rest counted" \
-  '[[ $ERR == *"typo.batch:5: ... and 14997 more lines with the same error: add-share: group hmoes does not exist"* ]]'
-ok "the report is short" '[[ $(wc -l <"$T/err") -le 5 ]]'
+  '[[ $ERR == *"typo.batch:7: ... and 14995 more lines with the same error: add-share: group hmoes does not exist; --all-errors lists every line"* ]]'
+ok "the report is short" '[[ $(wc -l <"$T/err") -le 7 ]]'
 run sc --json batch "$T/typo.batch"
 ok "with --json every error is listed" '[[ $(jqv ".errors | length") == 15000 ]]'
+
+# --- the man page's homes example with every folder missing: errors that
+# differ only by path are one kind (issue 48, item 6)
+make_batch "$T/missing.batch"
+sed -i "2,\$s|$H/u|$H/gone/u|" "$T/missing.batch"
+sed -i "9000s|^add-share|add-share -x|" "$T/missing.batch"
+run sc batch "$T/missing.batch"
+ok "missing folders: five lines of the kind, then a count of the rest" \
+  '[[ $RC == 1 && $(grep -c "^$T/missing.batch:[0-9]*: add-share: $H/gone/u[0-9]*: no such directory" "$T/err") == 5 &&
+      $ERR == *"missing.batch:7: ... and 14994 more lines with this kind of error: add-share: PATH: no such directory; --all-errors lists every line"* ]]'
+ok "missing folders: another kind still shown in line order" \
+  '[[ $ERR == *"... and 14994 more"*"missing.batch:9000: add-share: unknown option \"-x\""* ]]'
+ok "missing folders: the report is short" '[[ $(wc -l <"$T/err") -le 8 ]]'
+run sc batch --all-errors "$T/missing.batch"
+ok "batch --all-errors lists every line" \
+  '[[ $RC == 1 && $(grep -c "^$T/missing.batch:[0-9]*: add-share: " "$T/err") == 15000 && $ERR != *"more lines"* ]]'
 
 # --- batch -n: checked by the daemon, nothing applied
 make_batch "$T/dry.batch"
@@ -87,16 +103,18 @@ ok "-n on a batch line is refused" '[[ $RC == 1 && $ERR == *"n.batch:1: create: 
 
 # --- options open to every client: warned once the batch is applied,
 # a table's worth collapsed
-mkdir -p "$T/w/a1" "$T/w/a2" "$T/w/a3" "$T/w/a4" "$T/w/a5"
+mkdir -p "$T"/w/a{1..8}
 {
   echo "create w1"
-  for i in 1 2 3 4 5; do echo "add-share -o rw -s $T/w/a$i w1"; done
+  for i in 1 2 3 4 5 6 7 8; do echo "add-share -o rw -s $T/w/a$i w1"; done
 } >"$T/w.batch"
 run sc batch "$T/w.batch"
 ok "open group warned with its line" \
   '[[ $RC == 0 && $ERR == *"w.batch:1: create: warning: read-write to every client (no -o given"* ]]'
-ok "open shares: three lines, then the rest counted" \
-  '[[ $ERR == *"w.batch:4: add-share: warning: read-write to every client"* && $ERR == *"w.batch:5: ... and 2 more lines with the same warning: add-share: warning: read-write to every client"* && $ERR != *"w.batch:6:"* ]]'
+ok "open shares: five lines, then the rest counted" \
+  '[[ $ERR == *"w.batch:6: add-share: warning: read-write to every client"* &&
+      $ERR == *"w.batch:7: ... and 3 more lines with the same warning: add-share: warning: read-write to every client; --all-errors lists every line"* &&
+      $ERR != *"w.batch:8:"* && $ERR != *"w.batch:9:"* ]]'
 run sc --json batch "$T/w.batch"
 ok "a refused batch warns of nothing" '[[ $RC == 1 && $ERR != *warning* ]]'
 printf '# nothing\n\n' >"$T/empty.batch"

@@ -26,7 +26,8 @@ libshare::ShareInfo Hostile() {
 TEST(OutputEscapingTest, ShowVerbosePrintsNoControlCharacter) {
   libshare::GroupInfo g;
   g.name = "g";
-  std::string out = FormatShow({g}, {Hostile()}, /*verbose=*/true);
+  std::string out =
+      FormatShow({g}, {Hostile()}, /*verbose=*/true, /*kernel_mode=*/true);
   EXPECT_THAT(out, Not(HasSubstr("\x1b")));
   EXPECT_THAT(out, Not(HasSubstr("\a")));
   EXPECT_THAT(out, HasSubstr("/srv/a\\x1b[2J"));
@@ -37,8 +38,9 @@ TEST(OutputEscapingTest, ShowVerbosePrintsNoControlCharacter) {
 TEST(OutputEscapingTest, ShowPrintsPathsEscaped) {
   libshare::GroupInfo g;
   g.name = "g";
-  EXPECT_THAT(FormatShow({g}, {Hostile()}, /*verbose=*/false),
-              Not(HasSubstr("\x1b")));
+  EXPECT_THAT(
+      FormatShow({g}, {Hostile()}, /*verbose=*/false, /*kernel_mode=*/true),
+      Not(HasSubstr("\x1b")));
 }
 
 TEST(OutputEscapingTest, SharetabPrintsNoControlCharacter) {
@@ -59,7 +61,7 @@ TEST(OutputEscapingTest, PlainTextUnchanged) {
   s.path = "/srv/plain";
   s.group = "g";
   s.description = "say \"hi\"";
-  EXPECT_THAT(FormatShow({g}, {s}, /*verbose=*/true),
+  EXPECT_THAT(FormatShow({g}, {s}, /*verbose=*/true, /*kernel_mode=*/true),
               HasSubstr("/srv/plain  -  -  \"say \\\"hi\\\"\""));
 }
 
@@ -77,7 +79,8 @@ TEST(OpenNotesTest, HostBitsAreNamedAndNotCountedAsOpenToAll) {
   g.name = "g";
   g.options = "rw=@10.0.0.1/8";
   libshare::ShareInfo s = WithOptions("/srv/a", "ro,root=@192.168.1.9/24");
-  std::string out = FormatShow({g}, {s}, /*verbose=*/true);
+  std::string out =
+      FormatShow({g}, {s}, /*verbose=*/true, /*kernel_mode=*/true);
   EXPECT_THAT(out, HasSubstr("g nfs=(rw=@10.0.0.1/8) !! @10.0.0.1/8 has host "
                              "bits set: it matches all of @10.0.0.0/8\n"));
   EXPECT_THAT(out, HasSubstr("/srv/a: !! @192.168.1.9/24 has host bits set: "
@@ -94,18 +97,27 @@ TEST(KernelNotesTest, ShowVerboseNamesOptionsTheKernelCannotApply) {
   std::string out = FormatShow(
       {g},
       {WithOptions("/srv/a", "rw,log,nosuid"), WithOptions("/srv/b", "ro")},
-      /*verbose=*/true);
+      /*verbose=*/true, /*kernel_mode=*/true);
   EXPECT_THAT(out, HasSubstr("/srv/a: no effect in kernel mode: log: nfsd "
                              "does not log accesses\n"));
   EXPECT_THAT(out, HasSubstr("/srv/a: no effect in kernel mode: nosuid: "));
   EXPECT_THAT(out, Not(HasSubstr("/srv/b: no effect")));
 }
 
+TEST(KernelNotesTest, ShowVerboseHasNoNotesWhenKernelModeIsOff) {
+  libshare::GroupInfo g;
+  g.name = "g";
+  std::string out = FormatShow({g}, {WithOptions("/srv/a", "rw,log,nosuid")},
+                               /*verbose=*/true, /*kernel_mode=*/false);
+  EXPECT_THAT(out, Not(HasSubstr("no effect")));
+  EXPECT_THAT(out, HasSubstr("/srv/a: effective nfs=(rw,log,nosuid)"));
+}
+
 TEST(KernelNotesTest, ShowWithoutVerboseHasNoNotes) {
   libshare::GroupInfo g;
   g.name = "g";
   EXPECT_THAT(FormatShow({g}, {WithOptions("/srv/a", "rw,log")},
-                         /*verbose=*/false),
+                         /*verbose=*/false, /*kernel_mode=*/true),
               Not(HasSubstr("no effect")));
 }
 

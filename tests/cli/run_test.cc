@@ -3,6 +3,7 @@
 // the integration tests.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -31,15 +32,20 @@ struct FakeDaemon {
   std::vector<libshare::OperationError> errors;  // answer to Apply
   std::vector<libshare::GroupInfo> groups;
   std::vector<libshare::ShareInfo> shares;
-  std::string connected_to;  // the socket of the last connection
+  std::string connected_to;           // the socket of the last connection
   std::vector<std::size_t> prepared;  // PREPARE_BATCH calls, bytes each
   absl::Status prepare_answer;        // their answer
+  std::string kernel_mode = "off";    // stats' kernel.mode
+  absl::Status apply_answer;          // a failure of the Apply call itself
+  libshare::CheckResult check_answer;
+  int stats_calls = 0;
 };
 
 class FakeClient : public libshare::Client {
  public:
   explicit FakeClient(FakeDaemon* d) : d_(d) {}
   absl::StatusOr<BatchResult> Apply(const Batch& batch) override {
+    if (!d_->apply_answer.ok()) return d_->apply_answer;
     d_->batches.push_back(batch);
     BatchResult r;
     r.errors = d_->errors;
@@ -59,10 +65,13 @@ class FakeClient : public libshare::Client {
   absl::StatusOr<libshare::CheckResult> Check(const std::string&,
                                               const std::string&,
                                               const std::string&) override {
-    return libshare::CheckResult{};
+    return d_->check_answer;
   }
   absl::StatusOr<libshare::DaemonStats> Stats() override {
-    return libshare::DaemonStats{};
+    ++d_->stats_calls;
+    libshare::DaemonStats s;
+    s.kernel.mode = d_->kernel_mode;
+    return s;
   }
   absl::Status FlushCache() override { return absl::OkStatus(); }
   absl::Status PrepareBatch(std::size_t call_bytes) override {
@@ -174,17 +183,31 @@ TEST_F(RunTest, BatchWithParseErrorsReportsThemWhenTheDaemonIsDown) {
   EXPECT_THAT(err_.str(), HasSubstr("<stdin>:2: list: "));
 }
 
-TEST_F(RunTest, IdenticalErrorsAreShownThriceThenCounted) {
+TEST_F(RunTest, ErrorsOfOneKindAreShownFiveTimesThenCounted) {
   for (std::size_t i = 0; i < 10; ++i) {
     daemon_.errors.push_back({i, "group hmoes does not exist"});
   }
   EXPECT_EQ(Run({"batch", "-"}, ManyAdds(10)), kExitRefused);
   const std::string err = err_.str();
-  EXPECT_THAT(err, HasSubstr("<stdin>:3: add-share: group hmoes"));
-  EXPECT_THAT(err, Not(HasSubstr("<stdin>:5: add-share")));
-  EXPECT_THAT(err, HasSubstr("<stdin>:4: ... and 7 more lines with the same "
-                             "error: add-share: group hmoes does not exist"));
+  EXPECT_THAT(err, HasSubstr("<stdin>:5: add-share: group hmoes"));
+  EXPECT_THAT(err, Not(HasSubstr("<stdin>:7: add-share")));
+  EXPECT_THAT(err, HasSubstr("<stdin>:6: ... and 5 more lines with the same "
+                             "error: add-share: group hmoes does not exist; "
+                             "--all-errors lists every line\n"));
   EXPECT_THAT(err, HasSubstr("10 lines, 10 refused, 10 errors"));
+  EXPECT_EQ(Run({"batch", "--all-errors", "-"}, ManyAdds(10)), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("<stdin>:10: add-share: group hmoes"));
+  EXPECT_THAT(err_.str(), Not(HasSubstr("more lines")));
+}
+
+TEST_F(RunTest, ACommandWithoutAllErrorsDoesNotOfferIt) {
+  for (std::size_t i = 0; i < 8; ++i) {
+    daemon_.errors.push_back({i, "group g" + std::to_string(i) + " is busy"});
+  }
+  EXPECT_EQ(Run({"enable", "a", "b", "c", "d", "e", "f", "g", "h"}),
+            kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("... and 3 more lines with this kind of "
+                                    "error: enable: group GROUP is busy\n"));
 }
 
 TEST_F(RunTest, BatchDryRunSendsADryRunAndSaysNothingChanged) {
@@ -435,6 +458,37 @@ TEST_F(RunTest, CommandHelpPrintsItsSynopsis) {
   EXPECT_THAT(out_.str(), HasSubstr("add-share [-o OPTS]"));
 }
 
+TEST_F(RunTest, HelpIsTheSameAsDashDashHelp) {
+  EXPECT_EQ(Run({"--help"}), kExitOk);
+  const std::string global = out_.str();
+  EXPECT_EQ(Run({"help"}), kExitOk);
+  EXPECT_EQ(out_.str(), global);
+  EXPECT_THAT(global, HasSubstr("COMMAND --help | help [COMMAND]\n"));
+  EXPECT_EQ(Run({"add-share", "--help"}), kExitOk);
+  const std::string command = out_.str();
+  EXPECT_EQ(Run({"help", "add-share"}), kExitOk);
+  EXPECT_EQ(out_.str(), command);
+  EXPECT_EQ(Run({"help", "add-shar"}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("help: unknown command \"add-shar\"; did "
+                                    "you mean \"add-share\"?"));
+  EXPECT_EQ(Run({"help", "a", "b"}), kExitUsage);
+  EXPECT_TRUE(daemon_.batches.empty());
+}
+
+TEST_F(RunTest, DryRunDeleteSaysHowManySharesItWouldRemove) {
+  daemon_.groups = {{"homes", true, "", 12}, {"empty", true, "", 0}};
+  EXPECT_EQ(Run({"delete", "-n", "-f", "homes"}), kExitOk);
+  EXPECT_THAT(err_.str(), HasSubstr("dry run passed, nothing changed (1 "
+                                    "operation would apply)\n"));
+  EXPECT_THAT(err_.str(), HasSubstr("sharectl: delete: dry run: would remove "
+                                    "group homes and its 12 shares\n"));
+  EXPECT_EQ(Run({"delete", "--dry-run", "empty"}), kExitOk);
+  EXPECT_THAT(err_.str(), HasSubstr("would remove group empty, which has no "
+                                    "shares\n"));
+  EXPECT_EQ(Run({"delete", "-f", "homes"}), kExitOk);  // not a dry run
+  EXPECT_THAT(err_.str(), Not(HasSubstr("would remove")));
+}
+
 TEST_F(RunTest, JsonAfterTheCommandIsAccepted) {
   EXPECT_EQ(Run({"check", "--json", "h", "/a"}), kExitOk);
   EXPECT_THAT(out_.str(), HasSubstr("\"access\""));
@@ -475,11 +529,88 @@ TEST_F(RunTest, MistypedCommandGetsASuggestion) {
 
 TEST_F(RunTest, UsageErrorWithJsonPrintsAnErrorDocument) {
   EXPECT_EQ(Run({"--json", "add-share", "g"}), kExitUsage);
-  EXPECT_THAT(out_.str(), HasSubstr("{\"error\":{\"kind\":\"usage\","
+  EXPECT_THAT(out_.str(), HasSubstr("\"error\":{\"kind\":\"usage\","
                                     "\"command\":\"add-share\",\"message\":"));
+  EXPECT_THAT(out_.str(), StartsWith("{\"ok\":false,"));
   EXPECT_EQ(Run({"nosuch", "--json"}), kExitUsage);
   EXPECT_THAT(out_.str(),
               HasSubstr("{\"error\":{\"kind\":\"usage\",\"command\":null,"));
+}
+
+TEST_F(RunTest, RefusedCheckWithJsonHasAnErrorMember) {
+  daemon_.check_answer.client = "10.1.2.3";
+  daemon_.check_answer.access = "none";
+  daemon_.check_answer.reason = "10.1.2.3 matches no entry of rw=@10/8";
+  EXPECT_EQ(Run({"--json", "check", "10.1.2.3", "/a"}), kExitRefused);
+  EXPECT_THAT(out_.str(), HasSubstr("\"access\":\"none\""));
+  EXPECT_THAT(out_.str(),
+              HasSubstr("\"error\":{\"kind\":\"refused\",\"command\":"
+                        "\"check\",\"message\":\"10.1.2.3 matches no entry "
+                        "of rw=@10/8\"}}\n"));
+  daemon_.check_answer.access = "ro";
+  EXPECT_EQ(Run({"--json", "check", "10.1.2.3", "/a"}), kExitOk);
+  EXPECT_THAT(out_.str(), Not(HasSubstr("\"error\"")));
+}
+
+TEST_F(RunTest, PermissionRefusedChangeWithJsonKeepsTheChangeDocument) {
+  daemon_.apply_answer =
+      absl::PermissionDeniedError("uid 1000 may not change shares");
+  for (const std::vector<std::string>& c :
+       {std::vector<std::string>{"--json", "create", "g"},
+        std::vector<std::string>{"--json", "batch", "-"}}) {
+    EXPECT_EQ(Run(c, "create g\n"), kExitRefused) << c[1];
+    EXPECT_THAT(out_.str(), StartsWith("{\"ok\":false,\"dry_run\":false,"))
+        << c[1];
+    EXPECT_THAT(out_.str(),
+                HasSubstr("\"errors\":[{\"index\":null,\"origin\":null,"
+                          "\"command\":\"" +
+                          c[1] +
+                          "\",\"message\":\"uid 1000 may not change "
+                          "shares\"}]"))
+        << c[1];
+    EXPECT_THAT(out_.str(), HasSubstr("\"error\":{\"kind\":\"permission\","
+                                      "\"command\":\"" +
+                                      c[1] + "\""))
+        << c[1];
+    EXPECT_EQ(err_.str(),
+              "sharectl: " + c[1] + ": uid 1000 may not change shares\n");
+  }
+  // A socket the caller may not open: the same shape, one document.
+  daemon_.apply_answer = absl::OkStatus();
+  socket_allowed_ = false;
+  EXPECT_EQ(Run({"--json", "delete", "-n", "g"}), kExitRefused);
+  EXPECT_THAT(out_.str(), StartsWith("{\"ok\":false,\"dry_run\":true,"));
+  EXPECT_THAT(out_.str(), HasSubstr("\"kind\":\"permission\""));
+  const std::string out = out_.str();
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
+TEST_F(RunTest, BatchWithBadLinesAndNoDaemonPrintsOneJsonDocument) {
+  reachable_ = false;
+  EXPECT_EQ(Run({"--json", "batch", "-"}, "create g\nlist\n"), kExitRefused);
+  const std::string out = out_.str();
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_THAT(out, HasSubstr("\"line\":2},\"command\":\"list\""));
+}
+
+TEST_F(RunTest, DryRunWithJsonSaysHowManyOperationsWouldApply) {
+  EXPECT_EQ(Run({"--json", "batch", "-n", "-"}, ManyAdds(3)), kExitOk);
+  EXPECT_THAT(out_.str(), HasSubstr("{\"ok\":true,\"dry_run\":true,"
+                                    "\"applied\":0,\"would_apply\":3,"));
+  daemon_.errors = {{1, "/export/home/u1: no such directory"}};
+  EXPECT_EQ(Run({"--json", "batch", "-n", "-"}, ManyAdds(3)), kExitRefused);
+  EXPECT_THAT(out_.str(), HasSubstr("\"would_apply\":0,"));
+  daemon_.errors.clear();
+  EXPECT_EQ(Run({"--json", "batch", "-"}, ManyAdds(3)), kExitOk);
+  EXPECT_THAT(out_.str(), HasSubstr("\"applied\":3,\"would_apply\":null,"));
+}
+
+TEST_F(RunTest, ExportfsWithJsonNamesTheCommandInItsError) {
+  EXPECT_EQ(Run({"--json", "exportfs", "-v"}), kExitUsage);
+  EXPECT_THAT(out_.str(), HasSubstr("{\"error\":{\"kind\":\"usage\","
+                                    "\"command\":\"exportfs\","));
+  EXPECT_THAT(err_.str(), StartsWith("sharectl: exportfs: --json is not "
+                                     "supported"));
 }
 
 TEST_F(RunTest, UnreachableWithJsonPrintsAnErrorDocument) {
@@ -522,6 +653,33 @@ TEST_F(RunTest, ShowDashSPrintsOneShareAndNamesTheEnclosingOne) {
   EXPECT_THAT(err_.str(), HasSubstr("/export/home/a/x: no such share (it is "
                                     "inside share /export/home/a of group "
                                     "homes)"));
+}
+
+TEST_F(RunTest, ShowVerboseNamesKernelOnlyOptionsOnlyInKernelMode) {
+  daemon_.groups = {{"g", true, "", 1}};
+  libshare::ShareInfo s;
+  s.path = "/export/a";
+  s.group = "g";
+  s.options = "rw,nosuid";
+  s.effective_options = "rw,nosuid";
+  daemon_.shares = {s};
+  for (const auto& args :
+       {std::vector<std::string>{"show", "-v"},
+        std::vector<std::string>{"show", "-v", "g"},
+        std::vector<std::string>{"show", "-v", "-s", "/export/a"}}) {
+    daemon_.kernel_mode = "off";
+    EXPECT_EQ(Run(args), kExitOk);
+    EXPECT_THAT(out_.str(), HasSubstr("/export/a: effective nfs=(rw,nosuid)"));
+    EXPECT_THAT(out_.str(), Not(HasSubstr("no effect in kernel mode")));
+    daemon_.kernel_mode = "on";
+    EXPECT_EQ(Run(args), kExitOk);
+    EXPECT_THAT(out_.str(),
+                HasSubstr("/export/a: no effect in kernel mode: nosuid"));
+  }
+  // Without -v nothing is asked of the daemon's mode.
+  daemon_.stats_calls = 0;
+  EXPECT_EQ(Run({"show"}), kExitOk);
+  EXPECT_EQ(daemon_.stats_calls, 0);
 }
 
 }  // namespace

@@ -418,14 +418,6 @@ std::string Micros(double us) {
 
 }  // namespace
 
-namespace {
-// Unix seconds as ISO 8601 in UTC, as `mounts` gives them.
-std::string IsoTime(int64_t t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::FromUnixSeconds(t),
-                          absl::UTCTimeZone());
-}
-}  // namespace
-
 std::string FormatStats(const libshare::DaemonStats& s) {
   char load[32];
   std::snprintf(load, sizeof load, "%.1f ms (%d threads)", s.load_ms,

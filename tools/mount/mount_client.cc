@@ -305,6 +305,12 @@ absl::StatusOr<std::unique_ptr<MountClient>> MountClient::Connect(
     return absl::InvalidArgumentError(
         absl::StrCat("MOUNT version ", o.version, ": only 1 and 3 exist"));
   }
+  // libtirpc's AUTH_NONE is one object made on first use, and made
+  // without a lock: clients created at once on several threads (mount_load)
+  // could each make one and lose all but the last (LeakSanitizer saw it).
+  // Made here once, under C++'s guard of a local static, before any
+  // clnt_*_create asks for it.
+  static AUTH* const kNoAuth = authnone_create();
   sockaddr_storage server{};
   socklen_t server_len = 0;
   if (!ToSockaddr(o.server, o.port, &server, &server_len)) {
@@ -358,7 +364,7 @@ absl::StatusOr<std::unique_ptr<MountClient>> MountClient::Connect(
   }
   auth_destroy(c->client_->cl_auth);
   c->client_->cl_auth =
-      o.auth_sys ? authunix_create_default() : authnone_create();
+      o.auth_sys ? authunix_create_default() : kNoAuth;
   return c;
 }
 

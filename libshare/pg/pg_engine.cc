@@ -196,7 +196,9 @@ class PgEngine final : public ClusterEngine {
     if (!in_transaction()) {
       if (absl::Status s = Exec("BEGIN"); !s.ok()) return s;
     }
-    return ReadHead(" FOR UPDATE");
+    absl::StatusOr<EngineHead> h = ReadHead(" FOR UPDATE");
+    locked_ = h.ok();
+    return h;
   }
 
   absl::Status AppendChange(uint64_t generation, std::string_view head,
@@ -220,9 +222,19 @@ class PgEngine final : public ClusterEngine {
                {{gen, false}}, "notifying the heads", -1);
   }
 
-  absl::Status Commit() override { return Exec("COMMIT"); }
+  absl::Status Commit() override {
+    absl::Status s = Flush();
+    locked_ = false;
+    if (!s.ok()) {
+      Rollback();
+      return s;
+    }
+    return Exec("COMMIT");
+  }
 
   void Rollback() override {
+    (void)Flush();
+    locked_ = false;
     if (PQtransactionStatus(conn_) != PQTRANS_IDLE &&
         PQstatus(conn_) == CONNECTION_OK) {
       Result r(PQexec(conn_, "ROLLBACK"));
@@ -328,6 +340,7 @@ class PgEngine final : public ClusterEngine {
   }
   absl::Status InsertShares(absl::Span<const ShareFields> rows) override {
     if (rows.empty()) return absl::OkStatus();
+    if (absl::Status s = Flush(); !s.ok()) return s;
     {
       Result r(PQexec(conn_,
                       "COPY sharemgr_shares(path, grp, resource, description, "
@@ -407,6 +420,7 @@ class PgEngine final : public ClusterEngine {
                      OneLine(msg)));
   }
   absl::Status Exec(const std::string& sql) {
+    if (absl::Status s = Flush(); !s.ok()) return s;
     Result r(PQexec(conn_, sql.c_str()));
     if (r.status() == PGRES_COMMAND_OK || r.status() == PGRES_TUPLES_OK) {
       return absl::OkStatus();
@@ -414,25 +428,101 @@ class PgEngine final : public ClusterEngine {
     return Error(std::string_view(sql).substr(0, 40), r);
   }
   // Runs a statement; `rows` >= 0: it must change exactly that many rows.
+  // Inside a batch's transaction (after Lock) the statement is only sent:
+  // statements go in libpq's pipeline mode, many per round trip (15,000
+  // removes one at a time took 1.4 s, a round trip each), and their
+  // results are read by Flush, before any read, COPY or the commit.
   absl::Status Run(const std::string& sql, std::vector<Param> params,
                    const std::string& what, int rows) {
+    if (locked_) return Send(sql, params, what, rows);
     absl::StatusOr<std::unique_ptr<Result>> r = Query(sql, params, what);
     if (!r.ok()) return r.status();
-    if (rows >= 0) {
-      const char* n = PQcmdTuples((*r)->r);
-      int changed = -1;
-      if (n == nullptr || !absl::SimpleAtoi(n, &changed) || changed != rows) {
-        return absl::DataLossError(absl::StrCat(
-            where(), ": ", what, ": changed ", n == nullptr ? "?" : n,
-            " rows, not ", rows, " (the engine's table differs from this "
-                                 "head's)"));
-      }
+    return RowsChanged(**r, what, rows);
+  }
+  absl::Status RowsChanged(const Result& r, const std::string& what,
+                           int rows) {
+    if (rows < 0) return absl::OkStatus();
+    const char* n = PQcmdTuples(r.r);
+    int changed = -1;
+    if (n == nullptr || !absl::SimpleAtoi(n, &changed) || changed != rows) {
+      return absl::DataLossError(absl::StrCat(
+          where(), ": ", what, ": changed ", n == nullptr ? "?" : n,
+          " rows, not ", rows,
+          " (the engine's table differs from this head's)"));
     }
     return absl::OkStatus();
+  }
+  struct Sent {
+    std::string what;
+    int rows;
+  };
+  absl::Status Send(const std::string& sql, const std::vector<Param>& params,
+                    const std::string& what, int rows) {
+    if (!piped_) {
+      if (PQenterPipelineMode(conn_) != 1) return Lost("starting a pipeline");
+      piped_ = true;
+    }
+    std::vector<const char*> values;
+    std::vector<int> lengths, formats;
+    std::vector<unsigned> types;
+    std::vector<std::string> texts;
+    texts.reserve(params.size());
+    for (const Param& p : params) {
+      if (p.binary) {
+        values.push_back(p.value.data() != nullptr ? p.value.data() : "");
+      } else {
+        texts.emplace_back(p.value);
+        values.push_back(texts.back().c_str());
+      }
+      lengths.push_back(static_cast<int>(p.value.size()));
+      formats.push_back(p.binary ? 1 : 0);
+      types.push_back(p.binary ? kByteaOid : 0);
+    }
+    if (PQsendQueryParams(conn_, sql.c_str(), static_cast<int>(params.size()),
+                          types.data(), values.data(), lengths.data(),
+                          formats.data(), 1) != 1) {
+      return Lost(what);
+    }
+    sent_.push_back({what, rows});
+    // Results wait on the server's side of the socket meanwhile: read
+    // them now and then so that neither side's buffer fills.
+    if (sent_.size() >= 512) return Flush();
+    return absl::OkStatus();
+  }
+  // Reads the results of the statements sent, and leaves pipeline mode.
+  absl::Status Flush() {
+    if (!piped_) return absl::OkStatus();
+    absl::Status first;
+    if (PQpipelineSync(conn_) != 1) first = Lost("ending a pipeline");
+    for (const Sent& q : sent_) {
+      if (!first.ok() && PQstatus(conn_) != CONNECTION_OK) break;
+      Result r(PQgetResult(conn_));
+      absl::Status st;
+      if (r.status() == PGRES_COMMAND_OK || r.status() == PGRES_TUPLES_OK) {
+        st = RowsChanged(r, q.what, q.rows);
+      } else if (r.status() != PGRES_PIPELINE_ABORTED) {
+        st = Error(q.what, r);
+      }
+      if (first.ok() && !st.ok()) first = st;
+      while (PGresult* more = PQgetResult(conn_)) PQclear(more);  // its end
+    }
+    sent_.clear();
+    if (PQstatus(conn_) == CONNECTION_OK) {
+      // The sync's own result.
+      while (PGresult* r = PQgetResult(conn_)) {
+        const ExecStatusType t = PQresultStatus(r);
+        PQclear(r);
+        if (t == PGRES_PIPELINE_SYNC) break;
+      }
+      PQexitPipelineMode(conn_);
+    }
+    piped_ = false;
+    return first;
   }
   absl::StatusOr<std::unique_ptr<Result>> Query(
       const std::string& sql, const std::vector<Param>& params,
       const std::string& what) {
+    if (absl::Status s = Flush(); !s.ok()) return s;
     std::vector<const char*> values;
     std::vector<int> lengths, formats;
     std::vector<unsigned> types;
@@ -522,6 +612,9 @@ class PgEngine final : public ClusterEngine {
   }
 
   PGconn* conn_;
+  bool locked_ = false;  // Lock() began the batch's transaction
+  bool piped_ = false;   // in pipeline mode, sent_ not yet read
+  std::vector<Sent> sent_;
 };
 
 }  // namespace

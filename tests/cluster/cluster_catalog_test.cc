@@ -354,3 +354,60 @@ TEST_F(ClusterTest, NewerSchemaIsRefused) {
 
 }  // namespace
 }  // namespace libshare
+
+namespace libshare {
+namespace {
+
+TEST_F(ClusterTest, UnknownRoleAndForeignSchemaAreRefusedClearly) {
+  absl::StatusOr<std::unique_ptr<ClusterEngine>> e =
+      ConnectPostgres(url_ + " user=nosuch", "t");
+  ASSERT_FALSE(e.ok());
+  EXPECT_THAT(std::string(e.status().message()), HasSubstr("nosuch"));
+  EXPECT_THAT(std::string(e.status().message()), HasSubstr("PostgreSQL at"));
+  // A database whose sharemgr_cluster is something else.
+  const std::string db =
+      url_.substr(url_.find("dbname=") + 7,
+                  url_.find(' ', url_.find("dbname=")) - url_.find("dbname=") - 7);
+  PgServer::Get().Sql("CREATE TABLE sharemgr_cluster (x int)", db);
+  e = ConnectPostgres(url_, "t");
+  ASSERT_FALSE(e.ok());
+  EXPECT_THAT(std::string(e.status().message()),
+              HasSubstr("not a sharemgr database"));
+  // Nothing was made in it.
+  EXPECT_EQ(PgServer::Get().Sql(
+                "SELECT count(*) FROM pg_tables WHERE tablename LIKE "
+                "'sharemgr%'",
+                db),
+            "1");
+}
+
+TEST_F(ClusterTest, EngineTableEditedBehindTheHeadsRefusesTheBatchWhole) {
+  auto a = OpenHead("a");
+  Batch batch;
+  batch.ops.push_back(CreateGroup("g"));
+  batch.ops.push_back(AddShare(dir_.Mkdir("x"), "g"));
+  batch.ops.push_back(AddShare(dir_.Mkdir("y"), "g"));
+  ASSERT_TRUE(a->catalog->Apply(batch).ok());
+  const std::string db =
+      url_.substr(url_.find("dbname=") + 7,
+                  url_.find(' ', url_.find("dbname=")) - url_.find("dbname=") - 7);
+  // Someone deletes y's row by hand (the generation unchanged).
+  PgServer::Get().Sql(
+      absl::StrCat("DELETE FROM sharemgr_shares WHERE path = convert_to('",
+                   dir_.path(), "/y', 'UTF8')"),
+      db);
+  Batch rm;
+  rm.ops.push_back(RemoveShare(dir_.path() + "/x"));
+  rm.ops.push_back(RemoveShare(dir_.path() + "/y"));
+  BatchResult r = a->catalog->Apply(rm);
+  EXPECT_THAT(r.commit_error, HasSubstr("differs from this head's"));
+  // Nothing changed, here or in the engine.
+  EXPECT_TRUE(a->catalog->FindNearest(dir_.path() + "/x").has_value());
+  EXPECT_EQ(PgServer::Get().Sql("SELECT count(*) FROM sharemgr_shares", db),
+            "1");
+  EXPECT_EQ(PgServer::Get().Sql("SELECT generation FROM sharemgr_cluster", db),
+            "2");
+}
+
+}  // namespace
+}  // namespace libshare

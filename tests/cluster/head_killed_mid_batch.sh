@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# kill -9 of head A in the middle of a big batch (issue 46): head B never
+# sees part of it. A 60,000-share batch is sent to A and A is killed at
+# several moments (during validation and the engine's writes, around the
+# commit); after each kill B's table has either none of the batch or all
+# of it, at the generation the engine has; A, restarted, agrees with B,
+# and a batch then goes through.
+source "$(dirname "$0")/../sharemgrd/lib.sh"
+PG_SERVER=$(cd "$(dirname "$0")/../support" && pwd)/pg_server.sh
+sm_setup
+url=$("$PG_SERVER" start "$SM_DIR/pg")
+on_exit "\"$PG_SERVER\" stop \"$SM_DIR/pg\" immediate >/dev/null 2>&1"
+B_PID=
+on_exit '[[ -n $B_PID ]] && kill -KILL $B_PID 2>/dev/null'
+"$SHAREMGRD" --foreground --db "$SM_DIR/b.db" --socket "$SM_DIR/b.sock" \
+  --sharetab "$SM_DIR/b.sharetab" --mount-port 0 --no-rpcbind \
+  --store "$url" --head b 2>"$SM_DIR/b.log" &
+B_PID=$!
+scb() { "$SHARECTL" --socket "$SM_DIR/b.sock" "$@"; }
+for _ in $(seq 200); do scb stats >/dev/null 2>&1 && break; sleep 0.05; done
+start_daemon --store "$url" --head a
+sc create g >/dev/null 2>&1
+engine() { "$PG_SERVER" psql "$SM_DIR/pg" "$1"; }
+
+n=60000
+mkdir -p "$SM_DIR/d"
+for i in $(seq 1 $n); do echo "add-share -s $SM_DIR/d/s$i g"; done >"$SM_DIR/batch"
+(cd "$SM_DIR/d" && seq -f 's%.0f' 1 $n | xargs mkdir)
+before=$(engine "SELECT count(*) FROM sharemgr_shares")
+for delay in 0.05 0.12 0.2 0.3; do
+  sc batch "$SM_DIR/batch" >/dev/null 2>&1 &
+  sender=$!
+  sleep "$delay"
+  kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true; DAEMON_PID=
+  wait "$sender" 2>/dev/null || true
+  gen=$(engine "SELECT generation FROM sharemgr_cluster")
+  rows=$(engine "SELECT count(*) FROM sharemgr_shares")
+  [[ $rows == "$before" || $rows == $((before + n)) ]] ||
+    fail "the engine holds $rows rows after a kill at ${delay}s (not $before or $((before + n)))"
+  # B reaches the engine's generation with the engine's rows, never a part.
+  for _ in $(seq 200); do
+    [[ $(scb --json stats | jq -r .generation) == "$gen" ]] && break
+    sleep 0.05
+  done
+  assert_eq "$gen" "$(scb --json stats | jq -r .generation)" "head b's generation (kill at ${delay}s)"
+  assert_eq "$rows" "$(scb --json stats | jq -r .shares)" "head b's shares (kill at ${delay}s)"
+  echo "kill at ${delay}s: engine generation $gen, $rows shares; head b the same"
+  start_daemon --store "$url" --head a
+  assert_eq "$rows" "$(sc --json stats | jq -r .shares)" "head a after its restart"
+  if [[ $rows != "$before" ]]; then
+    sc delete -f g >/dev/null 2>&1 || fail "delete -f g refused"
+    sc create g >/dev/null 2>&1 || fail "create g refused"
+  fi
+  before=$(engine "SELECT count(*) FROM sharemgr_shares")
+done
+echo "ok"

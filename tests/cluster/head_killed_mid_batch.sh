@@ -27,7 +27,7 @@ mkdir -p "$SM_DIR/d"
 for i in $(seq 1 $n); do echo "add-share -s $SM_DIR/d/s$i g"; done >"$SM_DIR/batch"
 (cd "$SM_DIR/d" && seq -f 's%.0f' 1 $n | xargs mkdir)
 before=$(engine "SELECT count(*) FROM sharemgr_shares")
-for delay in 0.05 0.12 0.2 0.3; do
+for delay in 0.1 0.25 0.4 0.6; do
   sc batch "$SM_DIR/batch" >/dev/null 2>&1 &
   sender=$!
   sleep "$delay"

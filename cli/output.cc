@@ -159,19 +159,37 @@ void WriteGroup(const GroupInfo& g, JsonWriter* w) {
 
 }  // namespace
 
-std::string FormatFollowed(const std::vector<GroupInfo>& groups) {
+std::string FormatFollowed(
+    const std::vector<libshare::FollowedFileStatus>& files,
+    const std::vector<GroupInfo>& groups) {
   std::string out;
-  for (const GroupInfo& g : groups) {
-    if (g.managed_by.empty()) continue;
+  for (const libshare::FollowedFileStatus& f : files) {
     if (out.empty()) out = "followed exports files:\n";
-    absl::StrAppend(&out, "  ", g.managed_by, " -> group ", g.name, " (",
-                    g.share_count, g.share_count == 1 ? " share" : " shares",
-                    "): ",
-                    g.follow_error.empty()
-                        ? std::string("ok")
-                        : absl::StrCat("last change not applied: ",
-                                       g.follow_error),
-                    "\n");
+    const GroupInfo* g = nullptr;
+    for (const GroupInfo& x : groups) {
+      if (x.name == f.group) g = &x;
+    }
+    std::string state;
+    if (!f.error.empty()) {
+      state = absl::StrCat(
+          "not applied since ", IsoTime(f.error_since), ": ",
+          ShownForTerminal(f.error),
+          g == nullptr ? "; nothing of it is served (no version of it was "
+                         "ever applied)"
+                       : "; its group keeps its last good version");
+    } else if (f.applied_generation != 0) {
+      state = absl::StrCat("ok (applied at generation ", f.applied_generation,
+                           ")");
+    } else {
+      state = f.in_step ? "ok" : "not read yet";
+    }
+    absl::StrAppend(
+        &out, "  ", ShownForTerminal(f.path), " -> group ", f.group,
+        g == nullptr
+            ? std::string(" (not created)")
+            : absl::StrCat(" (", g->share_count,
+                           g->share_count == 1 ? " share" : " shares", ")"),
+        ": ", state, "\n");
   }
   return out;
 }
@@ -536,6 +554,37 @@ std::string FormatStatsJson(const libshare::DaemonStats& s) {
   w.Key("timeouts");
   w.Uint(c.timeouts);
   w.EndObject();
+  w.Key("followed");
+  w.BeginArray();
+  for (const libshare::FollowedFileStatus& f : s.followed) {
+    w.BeginObject();
+    w.Key("path");
+    w.String(f.path);
+    w.Key("group");
+    w.String(f.group);
+    w.Key("applied_generation");
+    if (f.applied_generation != 0) {
+      w.Uint(f.applied_generation);
+    } else {
+      w.Null();
+    }
+    w.Key("in_step");
+    w.Bool(f.in_step);
+    w.Key("error");
+    if (f.error.empty()) {
+      w.Null();
+    } else {
+      w.String(f.error);
+    }
+    w.Key("error_since");
+    if (f.error_since != 0) {
+      w.String(IsoTime(f.error_since));
+    } else {
+      w.Null();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
   const libshare::StoreStatus& st = s.store;
   w.Key("store");
   w.BeginObject();

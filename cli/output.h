@@ -75,7 +75,12 @@ std::string FormatStatsJson(const libshare::DaemonStats& s);
 // The managed groups (sharemgrd --follow-exports), one line each: the
 // file, its group and "ok" or the error that keeps its last version out.
 // "" when there is none.
-std::string FormatFollowed(const std::vector<libshare::GroupInfo>& groups);
+// `stats`' followed exports files: each file --follow-exports matches,
+// its group and share count, and whether its last version is applied
+// (with the generation it made) or refused (since when, and why).
+std::string FormatFollowed(
+    const std::vector<libshare::FollowedFileStatus>& files,
+    const std::vector<libshare::GroupInfo>& groups);
 
 }  // namespace sharectl
 

@@ -649,7 +649,7 @@ int Runner::RunStats() {
     // The followed exports files (list -j shows the same per group).
     auto groups = c->ListGroups();
     if (!groups.ok()) return CallFailed("stats", groups.status());
-    out() << FormatFollowed(*groups);
+    out() << FormatFollowed(s->followed, *groups);
   }
   return kExitOk;
 }

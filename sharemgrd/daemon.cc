@@ -803,6 +803,7 @@ absl::Status Daemon::StartFollowingExports() {
       }
       return out;
     };
+    sync.status = [follower] { return follower->Files(); };
     mgmt_->SetFollowSync(std::move(sync));
   }
   return absl::OkStatus();

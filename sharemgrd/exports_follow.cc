@@ -347,13 +347,44 @@ const ExportsFollower::Followed* ExportsFollower::Match(
   return nullptr;
 }
 
-void ExportsFollower::SetError(const std::string& group, std::string error) {
+void ExportsFollower::SetError(const std::string& path,
+                               const std::string& group, std::string error,
+                               uint64_t applied_generation) {
   absl::MutexLock l(&mu_);
+  auto f = files_.find(path);
+  if (f != files_.end()) {
+    Followed& file = f->second;
+    if (applied_generation != 0) file.applied_generation = applied_generation;
+    file.in_step = error.empty();
+    if (error.empty()) {
+      file.error_since = 0;
+    } else if (file.error_since == 0) {
+      file.error_since = absl::ToUnixSeconds(absl::Now());
+    }
+  }
   if (error.empty()) {
     errors_.erase(group);
   } else {
     errors_[group] = std::move(error);
   }
+}
+
+std::vector<libshare::FollowedFileStatus> ExportsFollower::Files() const {
+  absl::MutexLock l(&mu_);
+  std::vector<libshare::FollowedFileStatus> out;
+  out.reserve(files_.size());
+  for (const auto& [path, f] : files_) {
+    libshare::FollowedFileStatus st;
+    st.path = path;
+    st.group = f.group;
+    st.applied_generation = f.applied_generation;
+    st.in_step = f.in_step;
+    auto e = errors_.find(f.group);
+    if (e != errors_.end()) st.error = e->second;
+    st.error_since = f.error_since;
+    out.push_back(std::move(st));
+  }
+  return out;
 }
 
 std::string ExportsFollower::ErrorFor(const std::string& group) const {
@@ -380,7 +411,7 @@ bool ExportsFollower::SyncLocked(const std::string& path) {
   if (!text.ok()) {
     std::string e(text.status().message());
     Log(absl::StrCat(e, "; group ", group, " left as it was"));
-    SetError(group, std::move(e));
+    SetError(path, group, std::move(e));
     return false;
   }
   libshare::ImportPlan plan =
@@ -413,7 +444,7 @@ bool ExportsFollower::SyncLocked(const std::string& path) {
     }
     Log(absl::StrCat(path, ": not applied; group ", group,
                      " keeps its last good state"));
-    SetError(group, std::move(first_refusal));
+    SetError(path, group, std::move(first_refusal));
     return false;
   }
 
@@ -450,7 +481,7 @@ bool ExportsFollower::SyncLocked(const std::string& path) {
   std::vector<Operation> diff = FollowDiff(group, current, plan.ops, &origin);
   if (diff.empty() && head == 0) {
     Log(absl::StrCat(path, ": group ", group, " unchanged"));
-    SetError(group, "");
+    SetError(path, group, "");
     return false;
   }
   for (Operation& op : diff) b.ops.push_back(std::move(op));
@@ -475,7 +506,7 @@ bool ExportsFollower::SyncLocked(const std::string& path) {
     }
     Log(absl::StrCat(path, ": not applied; group ", group,
                      " keeps its last good state: ", e));
-    SetError(group, std::move(e));
+    SetError(path, group, std::move(e));
     return false;
   }
   ++applied_;
@@ -494,7 +525,7 @@ bool ExportsFollower::SyncLocked(const std::string& path) {
   }
   Log(absl::StrCat(path, missing ? " (deleted)" : "", ": group ", group, ": ",
                    adds, " added, ", removes, " removed, ", sets, " changed"));
-  SetError(group, "");
+  SetError(path, group, "", r.generation);
   return true;
 }
 

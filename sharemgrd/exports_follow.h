@@ -39,6 +39,7 @@
 #include "absl/time/time.h"
 #include "libshare/batch.h"
 #include "libshare/catalog.h"
+#include "libshare/client.h"
 
 namespace sharemgrd {
 
@@ -114,6 +115,10 @@ class ExportsFollower {
   // events still run later and find nothing to change. Do not call from
   // inside Config::apply.
   std::vector<FileState> SyncNow();
+  // Every followed file now, by path, whether or not a version of it was
+  // ever applied (`sharectl stats`): a file whose first version is refused
+  // has no group in the table yet, but is followed all the same.
+  std::vector<libshare::FollowedFileStatus> Files() const;
   const std::vector<std::string>& patterns() const { return config_.patterns; }
   // Batches applied so far (tests wait on it).
   uint64_t applied() const { return applied_.load(); }
@@ -122,6 +127,12 @@ class ExportsFollower {
   struct Followed {
     std::string path;
     std::string group;
+    // The table generation its last applied version made (0: none applied
+    // since the start); whether its group is known to match its last
+    // version read; since when its last version is refused (Unix s).
+    uint64_t applied_generation = 0;
+    bool in_step = false;
+    int64_t error_since = 0;
   };
   explicit ExportsFollower(Config config);
   absl::Status Setup();
@@ -135,7 +146,10 @@ class ExportsFollower {
   void Run();
   // The followed file for `path` (adding it if a glob matches), or nullptr.
   const Followed* Match(const std::string& path) ABSL_LOCKS_EXCLUDED(mu_);
-  void SetError(const std::string& group, std::string error);
+  // The file's state after a sync: its error ("" once its group is in
+  // step) and, when a batch was applied for it, the generation it made.
+  void SetError(const std::string& path, const std::string& group,
+                std::string error, uint64_t applied_generation = 0);
   void Log(const std::string& line) const;
 
   Config config_;

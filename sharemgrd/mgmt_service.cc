@@ -1136,6 +1136,19 @@ accept_stat MgmtService::Stats(std::string* out) {
   s.store.unreachable_since = store.unreachable_since;
   s.store.error = Mutable(store.error);
   s.store.resyncs = store.resyncs;
+  std::vector<libshare::FollowedFileStatus> followed;
+  if (follow_sync_.status) followed = follow_sync_.status();
+  std::vector<mgmt_followed_status> files(followed.size());
+  for (std::size_t i = 0; i < followed.size(); ++i) {
+    files[i].path = Mutable(followed[i].path);
+    files[i].group = Mutable(followed[i].group);
+    files[i].applied_generation = followed[i].applied_generation;
+    files[i].in_step = followed[i].in_step;
+    files[i].error = Mutable(followed[i].error);
+    files[i].error_since = followed[i].error_since;
+  }
+  s.followed.followed_len = static_cast<u_int>(files.size());
+  s.followed.followed_val = files.data();
   return Encode(Proc(xdr_mgmt_stats_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 

@@ -135,6 +135,8 @@ class MgmtService final : public RpcProgram {
   struct FollowSyncHooks {
     std::function<std::vector<libshare::FollowedFile>()> sync;
     std::vector<std::string> patterns;
+    // Every followed file's state, without syncing (STATS).
+    std::function<std::vector<libshare::FollowedFileStatus>()> status;
   };
   void SetFollowSync(FollowSyncHooks hooks) { follow_sync_ = std::move(hooks); }
 

@@ -632,6 +632,17 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
   out.store.unreachable_since = m.store.unreachable_since;
   out.store.error = Text(m.store.error);
   out.store.resyncs = m.store.resyncs;
+  for (u_int i = 0; i < m.followed.followed_len; ++i) {
+    const mgmt_followed_status& f = m.followed.followed_val[i];
+    FollowedFileStatus st;
+    st.path = Text(f.path);
+    st.group = Text(f.group);
+    st.applied_generation = f.applied_generation;
+    st.in_step = f.in_step;
+    st.error = Text(f.error);
+    st.error_since = f.error_since;
+    out.followed.push_back(std::move(st));
+  }
   for (u_int i = 0; i < m.requests.requests_len; ++i) {
     const mgmt_request_stats& r = m.requests.requests_val[i];
     out.requests.push_back(

@@ -55,7 +55,9 @@ for _ in $(seq 100); do
   [[ "$st" == *"not applied"* ]] && break
   sleep 0.1
 done
-assert_contains "$st" "last change not applied: $f:2: " "stats names the line"
+assert_contains "$st" ": not applied since " "stats says since when"
+assert_contains "$st" "Z: $f:2: " "stats names the line"
+assert_contains "$st" "its group keeps its last good version" "stats says what is served"
 assert_contains "$st" "frobnicate" "stats names the option"
 assert_contains "$(cat "$SM_LOG")" "$f:2:" "log names the line"
 wait_group "$a ro=127.0.0.1

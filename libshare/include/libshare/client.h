@@ -67,6 +67,18 @@ struct KernelStats {
   double answer_p99_us = 0;
 };
 
+// One followed file's state (STATS): every file --follow-exports matches,
+// whether or not a version of it was ever applied.
+struct FollowedFileStatus {
+  std::string path;
+  std::string group;                // its managed group (may not exist yet)
+  uint64_t applied_generation = 0;  // made by its last applied version
+                                    // (0: none applied since the start)
+  bool in_step = false;             // its group matches its last version
+  std::string error;                // why its last version is refused
+  int64_t error_since = 0;          // Unix seconds; 0 without an error
+};
+
 struct DaemonStats {
   uint64_t shares = 0;
   uint64_t groups = 0;
@@ -82,6 +94,7 @@ struct DaemonStats {
   std::string sharetab_error;  // last failure writing the view, "" if none
   KernelStats kernel;
   StoreStatus store;  // records.h
+  std::vector<FollowedFileStatus> followed;  // sharemgrd --follow-exports
 };
 
 // One mount record (`sharectl mounts`).

@@ -24,11 +24,26 @@ std::string FormatDump(const std::vector<GroupInfo>& groups,
   std::map<std::string, std::vector<const ShareInfo*>> by_group;
   for (const auto& s : shares) by_group[s.group].push_back(&s);
   size_t share_count = 0;
+  size_t group_count = 0;
   std::string body;
+  std::string managed;
   const auto line = [&body](const Operation& op) {
     absl::StrAppend(&body, libshare::JoinShellWords(OperationWords(op)), "\n");
   };
   for (const GroupInfo* g : sorted_groups) {
+    if (!g->managed_by.empty()) {
+      // A followed exports file's group: the daemon that follows the file
+      // makes it, and a batch may not (it would be refused: "group ...
+      // already exists", or managed by the file).
+      const size_t n = by_group[g->name].size();
+      absl::StrAppend(
+          &managed, "# group ", g->name, " (", n, n == 1 ? " share" : " shares",
+          ") is made by sharemgrd --follow-exports from ",
+          libshare::JoinShellWords({g->managed_by}),
+          ": not dumped; follow that file to recreate it\n");
+      continue;
+    }
+    ++group_count;
     Operation create;
     create.type = Operation::Type::kCreateGroup;
     create.group = g->name;
@@ -57,9 +72,9 @@ std::string FormatDump(const std::vector<GroupInfo>& groups,
       line(disable);
     }
   }
-  return absl::StrCat("# sharectl dump: ", sorted_groups.size(),
-                      sorted_groups.size() == 1 ? " group, " : " groups, ",
-                      share_count, share_count == 1 ? " share\n" : " shares\n",
+  return absl::StrCat("# sharectl dump: ", group_count,
+                      group_count == 1 ? " group, " : " groups, ", share_count,
+                      share_count == 1 ? " share\n" : " shares\n", managed,
                       body);
 }
 

@@ -68,6 +68,28 @@ TEST(DumpTest, OrderDependsOnlyOnContent) {
             "create b\nadd-share -s /y b\n");
 }
 
+// A followed exports file's group is made by the daemon that follows the
+// file: a dump that recreated it as an ordinary group could not be
+// applied on a server following the same file ("group exports already
+// exists"). It is left out, with a comment naming the file.
+TEST(DumpTest, ManagedGroupsAreLeftOutWithAComment) {
+  GroupInfo followed{"exports-zfs", true, "", 2};
+  followed.managed_by = "/etc/exports.d/zfs.exports";
+  const std::string text =
+      FormatDump({{"homes", true, "rw", 1}, followed},
+                 {Share("/h/a", "homes"), Share("/tank/a", "exports-zfs"),
+                  Share("/tank/b", "exports-zfs")});
+  EXPECT_EQ(text,
+            "# sharectl dump: 1 group, 1 share\n"
+            "# group exports-zfs (2 shares) is made by sharemgrd "
+            "--follow-exports from /etc/exports.d/zfs.exports: not dumped; "
+            "follow that file to recreate it\n"
+            "create -o rw homes\nadd-share -s /h/a homes\n");
+  const std::vector<Operation> ops = Parse(text);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].group, "homes");
+}
+
 TEST(DumpTest, EmptyTableIsOnlyTheComment) {
   EXPECT_THAT(FormatDump({}, {}), StartsWith("# sharectl dump: 0 groups"));
   EXPECT_TRUE(Parse(FormatDump({}, {})).empty());

@@ -833,8 +833,8 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
         r.generation);
     LogLine(absl::StrCat(
         head, " by ", who, origin, ": ", r.applied,
-        r.changed ? " operations applied in "
-                  : " operations changed nothing in ",
+        r.applied == 1 ? " operation" : " operations",
+        r.changed ? " applied in " : " changed nothing in ",
         ms(), " ms",
         committed > 1
             ? absl::StrCat(" (one commit with ", committed - 1,

@@ -13,7 +13,7 @@ sc create -o ro homes || fail "create refused"
 sc add-share -d 'it"s' -s "$SM_DIR/e/a" homes || fail "add-share refused"
 log=$(cat "$SM_DIR/audit.log")
 assert_contains "$log" "change generation 2 by uid $uid" "create logged with the caller"
-line=$(grep -m1 "by uid $uid .* pid [0-9][0-9]* (add-share): 1 operations applied" "$SM_DIR/audit.log") ||
+line=$(grep -m1 "by uid $uid .* pid [0-9][0-9]* (add-share): 1 operation applied" "$SM_DIR/audit.log") ||
   fail "add-share not logged with uid, pid and origin: $log"
 assert_contains "$(grep 'change generation 3: ' "$SM_DIR/audit.log")" \
   "add-share -d \"it\\\"s\" -s \"$SM_DIR/e/a\" \"homes\"" "the operation itself"
@@ -37,7 +37,7 @@ sc enable homes || fail "enable of an enabled group refused"
 assert_contains "$(cat "$SM_DIR/audit.log")" \
   "no change at generation $gen by uid $uid" "a no-op batch names the generation it left"
 assert_contains "$(cat "$SM_DIR/audit.log")" \
-  "(enable): 1 operations changed nothing in" "a no-op batch says it changed nothing"
+  "(enable): 1 operation changed nothing in" "a no-op batch says it changed nothing"
 assert_contains "$(cat "$SM_DIR/audit.log")" \
   "no change at generation $gen: enable \"homes\"" "its operation listed"
 [[ $(grep -c "change generation $gen: " "$SM_DIR/audit.log") == 1 ]] ||
@@ -71,6 +71,6 @@ assert_contains "$(cat "$SM_DIR/audit.log")" \
   "(add-share) refused, nothing changed: 1 of 1 operations refused" "refusal"
 
 # Foreground: stderr has the same lines.
-assert_contains "$(cat "$SM_LOG")" "(add-share): 1 operations applied" "stderr log"
+assert_contains "$(cat "$SM_LOG")" "(add-share): 1 operation applied" "stderr log"
 stop_daemon
 echo "ok"

@@ -13,14 +13,14 @@ pid=$(cat "$SM_DIR/pid")
 on_exit "kill $pid 2>/dev/null"
 assert_contains "$(cat "$LOGF")" "sharemgrd[$pid]: serving 0 shares" "serving line in the file"
 sc create homes
-assert_contains "$(cat "$LOGF")" "(create): 1 operations applied" "audit line in the file"
+assert_contains "$(cat "$LOGF")" "(create): 1 operation applied" "audit line in the file"
 
 mv "$LOGF" "$LOGF.1"
 kill -HUP "$pid"
 for _ in $(seq 100); do [[ -s $LOGF ]] && break; sc list >/dev/null; sleep 0.05; done
 sc create later
-for _ in $(seq 100); do grep -q '(create): 1 operations' "$LOGF" 2>/dev/null && break; sleep 0.05; done
-assert_contains "$(cat "$LOGF")" "(create): 1 operations applied" "after SIGHUP: the new file"
+for _ in $(seq 100); do grep -q '(create): 1 operation' "$LOGF" 2>/dev/null && break; sleep 0.05; done
+assert_contains "$(cat "$LOGF")" "(create): 1 operation applied" "after SIGHUP: the new file"
 assert_not_contains "$(cat "$LOGF.1")" "generation 3" "after SIGHUP: the rotated file"
 
 kill -TERM "$pid"

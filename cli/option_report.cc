@@ -141,7 +141,17 @@ std::vector<std::string> KeptOwnValues(
 
 std::string GroupOpenNote(const libshare::GroupInfo& group,
                           const std::vector<libshare::ShareInfo>& shares) {
-  std::vector<std::string> parts = OpenConcerns(group.options);
+  // The group's own options are what its shares without options of their
+  // own serve, and what a share added to it would: said when there is
+  // such a share, or none at all. A group whose every share has its own
+  // (a followed exports file's: its own options are empty, which alone
+  // would read "read-write to every client") is judged by its shares.
+  bool inheriting = group.share_count == 0;
+  for (const auto& s : shares) {
+    if (s.group == group.name && s.options.empty()) inheriting = true;
+  }
+  std::vector<std::string> parts;
+  if (inheriting) parts = OpenConcerns(group.options);
   std::size_t rw = 0;
   std::size_t root = 0;
   std::map<std::string, std::vector<std::string>> memo;

@@ -442,7 +442,10 @@ void Runner::ReportChange(std::string_view cmd, const Operation& op,
       effective = libshare::InheritOptions(*group, *own).Canonical();
     }
   } else {
-    return;  // set-share without GROUP: the group is not known here
+    // set-share without GROUP: the group is not known here (finding it
+    // would list every share). What the own options open, they open
+    // whatever the group says: an own property overrides the group's.
+    effective = op.options;
   }
   for (const std::string& w : OpenConcerns(effective)) {
     warn(op.path, op.options.empty() ? w + " (its group's options)" : w);

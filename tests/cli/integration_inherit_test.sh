@@ -9,7 +9,7 @@ SHAREMGRD=$2
 . "$(dirname "$0")/integration_lib.sh"
 
 X=$T/ex
-mkdir -p "$X/a" "$X/b" "$X/c" "$X/d"
+mkdir -p "$X/a" "$X/b" "$X/c" "$X/d" "$X/e"
 start_daemon
 share_json() {  # share_json PATH FIELD
   sc --json show >"$T/out" 2>/dev/null
@@ -129,6 +129,14 @@ ok "set-share giving root to all warns" '[[ $RC == 0 && $ERR == *"$X/b: root for
 run sc list -v
 ok "list -v counts the group's shares open to every client" \
   '[[ $(grep "^homes " <<<"$OUT") == *"!! 1 share root for every client"* ]]'
+run sc set-share -o 'rw,root=*' -s "$X/b"
+ok "set-share without GROUP giving rw and root to all warns (issue 48, item 3)" \
+  '[[ $RC == 0 && $ERR == *"$X/b: read-write to every client"* && $ERR == *"$X/b: root for every client"* ]]'
+run sc create owned
+run sc add-share -o ro -s "$X/e" owned
+run sc list -v
+ok "list -v judges a group whose every share has its own options by its shares" \
+  '[[ $(grep "^owned " <<<"$OUT") != *"!!"* ]]'
 
 # --- everything above survives a restart
 stop_daemon

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <chrono>
 #include <set>
 #include <utility>
@@ -38,14 +39,99 @@ bool HasGlob(std::string_view s) {
   return s.find_first_of("*?[") != std::string_view::npos;
 }
 
-// The file's text; "" with *missing set when it does not exist.
+// Who may write what the daemon follows: root, or the daemon's own user.
+// A file or folder that anyone else may write lets them grant themselves
+// any share (`/x *(rw,no_root_squash)` planted in a world-writable
+// exports.d was applied within 200 ms): refused, naming it and why.
+// Group write is allowed only to group root; the sticky bit does not help
+// (anyone may still add a file of their own).
+absl::Status CheckTrusted(const struct stat& st, const std::string& name,
+                          std::string_view what) {
+  const uid_t self = ::geteuid();
+  if (st.st_uid != 0 && st.st_uid != self) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        name, ": ", std::string(what), " is owned by uid ", st.st_uid,
+        ", not root: not followed (its owner could grant themselves any "
+        "share)"));
+  }
+  if ((st.st_mode & S_IWOTH) != 0) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        name, ": ", std::string(what),
+        " is writable by every user: not followed (anyone could grant "
+        "themselves any share)"));
+  }
+  if ((st.st_mode & S_IWGRP) != 0 && st.st_gid != 0) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        name, ": ", std::string(what), " is writable by group ", st.st_gid,
+        ": not followed (its members could grant themselves any share)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTrustedFolder(const std::string& folder) {
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(folder, ": cannot examine: ", ::strerror(errno)));
+  }
+  return CheckTrusted(st, folder, "the folder");
+}
+
+// The file's text; "" with *missing set when it does not exist. The file
+// (a link's target too) and the folders it and its target are in must be
+// trusted (CheckTrusted).
 absl::StatusOr<std::string> ReadFollowed(const std::string& path,
                                          bool* missing) {
-  absl::StatusOr<std::optional<std::string>> text =
-      libshare::ReadRegularFile(path, kMaxFileBytes);
-  if (!text.ok()) return text.status();
-  *missing = !text->has_value();
-  return std::move(*text).value_or(std::string());
+  *missing = false;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      *missing = true;
+      return std::string();
+    }
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": cannot open: ", ::strerror(errno)));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": cannot examine: ", ::strerror(errno)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": not a regular file"));
+  }
+  if (absl::Status s = CheckTrusted(st, path, "the file"); !s.ok()) return s;
+  const std::string folder = path.substr(0, std::max<std::size_t>(1, path.rfind('/')));
+  if (absl::Status s = CheckTrustedFolder(folder); !s.ok()) return s;
+  // A link: its target's folder too (whoever may write it may replace
+  // the target).
+  char target[PATH_MAX];
+  const std::string self = absl::StrCat("/proc/self/fd/", fd);
+  const ssize_t n = ::readlink(self.c_str(), target, sizeof target - 1);
+  if (n > 0) {
+    const std::string real(target, static_cast<std::size_t>(n));
+    const std::string real_folder =
+        real.substr(0, std::max<std::size_t>(1, real.rfind('/')));
+    if (real_folder != folder) {
+      if (absl::Status s = CheckTrustedFolder(real_folder); !s.ok()) {
+        return absl::PermissionDeniedError(
+            absl::StrCat(path, " (a link to ", real, "): ", s.message()));
+      }
+    }
+  }
+  absl::StatusOr<std::string> text = libshare::ReadFromStart(fd, kMaxFileBytes);
+  if (!text.ok()) {
+    return absl::FailedPreconditionError(
+        absl::IsOutOfRange(text.status())
+            ? absl::StrCat(path, ": bigger than ", kMaxFileBytes >> 20, " MiB")
+            : absl::StrCat(path, ": cannot read: ", text.status().message()));
+  }
+  return text;
 }
 
 }  // namespace
@@ -193,6 +279,10 @@ absl::Status ExportsFollower::Setup() {
       return absl::FailedPreconditionError(
           absl::StrCat("option --follow-exports: \"", arg, "\": folder ",
                        p->folder, " does not exist"));
+    }
+    if (absl::Status s = CheckTrustedFolder(p->folder); !s.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("option --follow-exports: ", s.message()));
     }
     folders.insert(p->folder);
     patterns_.push_back(*std::move(p));

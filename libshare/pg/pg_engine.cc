@@ -24,8 +24,6 @@ namespace libshare {
 namespace {
 
 constexpr unsigned kByteaOid = 17;
-constexpr unsigned kInt8Oid = 20;
-constexpr unsigned kTextOid = 25;
 constexpr char kChannel[] = "sharemgr";
 
 absl::string_view A(std::string_view s) { return {s.data(), s.size()}; }
@@ -92,6 +90,30 @@ struct Result {
 struct Param {
   std::string_view value;
   bool binary = true;
+};
+
+// A statement's parameters as libpq takes them: bytea ones in binary,
+// text ones copied (libpq reads them up to their NUL).
+struct Params {
+  explicit Params(const std::vector<Param>& params) {
+    texts.reserve(params.size());
+    for (const Param& p : params) {
+      if (p.binary) {
+        values.push_back(p.value.data() != nullptr ? p.value.data() : "");
+      } else {
+        texts.emplace_back(p.value);
+        values.push_back(texts.back().c_str());
+      }
+      lengths.push_back(static_cast<int>(p.value.size()));
+      formats.push_back(p.binary ? 1 : 0);
+      types.push_back(p.binary ? kByteaOid : 0);
+    }
+  }
+  int count() const { return static_cast<int>(values.size()); }
+  std::vector<std::string> texts;
+  std::vector<const char*> values;
+  std::vector<int> lengths, formats;
+  std::vector<unsigned> types;
 };
 
 uint64_t BigEndian64(std::string_view b) {
@@ -462,25 +484,10 @@ class PgEngine final : public ClusterEngine {
       if (PQenterPipelineMode(conn_) != 1) return Lost("starting a pipeline");
       piped_ = true;
     }
-    std::vector<const char*> values;
-    std::vector<int> lengths, formats;
-    std::vector<unsigned> types;
-    std::vector<std::string> texts;
-    texts.reserve(params.size());
-    for (const Param& p : params) {
-      if (p.binary) {
-        values.push_back(p.value.data() != nullptr ? p.value.data() : "");
-      } else {
-        texts.emplace_back(p.value);
-        values.push_back(texts.back().c_str());
-      }
-      lengths.push_back(static_cast<int>(p.value.size()));
-      formats.push_back(p.binary ? 1 : 0);
-      types.push_back(p.binary ? kByteaOid : 0);
-    }
-    if (PQsendQueryParams(conn_, sql.c_str(), static_cast<int>(params.size()),
-                          types.data(), values.data(), lengths.data(),
-                          formats.data(), 1) != 1) {
+    const Params a(params);
+    if (PQsendQueryParams(conn_, sql.c_str(), a.count(), a.types.data(),
+                          a.values.data(), a.lengths.data(), a.formats.data(),
+                          /*resultFormat=*/1) != 1) {
       return Lost(what);
     }
     sent_.push_back({what, rows});
@@ -523,27 +530,10 @@ class PgEngine final : public ClusterEngine {
       const std::string& sql, const std::vector<Param>& params,
       const std::string& what) {
     if (absl::Status s = Flush(); !s.ok()) return s;
-    std::vector<const char*> values;
-    std::vector<int> lengths, formats;
-    std::vector<unsigned> types;
-    for (const Param& p : params) {
-      values.push_back(p.value.data() != nullptr ? p.value.data() : "");
-      lengths.push_back(static_cast<int>(p.value.size()));
-      formats.push_back(p.binary ? 1 : 0);
-      types.push_back(p.binary ? kByteaOid : 0);
-    }
-    // Text parameters must end in NUL: copied.
-    std::vector<std::string> texts;
-    texts.reserve(params.size());
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      if (!params[i].binary) {
-        texts.emplace_back(params[i].value);
-        values[i] = texts.back().c_str();
-      }
-    }
+    const Params a(params);
     auto r = std::make_unique<Result>(PQexecParams(
-        conn_, sql.c_str(), static_cast<int>(params.size()), types.data(),
-        values.data(), lengths.data(), formats.data(), /*resultFormat=*/1));
+        conn_, sql.c_str(), a.count(), a.types.data(), a.values.data(),
+        a.lengths.data(), a.formats.data(), /*resultFormat=*/1));
     if (r->status() != PGRES_COMMAND_OK && r->status() != PGRES_TUPLES_OK) {
       return Error(what, *r);
     }

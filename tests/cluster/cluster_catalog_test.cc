@@ -138,6 +138,12 @@ class ClusterTest : public ::testing::Test {
     return out;
   }
 
+  // The test's database, as its connection string names it.
+  std::string DbName() const {
+    const std::size_t at = url_.find("dbname=") + 7;
+    return url_.substr(at, url_.find(' ', at) - at);
+  }
+
   TempDir dir_;
   std::string url_;
 };
@@ -211,9 +217,7 @@ TEST_F(ClusterTest, ConcurrentBatchesOnTwoHeadsConverge) {
   EXPECT_EQ(Table(*a->catalog), Table(*b->catalog));
   // The engine's rows are the heads' table.
   const std::string rows = PgServer::Get().Sql(
-      "SELECT count(*) FROM sharemgr_shares",
-      url_.substr(url_.find("dbname=") + 7,
-                  url_.find(' ', url_.find("dbname=")) - url_.find("dbname=") - 7));
+      "SELECT count(*) FROM sharemgr_shares", DbName());
   EXPECT_EQ(rows, absl::StrCat(a->catalog->share_count()));
 }
 
@@ -285,9 +289,7 @@ TEST_F(ClusterTest, GenerationGoingBackwardsResynchronizes) {
   ASSERT_TRUE(WaitFor(*b->catalog, 3));
   a.reset();
   // An older copy of the engine: generation 2, y still there.
-  const std::string db =
-      url_.substr(url_.find("dbname=") + 7,
-                  url_.find(' ', url_.find("dbname=")) - url_.find("dbname=") - 7);
+  const std::string db = DbName();
   PgServer::Get().Sql(
       absl::StrCat("BEGIN; DELETE FROM sharemgr_changes WHERE generation = 3; "
                    "UPDATE sharemgr_cluster SET generation = 2; "
@@ -342,9 +344,7 @@ TEST(PostgresUrl, UnreachableEngineIsNamed) {
 TEST_F(ClusterTest, NewerSchemaIsRefused) {
   auto a = OpenHead("a");
   a.reset();
-  const std::string db =
-      url_.substr(url_.find("dbname=") + 7,
-                  url_.find(' ', url_.find("dbname=")) - url_.find("dbname=") - 7);
+  const std::string db = DbName();
   PgServer::Get().Sql("UPDATE sharemgr_cluster SET schema_version = 99", db);
   absl::StatusOr<std::unique_ptr<ClusterEngine>> e = ConnectPostgres(url_, "t");
   ASSERT_FALSE(e.ok());
@@ -365,9 +365,7 @@ TEST_F(ClusterTest, UnknownRoleAndForeignSchemaAreRefusedClearly) {
   EXPECT_THAT(std::string(e.status().message()), HasSubstr("nosuch"));
   EXPECT_THAT(std::string(e.status().message()), HasSubstr("PostgreSQL at"));
   // A database whose sharemgr_cluster is something else.
-  const std::string db =
-      url_.substr(url_.find("dbname=") + 7,
-                  url_.find(' ', url_.find("dbname=")) - url_.find("dbname=") - 7);
+  const std::string db = DbName();
   PgServer::Get().Sql("CREATE TABLE sharemgr_cluster (x int)", db);
   e = ConnectPostgres(url_, "t");
   ASSERT_FALSE(e.ok());
@@ -388,9 +386,7 @@ TEST_F(ClusterTest, EngineTableEditedBehindTheHeadsRefusesTheBatchWhole) {
   batch.ops.push_back(AddShare(dir_.Mkdir("x"), "g"));
   batch.ops.push_back(AddShare(dir_.Mkdir("y"), "g"));
   ASSERT_TRUE(a->catalog->Apply(batch).ok());
-  const std::string db =
-      url_.substr(url_.find("dbname=") + 7,
-                  url_.find(' ', url_.find("dbname=")) - url_.find("dbname=") - 7);
+  const std::string db = DbName();
   // Someone deletes y's row by hand (the generation unchanged).
   PgServer::Get().Sql(
       absl::StrCat("DELETE FROM sharemgr_shares WHERE path = convert_to('",

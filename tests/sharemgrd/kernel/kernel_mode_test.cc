@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "kernel/share_tree.h"
 #include "kernel_fixture.h"
+#include "pg_engine.h"
 
 namespace sharemgrd::kernel {
 namespace {
@@ -839,6 +840,122 @@ TEST_F(PusherTest, FlushForgetsWhatWasAnswered) {
   km_->SharesChanged({a});
   km_->WaitIdle();
   EXPECT_EQ(export_->written().size(), 1u);
+}
+
+}  // namespace
+}  // namespace sharemgrd::kernel
+
+// Several heads (issue 46): head B's kernel mode follows a change another
+// head committed, entry by entry, as a local one. Head B's catalog follows
+// a real PostgreSQL (tests/support/pg_server.sh, started for this test in
+// its own folder); its replayed batches go to KernelMode::SharesChanged as
+// the daemon's fan-out sends them (MgmtService::Replicated).
+namespace sharemgrd::kernel {
+namespace {
+
+class ClusterPusherTest : public KernelModeTest {
+ protected:
+  void SetUp() override {
+    pg_dir_ = dir_.path() + "/pg";
+    chmod(dir_.path().c_str(), 0755);
+    url_ = Run(absl::StrCat(PG_SERVER_SH, " start ", pg_dir_));
+    ASSERT_FALSE(url_.empty());
+    a_ = OpenHead("a");
+    KernelFixture::SetUp();  // an ordinary catalog, replaced below
+    access_.reset();
+    catalog_ = OpenHead("b");
+    access_ = std::make_unique<ShareAccess>(catalog_.get(), cache_.get());
+  }
+  void TearDown() override {
+    kernel_ready_.store(false);
+    KernelModeTest::TearDown();
+    a_.reset();
+    catalog_.reset();
+    Run(absl::StrCat(PG_SERVER_SH, " stop ", pg_dir_, " immediate"));
+  }
+  static std::string Run(const std::string& cmd) {
+    std::string out;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (p == nullptr) return out;
+    char buf[512];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    if (pclose(p) != 0) return "";
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+  }
+  std::unique_ptr<libshare::Catalog> OpenHead(const std::string& name) {
+    libshare::Catalog::Config c;
+    c.db_path = absl::StrCat(dir_.path(), "/", name, ".db");
+    c.head_name = name;
+    c.follow_interval_ms = 100;
+    const std::string url = url_;
+    c.engine = [url, name] { return libshare::ConnectPostgres(url, name); };
+    if (name == "b") {
+      c.on_replicated = [this](const libshare::Batch&,
+                               libshare::BatchResult& r, std::string_view) {
+        replicated_.fetch_add(1);
+        if (!kernel_ready_.load()) return;
+        std::vector<std::string> paths;
+        for (const libshare::ShareChange& ch : r.changes) paths.push_back(ch.path);
+        km_->SharesChanged(paths);
+      };
+    }
+    auto cat = libshare::Catalog::Open(c);
+    EXPECT_TRUE(cat.ok()) << cat.status();
+    return cat.ok() ? *std::move(cat) : nullptr;
+  }
+  // Applies on head A and waits (10 s at most) for head B to have it.
+  void ApplyOnA(std::vector<libshare::Operation> ops) {
+    libshare::Batch b;
+    b.ops = std::move(ops);
+    const int before = replicated_.load();
+    libshare::BatchResult r = a_->Apply(b);
+    ASSERT_TRUE(r.ok()) << (r.errors.empty() ? r.commit_error
+                                             : r.errors[0].message);
+    for (int i = 0; i < 1000 && (catalog_->generation() < r.generation ||
+                                 replicated_.load() == before);
+         ++i) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    ASSERT_EQ(catalog_->generation(), r.generation);
+  }
+
+  std::string pg_dir_, url_;
+  std::unique_ptr<libshare::Catalog> a_;
+  std::atomic<int> replicated_{0};
+  std::atomic<bool> kernel_ready_{false};
+};
+
+TEST_F(ClusterPusherTest, ChangeOnAnotherHeadRewritesExactlyItsEntries) {
+  const std::string a = dir_.Mkdir("x/a");
+  const std::string b = dir_.Mkdir("x/b");
+  ApplyOnA({libshare::testing::CreateGroup("g"),
+            libshare::testing::AddShare(a, "g"),
+            libshare::testing::AddShare(b, "g")});
+  StartKernel();
+  kernel_ready_.store(true);
+  export_->Upcall(ExportLine("10.0.0.1", a));
+  export_->Upcall(ExportLine("10.0.0.2", a));
+  export_->Upcall(ExportLine("10.0.0.1", b));
+  ASSERT_TRUE(export_->WaitWritten(3));
+  km_->WaitIdle();
+  export_->ClearWritten();
+
+  libshare::Operation ro;
+  ro.type = libshare::Operation::Type::kSetOptions;
+  ro.group = "g";
+  ro.path = a;
+  ro.options = "ro";
+  ApplyOnA({ro});
+  km_->WaitIdle();
+  const std::string line =
+      absl::StrCat(" ", kNow + 1800, " 1061 65534 65534 0 secinfo 1 1 1061\n");
+  EXPECT_THAT(export_->written(),
+              UnorderedElementsAre(absl::StrCat("$10.0.0.1 ", a, line),
+                                   absl::StrCat("$10.0.0.2 ", a, line)));
+  EXPECT_EQ(km_->stats().pushed, 2u);
+  EXPECT_EQ(files_->flushed().size(), 3u);  // only the start's: no flush
 }
 
 }  // namespace

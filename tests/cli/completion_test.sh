@@ -62,6 +62,44 @@ ok "help completes a command name" '[[ $REPLY == add-share ]]'
 comp "sharectl help add-share "
 ok "help takes one command" '[[ -z $REPLY ]]'
 
+# Item 10 of issue 48. compopt works only inside readline's completion:
+# recorded here instead, to see what the completion asks of readline.
+COMPOPTS=()
+compopt() { COMPOPTS+=("$*"); }
+mkdir -p "$T/ex/with space"
+COMPOPTS=()
+comp "sharectl add-share -s $T/ex/wi"
+ok "-s: a folder with a space is one reply, quoted and given its / by readline" \
+  '[[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == "$T/ex/with space" && " ${COMPOPTS[*]} " == *" -o filenames "* ]]'
+COMPOPTS=()
+comp "sharectl batch $T/ex/wi"
+ok "batch files are file names for readline too" '[[ " ${COMPOPTS[*]} " == *" -o filenames "* ]]'
+comp "sharectl cache flush "
+ok "cache flush takes nothing more" '[[ -z $REPLY ]]'
+comp "sharectl check --sec kr"
+ok "--sec completes the flavors" '[[ $REPLY == "krb5 krb5i krb5p" ]]'
+comp "sharectl unset -p nos"
+ok "unset -p completes properties" '[[ $REPLY == "nosub nosuid" ]]'
+# As readline splits it: '=' a word of its own (COMP_WORDBREAKS).
+comp_rl() {
+  local line=$1
+  read -ra COMP_WORDS <<<"${line//=/ = }"
+  [[ $line == *" " || $line == *= ]] && COMP_WORDS+=("")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMP_LINE=$line
+  COMP_POINT=${#line}
+  COMPREPLY=()
+  _sharectl sharectl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+  REPLY=$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ')
+  REPLY=${REPLY% }
+}
+comp_rl "sharectl create -o rw,sec=kr"
+ok "-o: the flavors after sec=, though readline splits the word at =" \
+  '[[ $REPLY == "krb5 krb5i krb5p" ]]'
+comp_rl "sharectl create -o root=adm"
+ok "-o: nothing invented after another option's =" '[[ -z $REPLY ]]'
+unset -f compopt
+
 # Group names come from the daemon on the socket given on the line.
 start_daemon
 sc create alpha >/dev/null

@@ -3,6 +3,7 @@
 #define LIBSHARE_SRC_INTERNAL_TEXT_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,20 @@ inline std::string Quote(std::string_view s, std::size_t max_shown = 80) {
   }
   return absl::StrCat("\"", absl::CEscape(ToAbsl(s.substr(0, max_shown))),
                       "\"...");
+}
+
+// The first C1 control character (U+0080-U+009F, UTF-8 bytes C2 80-C2 9F)
+// in `s`, if any: a terminal takes U+009B as CSI, as it takes ESC [, so
+// paths and texts that are printed may not hold one. Bytes that are not
+// UTF-8 (a Latin-1 file name) are not C1 controls here.
+inline std::optional<unsigned> FirstC1Control(std::string_view s) {
+  for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+    const auto b = static_cast<unsigned char>(s[i + 1]);
+    if (static_cast<unsigned char>(s[i]) == 0xc2 && b >= 0x80 && b <= 0x9f) {
+      return b;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace libshare::internal

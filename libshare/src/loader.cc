@@ -14,7 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "libshare/heap_reserve.h"
 #include "libshare/options.h"
+#include "libshare/path.h"
 #include "options_cache.h"
+#include "internal_text.h"
 #include "share_rules.h"
 
 namespace libshare {
@@ -50,6 +52,16 @@ absl::Status AddGroups(std::vector<GroupRow>& groups, ShareTable* table,
                        std::vector<GroupWork>* work, GroupIndex* index) {
   OptionsCache cache;
   for (GroupRow& row : groups) {
+    // The rules create applies: a name edited into the store (an ESC and
+    // a newline, a blank) would be printed raw by list and the log.
+    absl::Status name = ValidateGroupName(row.name);
+    if (name.ok() && !row.managed_by.empty()) name = ValidatePath(row.managed_by);
+    if (!name.ok()) {
+      return absl::DataLossError(absl::StrCat(
+          "store row of group ", internal::Quote(row.name), " (groups table): ",
+          name.message(),
+          "; fix or delete the row (sharemgrd refuses to start with it)"));
+    }
     absl::StatusOr<std::shared_ptr<const ShareOptions>> compiled =
         cache.Get(row.options);
     if (!compiled.ok()) {

@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "internal_text.h"
 
 namespace libshare {
@@ -44,6 +46,9 @@ bool PlainValidPath(std::string_view path) {
   if (n == 1) return true;
   const char* p = path.data();
   if (p[n - 1] == '/') return false;
+  // The lead byte of UTF-8's C1 controls (U+0080-U+009F): the slow path
+  // looks at what follows it.
+  if (std::memchr(p, 0xc2, n) != nullptr) return false;
   constexpr uint64_t kOnes = 0x0101010101010101ull;
   constexpr uint64_t kHigh = 0x8080808080808080ull;
   // The byte at position i, as if the path went on with a '/' (so that
@@ -110,6 +115,11 @@ absl::Status CheckPath(std::string_view path, std::string_view shown) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
       return PathError(shown, "contains a control character");
     }
+  }
+  if (std::optional<unsigned> c1 = internal::FirstC1Control(path)) {
+    return PathError(shown, absl::StrFormat("contains the C1 control character "
+                                            "U+%04X",
+                                            *c1));
   }
   if (path.size() == 1) return absl::OkStatus();  // "/"
   if (path.back() == '/') return PathError(shown, "trailing \"/\"");

@@ -1,6 +1,7 @@
 #include "share_rules.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "internal_text.h"
 #include "libshare/path.h"
 
@@ -16,6 +17,13 @@ absl::Status CheckText(std::string_view path, std::string_view field,
           ToAbsl(path), ": ", ToAbsl(field), " contains a control character (",
           Quote(std::string_view(&ch, 1)), ")"));
     }
+  }
+  if (std::optional<unsigned> c1 = FirstC1Control(text)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(path), ": ", ToAbsl(field),
+                     absl::StrFormat(" contains the C1 control character "
+                                     "U+%04X",
+                                     *c1)));
   }
   return absl::OkStatus();
 }

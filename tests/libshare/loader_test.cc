@@ -135,6 +135,45 @@ TEST_F(LoaderTest, BadStoredOptionsNameTheShare) {
   EXPECT_THAT(std::string(stats.status().message()), HasSubstr("/bad"));
 }
 
+// Issue 48, item 14: group rows are checked with create's rules, as share
+// rows are with add-share's: a name edited into the store (ESC and a
+// newline, a blank) would be printed raw by list and the log.
+TEST_F(LoaderTest, TamperedGroupNameIsRefusedNamingTheRow) {
+  for (const std::string& name : {std::string("bad name"),
+                                 std::string("x\x1b[2J\nroot")}) {
+    TempDir dir;
+    auto store = Store::Open(dir.path() + "/s.db");
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->Begin().ok());
+    ASSERT_TRUE((*store)->InsertGroup({name, true, ""}).ok());
+    ASSERT_TRUE((*store)->Commit().ok());
+    ShareTable t;
+    auto stats = LoadShareTable(**store, 2, &t);
+    ASSERT_FALSE(stats.ok()) << name;
+    EXPECT_THAT(std::string(stats.status().message()),
+                HasSubstr("store row of group"));
+    EXPECT_THAT(std::string(stats.status().message()),
+                HasSubstr("not allowed"));
+  }
+}
+
+TEST_F(LoaderTest, ShareDescriptionWithAC1ControlIsRefused) {
+  ASSERT_TRUE(store_->Begin().ok());
+  ASSERT_TRUE(store_->InsertGroup({"g", true, ""}).ok());
+  ShareRow r;
+  r.id = 1;
+  r.path = "/p";
+  r.group = "g";
+  r.description = "fake \xc2\x9b" "2J line";
+  ASSERT_TRUE(store_->InsertShare(r).ok());
+  ASSERT_TRUE(store_->Commit().ok());
+  ShareTable t;
+  auto stats = LoadShareTable(*store_, 1, &t);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_THAT(std::string(stats.status().message()),
+              HasSubstr("description contains the C1 control character U+009B"));
+}
+
 TEST_F(LoaderTest, ShareOfMissingGroupIsAnError) {
   ASSERT_TRUE(store_->Begin().ok());
   ShareRow r;

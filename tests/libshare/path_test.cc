@@ -28,6 +28,18 @@ TEST(ValidatePath, AcceptsCanonicalPaths) {
   EXPECT_TRUE(ValidatePath("/with space/and:colon,comma").ok());
 }
 
+// Issue 48, item 14: U+009B is CSI to a terminal, as ESC [ is.
+TEST(ValidatePath, C1ControlCharactersAreRefused) {
+  EXPECT_THAT(Error("/a\xc2\x9b" "2Jb"),
+              HasSubstr("contains the C1 control character U+009B"));
+  EXPECT_THAT(Error("/x/\xc2\x80"),
+              HasSubstr("C1 control character U+0080"));
+  // Latin-1 bytes and other UTF-8 letters stay valid.
+  EXPECT_TRUE(ValidatePath("/home/Jos\xe9").ok());
+  EXPECT_TRUE(ValidatePath("/home/\xc2\xa9-\xc3\xa9t\xc3\xa9").ok());
+  EXPECT_TRUE(ValidatePath("/home/\x9b").ok());
+}
+
 TEST(ValidatePath, RelativePathIsRefused) {
   EXPECT_EQ(Error("a/b"), "path \"a/b\": must be absolute");
 }

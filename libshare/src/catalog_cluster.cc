@@ -430,7 +430,12 @@ absl::Status CatalogImpl::EngineWrite(ClusterEngine& engine,
     }
   }
   if (absl::Status s = engine.Publish(state.next_generation); !s.ok()) return s;
-  if (absl::Status s = engine.Commit(); !s.ok()) return s;
+  if (absl::Status s = engine.Commit(); !s.ok()) {
+    // A connection lost at the commit leaves its outcome unknown: the
+    // engine may have committed before it went.
+    state.engine_commit_unknown = absl::IsUnavailable(s);
+    return s;
+  }
   state.engine_committed = true;
   return absl::OkStatus();
 }

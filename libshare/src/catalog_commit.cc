@@ -360,16 +360,27 @@ void CatalogImpl::ApplyRunLocked(absl::Span<const Batch* const> run,
     // cluster's engine may have it, and this head then takes it from the
     // change log, as another head's).
     const uint64_t gen = generation();
-    const std::string why =
-        state.engine_committed
-            ? absl::StrCat("committed in the cluster at generation ",
-                           state.next_generation,
-                           ", but this head's copy could not be written (",
-                           s.message(),
-                           "): this head applies it from the change log")
-            : std::string(s.message());
+    std::string why(s.message());
+    if (state.engine_committed) {
+      why = absl::StrCat("committed in the cluster at generation ",
+                         state.next_generation,
+                         ", but this head's copy could not be written (",
+                         s.message(),
+                         "): this head applies it from the change log");
+    } else if (state.engine_commit_unknown) {
+      why = absl::StrCat(
+          s.message(),
+          ": the connection went at the commit, so the cluster may have "
+          "taken the batch; this head applies it from the change log if so "
+          "(sharectl changes, or stats' generation, tells)");
+    }
+    // The engine went away during the run: as when it cannot be reached
+    // at its start (sharectl exits 3).
+    const bool unreachable = mode.engine != nullptr &&
+                             !state.engine_committed && absl::IsUnavailable(s);
     for (std::size_t k : state.live) {
       results[k].commit_error = why;
+      results[k].store_unreachable = unreachable;
       results[k].generation = gen;
     }
     return;

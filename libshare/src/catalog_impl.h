@@ -243,6 +243,9 @@ struct RunState {
   uint64_t forced_generation = 0;
   // EngineWrite committed the run in the cluster's engine.
   bool engine_committed = false;
+  // Its connection was lost at the engine's commit: committed or not,
+  // nobody here knows (this head learns it from the change log).
+  bool engine_commit_unknown = false;
 };
 
 // Writes the steps to `w` in order (the store, or the cluster's engine).

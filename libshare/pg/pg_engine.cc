@@ -437,9 +437,19 @@ class PgEngine final : public ClusterEngine {
     if (PQstatus(conn_) != CONNECTION_OK) return Lost(what);
     const char* msg =
         r.r != nullptr ? PQresultErrorMessage(r.r) : PQerrorMessage(conn_);
-    return absl::InternalError(
-        absl::StrCat(where(), ": ", A(what), ": ",
-                     OneLine(msg)));
+    const std::string text =
+        absl::StrCat(where(), ": ", A(what), ": ", OneLine(msg));
+    // The engine going away: libpq's own error (no SQLSTATE; libpq may
+    // not have marked the connection bad yet), a connection exception
+    // (class 08) or the server shutting down (57P01-57P03).
+    const char* state =
+        r.r != nullptr ? PQresultErrorField(r.r, PG_DIAG_SQLSTATE) : nullptr;
+    const std::string_view code = state != nullptr ? state : "";
+    if (code.empty() || code.substr(0, 2) == "08" ||
+        code.substr(0, 3) == "57P") {
+      return absl::UnavailableError(text);
+    }
+    return absl::InternalError(text);
   }
   absl::Status Exec(const std::string& sql) {
     if (absl::Status s = Flush(); !s.ok()) return s;

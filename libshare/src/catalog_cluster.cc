@@ -224,6 +224,11 @@ absl::StatusOr<ClusterEngine*> CatalogImpl::ClusterBegin() {
     c.Reached(head->generation);
     if (absl::Status s = CatchUp(*c.writer, *head); !s.ok()) {
       c.writer->Rollback();
+      if (absl::IsUnavailable(s)) {  // the engine went while catching up
+        why = s;
+        c.writer.reset();
+        continue;
+      }
       return absl::FailedPreconditionError(absl::StrCat(
           "changes are refused: this head cannot catch up with the cluster "
           "(",

@@ -20,11 +20,14 @@ ok "complete -p: sharectl is completed by _sharectl" \
   '[[ $RC == 0 && $OUT == *"-F _sharectl"*sharectl* ]]'
 
 # comp LINE: completes LINE as if the cursor were at its end; sets
-# COMPREPLY and REPLY (the words, sorted, space-separated).
+# COMPREPLY and REPLY (the words, sorted, space-separated). With
+# COMP_SPLIT_EQ=1, '=' is a word of its own, as readline splits it
+# (COMP_WORDBREAKS).
 comp() {
-  local line=$1
-  read -ra COMP_WORDS <<<"$line"
-  [[ $line == *" " ]] && COMP_WORDS+=("")
+  local line=$1 words=$1
+  [[ ${COMP_SPLIT_EQ:-0} == 1 ]] && words=${line//=/ = }
+  read -ra COMP_WORDS <<<"$words"
+  [[ $line == *" " || $words == *"= " ]] && COMP_WORDS+=("")
   COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
   COMP_LINE=$line
   COMP_POINT=${#line}
@@ -80,19 +83,8 @@ comp "sharectl check --sec kr"
 ok "--sec completes the flavors" '[[ $REPLY == "krb5 krb5i krb5p" ]]'
 comp "sharectl unset -p nos"
 ok "unset -p completes properties" '[[ $REPLY == "nosub nosuid" ]]'
-# As readline splits it: '=' a word of its own (COMP_WORDBREAKS).
-comp_rl() {
-  local line=$1
-  read -ra COMP_WORDS <<<"${line//=/ = }"
-  [[ $line == *" " || $line == *= ]] && COMP_WORDS+=("")
-  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-  COMP_LINE=$line
-  COMP_POINT=${#line}
-  COMPREPLY=()
-  _sharectl sharectl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
-  REPLY=$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ')
-  REPLY=${REPLY% }
-}
+# As readline splits it: '=' a word of its own.
+comp_rl() { COMP_SPLIT_EQ=1 comp "$1"; }
 comp_rl "sharectl create -o rw,sec=kr"
 ok "-o: the flavors after sec=, though readline splits the word at =" \
   '[[ $REPLY == "krb5 krb5i krb5p" ]]'

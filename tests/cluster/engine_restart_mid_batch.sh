@@ -5,22 +5,8 @@
 # commit error naming the engine), the engine holds none of it or all of
 # it, head B follows exactly the engine, and once the engine is back the
 # heads take changes again and agree.
-source "$(dirname "$0")/../sharemgrd/lib.sh"
-PG_SERVER=$(cd "$(dirname "$0")/../support" && pwd)/pg_server.sh
-sm_setup
-url=$("$PG_SERVER" start "$SM_DIR/pg")
-on_exit "\"$PG_SERVER\" stop \"$SM_DIR/pg\" immediate >/dev/null 2>&1"
-B_PID=
-on_exit '[[ -n $B_PID ]] && kill -KILL $B_PID 2>/dev/null'
-"$SHAREMGRD" --foreground --db "$SM_DIR/b.db" --socket "$SM_DIR/b.sock" \
-  --sharetab "$SM_DIR/b.sharetab" --mount-port 0 --no-rpcbind \
-  --store "$url" --head b 2>"$SM_DIR/b.log" &
-B_PID=$!
-scb() { "$SHARECTL" --socket "$SM_DIR/b.sock" "$@"; }
-for _ in $(seq 200); do scb stats >/dev/null 2>&1 && break; sleep 0.05; done
-start_daemon --store "$url" --head a
-sc create g >/dev/null 2>&1
-engine() { "$PG_SERVER" psql "$SM_DIR/pg" "$1"; }
+source "$(dirname "$0")/cluster_lib.sh"
+cluster_setup
 n=60000
 mkdir -p "$SM_DIR/d"
 (cd "$SM_DIR/d" && seq -f 's%.0f' 1 $n | xargs mkdir)

@@ -39,6 +39,16 @@ std::string FormatColumns(const std::vector<std::vector<std::string>>& rows,
 
 namespace {
 
+// A share whose file system's identity differs from the one recorded when
+// it was added (a replica, a file system made again): the kernel mode
+// answers the recorded one, so clients' file handles stay valid.
+std::string IdentityDiffers(const std::string& recorded,
+                            const std::string& live) {
+  return absl::StrCat("file-system identity differs: recorded ", recorded,
+                      ", its file system now has ", live,
+                      "; the kernel mode answers the recorded one");
+}
+
 // A control character as \xNN, so that text from the daemon (which
 // refuses them, but a store may be older) cannot drive the terminal.
 void AppendShown(char c, std::string* out) {
@@ -269,6 +279,11 @@ std::string FormatShow(const std::vector<GroupInfo>& groups,
         absl::StrAppend(&notes, "    ", Shown(s.path),
                         ": not served: ", Shown(s.not_served), "\n");
       }
+      if (!s.live_fs_identity.empty()) {
+        absl::StrAppend(&notes, "    ", Shown(s.path), ": ",
+                        IdentityDiffers(s.fs_identity, s.live_fs_identity),
+                        "\n");
+      }
     }
     out += FormatColumns(rows, "    ");
     out += notes;
@@ -328,6 +343,8 @@ std::string FormatShowJson(const std::vector<GroupInfo>& groups,
       } else {
         w.String(s.not_served);
       }
+      w.OptionalStringMember("fs_identity", s.fs_identity);
+      w.OptionalStringMember("live_fs_identity", s.live_fs_identity);
       w.Key("id");
       w.Uint(s.id);
       w.Key("generation");
@@ -397,6 +414,10 @@ std::string FormatCheck(const libshare::CheckResult& r) {
   if (!r.entry.empty()) rows.push_back({"entry:", r.entry});
   if (!r.sec.empty() && r.sec != "sys") rows.push_back({"sec:", r.sec});
   rows.push_back({"reason:", r.reason});
+  if (!r.live_fs_identity.empty()) {
+    rows.push_back({"identity:", IdentityDiffers(r.fs_identity,
+                                                 r.live_fs_identity)});
+  }
   return FormatColumns(rows);
 }
 
@@ -416,6 +437,8 @@ void WriteCheckMembers(const libshare::CheckResult& r, JsonWriter* w) {
   w->OptionalStringMember("entry", r.entry);
   w->StringMember("reason", r.reason);
   w->StringMember("sec", r.sec);
+  w->OptionalStringMember("fs_identity", r.fs_identity);
+  w->OptionalStringMember("live_fs_identity", r.live_fs_identity);
 }
 
 std::string FormatCheckJson(const libshare::CheckResult& r) {

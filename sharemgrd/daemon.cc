@@ -30,6 +30,7 @@
 #include "absl/strings/str_join.h"
 #include "file_safety.h"
 #include "libshare/files.h"
+#include "libshare/fs_identity.h"
 #include "log.h"
 #include "pg_engine.h"
 
@@ -699,6 +700,20 @@ absl::StatusOr<std::unique_ptr<FsWatch>> Daemon::OpenCatalog(int load_threads) {
                          " as head ", head, "; this head's copy: ",
                          config_.db_path));
   }
+  // Each added share records the identity its file system has then, the
+  // uuid rpc.mountd would give it (the kernel mode's probe): every head of
+  // a cluster answers it, whatever its own copy of the file system says.
+  catalog_config.identify = [identity_probe = identity_probe_](const std::string& path,
+                                             uint64_t) {
+    libshare::Catalog::Config::FsIdentityAnswer a;
+    absl::StatusOr<kernel::FsIdentity> id = identity_probe->Probe(path);
+    if (!id.ok() || !id->uuid) return a;  // none: the kernel's device fsid
+    a.uuid = id->uuid;
+    // Made from the path (a file system whose f_fsid is zero), not the
+    // device's: asked again for each path.
+    a.per_device = *id->uuid != kernel::PseudoRootUuid(path);
+    return a;
+  };
   catalog_config.beside_load = [&fs_watch](libshare::FsPlaceRecords* places) {
     try {
       fs_watch =
@@ -750,6 +765,11 @@ void Daemon::ServeFromFsWatch(std::unique_ptr<FsWatch> fs_watch) {
   malloc_trim(0);
   mount_->SetServedShares(fs_watch_.get());
   mgmt_->SetServedShares(fs_watch_.get());
+  mgmt_->SetLiveIdentity([identity_probe = identity_probe_](const std::string& path) {
+    absl::StatusOr<kernel::FsIdentity> id = identity_probe->Probe(path);
+    return id.ok() && id->uuid ? libshare::FormatFsIdentity(*id->uuid)
+                               : std::string();
+  });
 }
 
 void Daemon::WatchFileSystems(bool view_before_serving) {

@@ -151,6 +151,10 @@ class Daemon {
   std::unique_ptr<libshare::Catalog> catalog_;
   std::unique_ptr<authcache::AuthCache> cache_;
   std::unique_ptr<FsWatch> fs_watch_;  // which shares are served
+  // The file-system identities added shares record and LIST_SHARES
+  // compares with (the kernel mode's probe: rpc.mountd's uuid).
+  std::shared_ptr<kernel::FsProbe> identity_probe_ =
+      kernel::MakeSystemFsProbe();
   std::unique_ptr<MountService> mount_;
   std::unique_ptr<ShareAccess> access_;         // kernel mode
   std::unique_ptr<kernel::KernelMode> kernel_;  // null when off

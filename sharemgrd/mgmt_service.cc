@@ -20,6 +20,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "libshare/fs_identity.h"
 #include "libshare/heap_reserve.h"
 #include "libshare/path.h"
 #include "libshare/sharetab.h"
@@ -132,7 +133,7 @@ bool DecodeBatchArgs(XDR* x, u_int count, libshare::Batch* batch,
     if (!DecodeText(x, &o.group) || !DecodeText(x, &o.path) ||
         !DecodeText(x, &o.options) || !DecodeText(x, &o.description) ||
         !DecodeText(x, &o.resource) || !::xdr_bool(x, &force) ||
-        !::xdr_u_int(x, &fields)) {
+        !::xdr_u_int(x, &fields) || !DecodeText(x, &o.fs_identity)) {
       return false;
     }
     o.force = force;
@@ -489,22 +490,37 @@ accept_stat MgmtService::ListShares(XDR* args, std::string* out, bool* error) {
     s[i].options = Mutable(in.options);
     s[i].effective_options = Mutable(in.effective_options);
     s[i].active = in.active;
+    s[i].fs_identity = Mutable(in.fs_identity);
   }
-  // Why a share is not served (kept alive until encoded).
+  // Why a share is not served, and its file system's identity where it
+  // differs from the recorded one (kept alive until encoded).
   std::vector<std::string> not_served(shares->size());
+  std::vector<std::string> live(shares->size());
   for (std::size_t i = 0; i < shares->size(); ++i) {
+    const libshare::ShareInfo& si = (*shares)[i];
     if (served_ != nullptr) {
-      const libshare::ShareInfo& si = (*shares)[i];
       not_served[i] =
           served_->NotServed(si.path, false, si.mountpoint).value_or("");
     }
+    if (!si.fs_identity.empty() && not_served[i].empty()) {
+      live[i] = LiveIdentityDiffering(si.path, si.fs_identity);
+    }
     s[i].not_served = Mutable(not_served[i]);
+    s[i].live_fs_identity = Mutable(live[i]);
   }
   mgmt_list_shares_res r{};
   r.status = MGMT_OK;
   r.mgmt_list_shares_res_u.shares.shares_len = static_cast<u_int>(s.size());
   r.mgmt_list_shares_res_u.shares.shares_val = s.data();
   return Encode(Proc(xdr_mgmt_list_shares_res), &r, out) ? SUCCESS : SYSTEM_ERR;
+}
+
+std::string MgmtService::LiveIdentityDiffering(const std::string& path,
+                                               const std::string& recorded) {
+  if (!live_identity_) return "";
+  std::string live = live_identity_(path);
+  if (live == recorded) return "";
+  return live.empty() ? "none" : live;
 }
 
 bool MgmtService::RefusedUnlessMayChange(const CallContext& ctx,
@@ -1064,6 +1080,11 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
                       absl::StrJoin(notes, "; "));
     }
   }
+  std::string fs_identity, live;
+  if (m.has_value() && m->fs_uuid) {
+    fs_identity = libshare::FormatFsIdentity(*m->fs_uuid);
+    live = LiveIdentityDiffering(m->path, fs_identity);
+  }
   mgmt_check_res res{};
   res.status = MGMT_OK;
   mgmt_check_result& cr = res.mgmt_check_res_u.result;
@@ -1077,6 +1098,8 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
   cr.entry = Mutable(entry);
   cr.reason = Mutable(reason);
   cr.sec = Mutable(sec);
+  cr.fs_identity = Mutable(fs_identity);
+  cr.live_fs_identity = Mutable(live);
   return Encode(Proc(xdr_mgmt_check_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 

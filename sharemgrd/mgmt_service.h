@@ -81,6 +81,13 @@ class MgmtService final : public RpcProgram {
   // refused by CHECK with the reason, and said so by LIST_SHARES; each
   // batch's changes are passed on. Set before serving (may stay null).
   void SetServedShares(FsWatch* served) { served_ = served; }
+  // The file-system identity a path's file system has now, in the
+  // recorded identity's text form ("" when it has none or cannot be
+  // examined): LIST_SHARES says where it differs from the recorded one.
+  // Set before serving (may stay null: nothing is compared).
+  void SetLiveIdentity(std::function<std::string(const std::string&)> fn) {
+    live_identity_ = std::move(fn);
+  }
 
   // A big call is being received (RpcServer's on_big_input): a warm a
   // PREPARE_BATCH started populates no more beside the transfer, and holds
@@ -168,7 +175,12 @@ class MgmtService final : public RpcProgram {
   KernelHooks kernel_;
   std::function<std::string(const libshare::GroupInfo&)> follow_error_;
   FollowSyncHooks follow_sync_;
+  // The identity `path`'s file system has now if it differs from
+  // `recorded` ("none" when it has none), else "".
+  std::string LiveIdentityDiffering(const std::string& path,
+                                    const std::string& recorded);
   FsWatch* served_ = nullptr;
+  std::function<std::string(const std::string&)> live_identity_;
   ChangeLog changes_;  // committed batches, for CHANGES_SINCE
 
   // A changing call in the group-commit queue, on its caller's stack.

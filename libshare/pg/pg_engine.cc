@@ -61,7 +61,8 @@ CREATE TABLE IF NOT EXISTS sharemgr_shares (
   grp bytea NOT NULL,
   resource bytea NOT NULL,
   description bytea NOT NULL,
-  options bytea NOT NULL);
+  options bytea NOT NULL,
+  fs_identity bytea NOT NULL DEFAULT ''::bytea);
 CREATE INDEX IF NOT EXISTS sharemgr_shares_by_group ON sharemgr_shares(grp);
 CREATE TABLE IF NOT EXISTS sharemgr_changes (
   generation bigint PRIMARY KEY,
@@ -170,6 +171,14 @@ class PgEngine final : public ClusterEngine {
     if (absl::Status s = Exec("BEGIN"); !s.ok()) return s;
     absl::Status s = Exec("SELECT pg_advisory_xact_lock(7011903223)");
     if (s.ok()) s = Exec(kSchema);
+    // Version 1 had no recorded file-system identities (issue 46, item 6).
+    if (s.ok()) {
+      s = Exec(
+          "ALTER TABLE sharemgr_shares ADD COLUMN IF NOT EXISTS fs_identity "
+          "bytea NOT NULL DEFAULT ''::bytea; "
+          "UPDATE sharemgr_cluster SET schema_version = 2 "
+          "WHERE schema_version = 1");
+    }
     if (s.ok()) {
       s = Exec(absl::StrCat(
           "INSERT INTO sharemgr_cluster(schema_version, generation, "
@@ -366,7 +375,7 @@ class PgEngine final : public ClusterEngine {
     {
       Result r(PQexec(conn_,
                       "COPY sharemgr_shares(path, grp, resource, description, "
-                      "options) FROM STDIN"));
+                      "options, fs_identity) FROM STDIN"));
       if (r.status() != PGRES_COPY_IN) return Error("adding shares", r);
     }
     std::string buf;
@@ -388,6 +397,8 @@ class PgEngine final : public ClusterEngine {
       AppendCopyBytea(buf, f.description);
       buf.push_back('\t');
       AppendCopyBytea(buf, f.options);
+      buf.push_back('\t');
+      AppendCopyBytea(buf, f.fs_identity);
       buf.push_back('\n');
       if (buf.size() >= 60 * 1024) flush();
     }
@@ -584,7 +595,7 @@ class PgEngine final : public ClusterEngine {
       t.groups.push_back(std::move(row));
     }
     absl::StatusOr<std::unique_ptr<Result>> s = Query(
-        "SELECT path, grp, resource, description, options FROM "
+        "SELECT path, grp, resource, description, options, fs_identity FROM "
         "sharemgr_shares",
         {}, "reading the shares");
     if (!s.ok()) return s.status();
@@ -597,6 +608,7 @@ class PgEngine final : public ClusterEngine {
       row.resource = std::string((*s)->Bytes(i, 2));
       row.description = std::string((*s)->Bytes(i, 3));
       row.options = std::string((*s)->Bytes(i, 4));
+      row.fs_identity = std::string((*s)->Bytes(i, 5));
       t.shares.push_back(std::move(row));
     }
     return t;

@@ -26,7 +26,7 @@
 namespace libshare {
 
 // The schema version PgEngine writes (sharemgr_cluster.schema_version).
-inline constexpr int kPgSchemaVersion = 1;
+inline constexpr int kPgSchemaVersion = 2;  // 2: shares.fs_identity
 
 // Whether `url` names a PostgreSQL engine ("postgresql://", "postgres://",
 // or a key=value connection string) rather than "sqlite:PATH".

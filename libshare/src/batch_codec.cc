@@ -12,8 +12,10 @@ namespace internal {
 namespace {
 
 constexpr std::string_view kMagic = "SMB1";
+// kFsIdentity: an add-share's recorded identity follows its five texts
+// (records written before identities were recorded have no such flag).
 constexpr uint8_t kForce = 1, kSetOptions = 2, kSetDescription = 4,
-                  kSetResource = 8;
+                  kSetResource = 8, kFsIdentity = 16;
 constexpr uint8_t kLastType = static_cast<uint8_t>(Operation::Type::kManageGroup);
 
 void PutU32(std::string& out, uint32_t v) {
@@ -59,23 +61,31 @@ class Reader {
 
 std::string EncodeBatch(const Batch& batch, std::size_t begin,
                         std::size_t end, std::string_view manager,
-                        std::string_view origin) {
+                        std::string_view origin,
+                        const std::function<std::string_view(std::size_t)>&
+                            identity_of) {
   std::string out(kMagic);
   PutText(out, manager);
   PutText(out, origin);
   PutU32(out, static_cast<uint32_t>(end - begin));
   for (std::size_t i = begin; i < end; ++i) {
     const Operation& op = batch.ops[i];
+    const std::string_view fs_identity =
+        op.type != Operation::Type::kAddShare ? std::string_view()
+        : identity_of                          ? identity_of(i)
+                                               : std::string_view(op.fs_identity);
     out.push_back(static_cast<char>(op.type));
     out.push_back(static_cast<char>((op.force ? kForce : 0) |
                                     (op.set_options ? kSetOptions : 0) |
                                     (op.set_description ? kSetDescription : 0) |
-                                    (op.set_resource ? kSetResource : 0)));
+                                    (op.set_resource ? kSetResource : 0) |
+                                    (fs_identity.empty() ? 0 : kFsIdentity)));
     PutText(out, op.group);
     PutText(out, op.path);
     PutText(out, op.options);
     PutText(out, op.description);
     PutText(out, op.resource);
+    if (!fs_identity.empty()) PutText(out, fs_identity);
   }
   return out;
 }
@@ -109,7 +119,8 @@ absl::StatusOr<Batch> DecodeBatch(std::string_view bytes) {
     op.set_description = flags & kSetDescription;
     op.set_resource = flags & kSetResource;
     if (!r.Text(&op.group) || !r.Text(&op.path) || !r.Text(&op.options) ||
-        !r.Text(&op.description) || !r.Text(&op.resource)) {
+        !r.Text(&op.description) || !r.Text(&op.resource) ||
+        ((flags & kFsIdentity) != 0 && !r.Text(&op.fs_identity))) {
       return bad("operation text");
     }
   }

@@ -5,6 +5,7 @@
 #define LIBSHARE_SRC_BATCH_CODEC_H_
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -17,9 +18,12 @@ namespace internal {
 
 // The operations ops[begin, end) of `batch`, under `manager` and `origin`
 // (a group commit's combined batch holds several callers' operations).
-std::string EncodeBatch(const Batch& batch, std::size_t begin,
-                        std::size_t end, std::string_view manager,
-                        std::string_view origin);
+// An add-share's recorded file-system identity is `identity_of(i)` when
+// given (what the batch recorded), else its op's fs_identity.
+std::string EncodeBatch(
+    const Batch& batch, std::size_t begin, std::size_t end,
+    std::string_view manager, std::string_view origin,
+    const std::function<std::string_view(std::size_t)>& identity_of = nullptr);
 inline std::string EncodeBatch(const Batch& batch) {
   return EncodeBatch(batch, 0, batch.ops.size(), batch.manager, batch.origin);
 }

@@ -68,6 +68,7 @@ std::optional<ShareMatch> CatalogImpl::FindNearest(
   m.exact = s->path == path;
   m.dev = s->dev;
   m.mount_root = s->mount_root;
+  if (s->has_fs_uuid) m.fs_uuid = s->fs_uuid;
   return m;
 }
 
@@ -127,6 +128,7 @@ absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const Config& config) {
   auto catalog = std::make_unique<catalog_internal::CatalogImpl>(
       *std::move(store), *std::move(mounts), *std::move(places),
       config.read_slice, config.between_slices);
+  catalog->UseIdentify(config.identify);
   if (config.engine) {
     auto cluster = std::make_unique<catalog_internal::ClusterState>();
     cluster->connect = config.engine;

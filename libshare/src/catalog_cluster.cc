@@ -125,6 +125,7 @@ Batch DiffBatch(const std::vector<GroupInfo>& groups,
     a.options = w.options;
     a.description = w.description;
     a.resource = w.resource;
+    a.fs_identity = w.fs_identity;
   }
   for (const GroupInfo& g : groups) {
     if (want_groups.count(g.name) == 0) {
@@ -335,8 +336,8 @@ absl::Status CatalogImpl::Resync(ClusterEngine& engine, std::string_view why) {
       mine.groups.push_back({g.name, g.enabled, g.options, g.managed_by});
     }
     for (const ShareInfo& s : *shares) {
-      mine.shares.push_back(
-          {s.path, s.group, s.resource, s.description, s.options});
+      mine.shares.push_back({s.path, s.group, s.resource, s.description,
+                             s.options, s.fs_identity});
     }
     Batch seed = DiffBatch({}, {}, mine);
     seed.origin = absl::StrCat("seeded from head ", c.head);
@@ -364,7 +365,7 @@ absl::Status CatalogImpl::Resync(ClusterEngine& engine, std::string_view why) {
     rows.reserve(mine.shares.size());
     for (const EngineShareRow& r : mine.shares) {
       rows.push_back(ShareFields{0, r.path, r.group, r.resource, r.description,
-                                 r.options, 0});
+                                 r.options, 0, r.fs_identity});
     }
     if (s.ok()) s = engine.InsertShares(rows);
     const uint64_t gen = std::max<uint64_t>(applied, 1);
@@ -426,10 +427,18 @@ absl::Status CatalogImpl::EngineWrite(ClusterEngine& engine,
     }
     if (!changes) continue;
     const Batch& caller = *run[state.live[k]];
+    // Each add's record carries the identity it recorded here, so every
+    // head records the same one.
+    std::string identity;
+    auto identity_of = [&state, &identity](std::size_t i) -> std::string_view {
+      const Share* share = state.steps[i].share.get();
+      identity = share != nullptr ? share->fs_identity() : std::string();
+      return identity;
+    };
     if (absl::Status s = engine.AppendChange(
             ++gen, cluster_->head,
             internal::EncodeBatch(*state.batch, first, state.ends[k],
-                                  caller.manager, caller.origin));
+                                  caller.manager, caller.origin, identity_of));
         !s.ok()) {
       return s;
     }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <memory>
 #include <new>
 #include <string>
@@ -52,8 +53,11 @@ class StepWriter {
     if (op.type == Op::kAddShare) {
       if (rows_.empty()) rows_.reserve(kRun);  // no-op after the first run
       const Share& s = *step.share;
+      std::string_view fs_identity;
+      if (s.has_fs_uuid) fs_identity = identities_.emplace_back(s.fs_identity());
       rows_.push_back(ShareFields{s.id, s.path, op.group, s.resource(),
-                                         s.description(), s.options, s.dev});
+                                  s.description(), s.options, s.dev,
+                                  fs_identity});
       return rows_.size() < kRun ? absl::OkStatus() : Finish();
     }
     if (absl::Status s = Finish(); !s.ok()) return s;
@@ -101,6 +105,7 @@ class StepWriter {
     if (rows_.empty()) return absl::OkStatus();
     absl::Status s = store_.InsertShares(rows_);
     rows_.clear();
+    identities_.clear();
     return s;
   }
 
@@ -108,6 +113,8 @@ class StepWriter {
   static constexpr std::size_t kRun = 256;  // a multiple of InsertShares'
   TableWriter& store_;
   std::vector<ShareFields> rows_;  // views of the steps' shares
+  // The identities' texts rows_ view (a deque: adding one moves none).
+  std::deque<std::string> identities_;
 };
 
 // Starts the thread that writes a big batch's steps (`steps`, as Validate

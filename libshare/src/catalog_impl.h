@@ -60,6 +60,7 @@
 #include "absl/types/span.h"
 #include "libshare/batch.h"
 #include "libshare/catalog.h"
+#include "libshare/fs_identity.h"
 #include "libshare/cluster_engine.h"
 #include "libshare/options.h"
 #include "libshare/share_table.h"
@@ -305,6 +306,12 @@ class CatalogImpl : public Catalog {
   ~CatalogImpl() override;
 
   FsPlaceRecords* fs_places() override { return &places_; }
+  // Config::identify; before the load.
+  void UseIdentify(
+      std::function<Config::FsIdentityAnswer(const std::string&, uint64_t)>
+          fn) {
+    identify_ = std::move(fn);
+  }
   StoreStatus store_status() const override;
 
   // Cluster mode (catalog_cluster.cc): before the first Load.
@@ -376,8 +383,16 @@ class CatalogImpl : public Catalog {
                                                std::string_view res,
                                                std::string_view path)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
+  // The operation v is at: its rules (Validate's step).
+  void ValidateOne(BatchValidation& v)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void ValidateAddShare(BatchValidation& v)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The identity an add at `path` on device `dev` records (identify_,
+  // asked once per device and batch where the answer is the device's).
+  std::optional<FsUuid> IdentityOf(BatchValidation& v, const std::string& path,
+                                   uint64_t dev)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_);
   void ValidateModifyShare(BatchValidation& v)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // The share_nfs rules over the whole table as operations [begin, end) of
@@ -499,6 +514,9 @@ class CatalogImpl : public Catalog {
 
   const std::size_t read_slice_;
   const std::function<void()> between_slices_;  // Config::between_slices
+  // Config::identify; set once, before the load.
+  std::function<Config::FsIdentityAnswer(const std::string&, uint64_t)>
+      identify_;
   StoreFsPlaces places_;
   // Order: apply_mu_ before mu_.
   mutable absl::Mutex apply_mu_ ABSL_ACQUIRED_BEFORE(mu_);

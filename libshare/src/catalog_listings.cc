@@ -40,6 +40,7 @@ ShareInfo MakeInfo(const Share& s) {
   i.dev = s.dev;
   i.mount_root = s.mount_root;
   i.mountpoint = s.effective_options()->mountpoint;
+  i.fs_identity = s.fs_identity();
   return i;
 }
 

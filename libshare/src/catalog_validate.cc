@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -29,6 +30,7 @@
 #include "catalog_overlay.h"
 #include "internal_text.h"
 #include "libshare/dir_walk.h"
+#include "libshare/fs_identity.h"
 #include "libshare/heap_reserve.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
@@ -358,6 +360,9 @@ struct BatchValidation {
   bool replay = false;
   // Resource names the batch gives, with the share that took each last.
   std::unordered_map<std::string_view, std::string_view> batch_resources;
+  // File-system identities found for this batch's adds, by device
+  // (Config::identify's answers that are the device's).
+  absl::flat_hash_map<uint64_t, std::optional<FsUuid>> identities;
   // Descriptions the batch gives (add-share, set-share -d), by share: a
   // later set-share without -d keeps the latest, not the table's.
   std::unordered_map<std::string_view, std::string_view> batch_descriptions;
@@ -601,38 +606,12 @@ std::size_t CatalogImpl::Validate(
     v.i = i;
     v.op = &op;
     v.step = &step;
-    switch (op.type) {
-      case Op::kCreateGroup:
-        ValidateCreateGroup(v);
-        break;
-      case Op::kDeleteGroup:
-        ValidateDeleteGroup(v);
-        break;
-      case Op::kEnableGroup:
-      case Op::kDisableGroup:
-        ValidateEnableGroup(v);
-        break;
-      case Op::kAddShare:
-        ValidateAddShare(v);
-        break;
-      case Op::kRemoveShare:
-        ValidateRemoveShare(v);
-        break;
-      case Op::kMoveShare:
-        ValidateMoveShare(v);
-        break;
-      case Op::kSetOptions:
-        ValidateSetOptions(v);
-        break;
-      case Op::kModifyShare:
-        ValidateModifyShare(v);
-        break;
-      case Op::kUnsetOption:
-        ValidateUnsetOption(v);
-        break;
-      case Op::kManageGroup:
-        ValidateManageGroup(v);
-        break;
+    if (!op.fs_identity.empty() && op.type != Op::kAddShare) {
+      v.Refuse(absl::StrCat(op.path.empty() ? op.group : op.path,
+                            ": a file-system identity is recorded only when "
+                            "a share is added"));
+    } else {
+      ValidateOne(v);
     }
     if (!errors->empty()) {
       // Nothing will be linked; free what was prepared as we go.
@@ -652,6 +631,53 @@ std::size_t CatalogImpl::Validate(
     if (EndSegment(v, batch.ops.size())) return v.segment;
   }
   return ends.size();
+}
+
+void CatalogImpl::ValidateOne(BatchValidation& v) {
+  switch (v.op->type) {
+    case Op::kCreateGroup:
+      ValidateCreateGroup(v);
+      break;
+    case Op::kDeleteGroup:
+      ValidateDeleteGroup(v);
+      break;
+    case Op::kEnableGroup:
+    case Op::kDisableGroup:
+      ValidateEnableGroup(v);
+      break;
+    case Op::kAddShare:
+      ValidateAddShare(v);
+      break;
+    case Op::kRemoveShare:
+      ValidateRemoveShare(v);
+      break;
+    case Op::kMoveShare:
+      ValidateMoveShare(v);
+      break;
+    case Op::kSetOptions:
+      ValidateSetOptions(v);
+      break;
+    case Op::kModifyShare:
+      ValidateModifyShare(v);
+      break;
+    case Op::kUnsetOption:
+      ValidateUnsetOption(v);
+      break;
+    case Op::kManageGroup:
+      ValidateManageGroup(v);
+      break;
+  }
+}
+
+std::optional<FsUuid> CatalogImpl::IdentityOf(BatchValidation& v,
+                                              const std::string& path,
+                                              uint64_t dev) {
+  if (auto it = v.identities.find(dev); it != v.identities.end()) {
+    return it->second;
+  }
+  Config::FsIdentityAnswer a = identify_(path, dev);
+  if (a.per_device) v.identities.emplace(dev, a.uuid);
+  return a.uuid;
 }
 
 bool CatalogImpl::EndSegment(BatchValidation& v, std::size_t end) {
@@ -718,6 +744,12 @@ void CatalogImpl::ValidateAddShare(BatchValidation& v) {
     v.Refuse(internal::ResourceTakenMessage(op.path, op.resource, *user));
     return;
   }
+  if (absl::StatusOr<std::optional<FsUuid>> id =
+          ParseFsIdentity(op.fs_identity);
+      !id.ok()) {
+    v.Refuse(absl::StrCat(op.path, ": ", id.status().message()));
+    return;
+  }
   absl::StatusOr<DirectoryPlace> place = v.checks.Get(v.i);
   if (!place.ok()) {
     if (!v.replay) {
@@ -759,6 +791,14 @@ void CatalogImpl::ValidateAddShare(BatchValidation& v) {
   step.share->id = v.id++;
   step.share->dev = dev;
   step.share->mount_root = place->mount_root;
+  if (!op.fs_identity.empty() || v.replay || !identify_) {
+    // Given (an import's uuid=, another head's record), or none to find:
+    // the text was checked above.
+    (void)step.share->SetFsIdentity(op.fs_identity);
+  } else if (std::optional<FsUuid> id = IdentityOf(v, op.path, dev)) {
+    step.share->has_fs_uuid = true;
+    step.share->fs_uuid = *id;
+  }
   step.share->path = op.path;
   step.share->texts = ShareTexts::Make(op.resource, op.description);
   step.share->options = op.options;

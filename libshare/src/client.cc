@@ -61,10 +61,10 @@ size_t BatchArgsSize(const std::vector<Operation>& ops,
                      const std::string& origin) {
   size_t size = 4;  // ops<> count
   for (const Operation& o : ops) {
-    // type, five texts, force, fields
+    // type, five texts, force, fields, fs_identity
     size += 4 + XdrTextSize(o.group) + XdrTextSize(o.path) +
             XdrTextSize(o.options) + XdrTextSize(o.description) +
-            XdrTextSize(o.resource) + 4 + 4;
+            XdrTextSize(o.resource) + 4 + 4 + XdrTextSize(o.fs_identity);
   }
   return size + 4 + XdrTextSize(origin);  // dry_run, origin
 }
@@ -115,6 +115,7 @@ bool_t EncodeBatchArgs(XDR* x, void* args) {
     p = PutWord(p, (o.set_options ? MGMT_FIELD_OPTIONS : 0) |
                        (o.set_description ? MGMT_FIELD_DESCRIPTION : 0) |
                        (o.set_resource ? MGMT_FIELD_RESOURCE : 0));
+    p = PutText(p, o.fs_identity);
   }
   p = PutWord(p, a.dry_run ? 1 : 0);
   PutText(p, *a.origin);
@@ -515,6 +516,8 @@ absl::StatusOr<std::vector<ShareInfo>> RpcClient::ListShares(
     s.effective_options = Text(m.effective_options);
     s.active = m.active;
     s.not_served = Text(m.not_served);
+    s.fs_identity = Text(m.fs_identity);
+    s.live_fs_identity = Text(m.live_fs_identity);
   }
   return out;
 }
@@ -565,6 +568,8 @@ absl::StatusOr<CheckResult> RpcClient::Check(const std::string& client,
   out.entry = Text(m.entry);
   out.reason = Text(m.reason);
   out.sec = Text(m.sec);
+  out.fs_identity = Text(m.fs_identity);
+  out.live_fs_identity = Text(m.live_fs_identity);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -17,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "libshare/fs_identity.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
 #include "libshare/shell_words.h"
@@ -191,6 +193,7 @@ struct ClientOptions {
   bool nohide = false;
   bool mountpoint = false;      // mountpoint or mp
   std::string mountpoint_path;  // its value, if given
+  std::string uuid;             // uuid=, as written ("" if not given)
 };
 
 struct Client {
@@ -206,6 +209,7 @@ struct Client {
   bool nohide = false;
   bool mountpoint = false;
   std::string mountpoint_path;
+  std::string uuid;  // uuid=, as written
 
   const FlavorFlags* FlagsFor(SecFlavor f) const {
     for (const ExportsFlavor& x : flavors) {
@@ -489,6 +493,13 @@ void ApplyClientOptions(absl::string_view opts, ClientOptions* c,
                                        : " and dropping it would admit clients "
                                          "without TLS: refusing"),
              allows_plain);
+    } else if (name == "uuid" && has_value &&
+               absl::c_any_of(value, [](char ch) {
+                 return absl::ascii_isxdigit(static_cast<unsigned char>(ch));
+               })) {
+      // Recorded as the share's file-system identity (fs_identity.h): the
+      // kernel mode answers it as rpc.mountd did, so handles stay valid.
+      c->uuid = std::string(value);
     } else if ((name == "fsid" || name == "uuid") && has_value) {
       p->Add(FileHandleOptionMessage(o, name, value), true);
     } else if (IsHarmlessOption(name)) {
@@ -861,6 +872,42 @@ std::vector<std::string> ScopeWords(
   return text;
 }
 
+// uuid=: recorded as the share's file-system identity. One per share: the
+// clients of a path that give it must give the same one (folded as
+// rpc.mountd folds it), and a client without it would get the live uuid
+// from rpc.mountd, which sharemgr answers for none of them once one is
+// recorded: refused (skippable: the share is then added without it).
+std::optional<std::string> RecordedIdentity(
+    const ExportedPath& e, std::vector<ImportProblem>* problems) {
+  const Client* first = nullptr;
+  size_t with = 0;
+  for (const Client& c : e.clients) {
+    if (c.uuid.empty()) continue;
+    ++with;
+    if (first == nullptr) {
+      first = &c;
+    } else if (FoldUuidText(c.uuid) != FoldUuidText(first->uuid)) {
+      problems->push_back(
+          {c.where,
+           absl::StrCat(e.path, ": clients give different uuid= (",
+                        first->uuid, ", ", c.uuid,
+                        "); sharemgr records one per share"),
+           false});
+      return std::nullopt;
+    }
+  }
+  if (first == nullptr) return std::string();
+  if (with < e.clients.size()) {
+    problems->push_back(
+        {e.where,
+         absl::StrCat(e.path, ": option \"uuid=", first->uuid,
+                      "\" is given for some clients only: sharemgr records "
+                      "one identity per share, for every client"),
+         true});
+  }
+  return FormatFsIdentity(FoldUuidText(first->uuid));
+}
+
 // mountpoint: sharemgr's is per share and checks the share's own path.
 // Appends "mountpoint" to *text when a client has it; false when a
 // client's mountpoint= names another path (the path is refused).
@@ -994,6 +1041,7 @@ std::vector<ExportedPath> ParseExports(const std::vector<SourceFile>& files,
         c.nohide = o.nohide;
         c.mountpoint = o.mountpoint;
         c.mountpoint_path = o.mountpoint_path;
+        c.uuid = o.uuid;
         bool unsupported = false;
         absl::StatusOr<std::string> entry = ClientEntry(spec, &unsupported);
         if (!entry.ok() && !unsupported) {
@@ -1078,6 +1126,9 @@ ImportPlan ImportExports(const std::vector<SourceFile>& files,
     op.path = e.path;
     op.group = group;
     op.options = *std::move(options);
+    std::optional<std::string> identity = RecordedIdentity(e, &plan.problems);
+    if (!identity.has_value()) continue;
+    op.fs_identity = *std::move(identity);
     AddOpenWarnings(op, e.where, &plan.warnings);
     plan.ops.push_back(std::move(op));
     plan.origins.push_back(e.where);

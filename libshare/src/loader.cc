@@ -106,6 +106,11 @@ absl::Status ScanShares(Store& store, uint64_t generation,
     s->options.assign(row.options);
     // Only a share with own options replaces its group's (as before).
     s->replaces_group = !row.options.empty() && row.replaces_group;
+    if (absl::Status st = s->SetFsIdentity(row.fs_identity); !st.ok()) {
+      return absl::DataLossError(absl::StrCat(
+          "share ", absl::string_view(row.path.data(), row.path.size()), ": ",
+          st.message()));
+    }
     GroupWork& w = (*work)[it->second];
     s->group = w.group;
     w.shares.push_back(std::move(s));

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "libshare/fs_identity.h"
 #include "internal_text.h"
 
 namespace libshare {
@@ -39,6 +40,18 @@ std::unique_ptr<ShareTexts> ShareTexts::Make(std::string_view resource,
   if (resource.empty() && description.empty()) return nullptr;
   return std::make_unique<ShareTexts>(
       ShareTexts{std::string(resource), std::string(description)});
+}
+
+std::string Share::fs_identity() const {
+  return has_fs_uuid ? FormatFsIdentity(fs_uuid) : std::string();
+}
+
+absl::Status Share::SetFsIdentity(std::string_view text) {
+  absl::StatusOr<std::optional<FsUuid>> id = ParseFsIdentity(text);
+  if (!id.ok()) return id.status();
+  has_fs_uuid = id->has_value();
+  fs_uuid = has_fs_uuid ? **id : FsUuid{};
+  return absl::OkStatus();
 }
 
 const std::string& Share::resource() const {

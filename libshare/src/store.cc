@@ -136,6 +136,11 @@ INSERT INTO shares_v5(id, path, "group", resource, description, options, dev,
 DROP TABLE shares;
 ALTER TABLE shares_v5 RENAME TO shares;
 )sql",
+    // v6: each share's file-system identity, recorded when it is added
+    // (libshare/fs_identity.h; "" for the shares stored before).
+    R"sql(
+ALTER TABLE shares ADD COLUMN fs_identity TEXT NOT NULL DEFAULT '';
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == Store::kSchemaVersion,
@@ -169,9 +174,9 @@ static_assert(CountParameters(kInsertMountRows) == 2 * kMountRowsPerInsert,
 constexpr std::size_t kShareRowsPerInsert = 32;
 constexpr char kInsertShareHead[] =
     "INSERT INTO shares(id, path, \"group\", resource, description, options, "
-    "dev) VALUES";
-constexpr char kShareRowParameters[] = "(?,?,?,?,?,?,?)";
-constexpr int kShareColumns = 7;
+    "dev, fs_identity) VALUES";
+constexpr char kShareRowParameters[] = "(?,?,?,?,?,?,?,?)";
+constexpr int kShareColumns = 8;
 struct InsertShareRowsSql {
   char text[sizeof kInsertShareHead - 1 +
             kShareRowsPerInsert * sizeof kShareRowParameters];
@@ -203,9 +208,9 @@ constexpr const char* kSql[] = {
     "SELECT name, enabled, options, IFNULL((SELECT file FROM managed_groups "
     "WHERE managed_groups.name = groups.name), '') FROM groups ORDER BY name",
     "SELECT id, path, \"group\", resource, description, options, dev, "
-    "replaces_group FROM shares WHERE \"group\" = ?1 ORDER BY id",
+    "replaces_group, fs_identity FROM shares WHERE \"group\" = ?1 ORDER BY id",
     "SELECT id, path, \"group\", resource, description, options, dev, "
-    "replaces_group FROM shares ORDER BY id",
+    "replaces_group, fs_identity FROM shares ORDER BY id",
     "SELECT COUNT(*) FROM shares",
     "SELECT IFNULL(MAX(id), 0) FROM shares",
     "INSERT INTO groups(name, enabled, options) VALUES(?1, ?2, ?3)",
@@ -214,7 +219,7 @@ constexpr const char* kSql[] = {
     "UPDATE groups SET enabled = ?2 WHERE name = ?1",
     "UPDATE groups SET options = ?2 WHERE name = ?1",
     "INSERT INTO shares(id, path, \"group\", resource, description, options, "
-    "dev) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    "dev, fs_identity) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     kInsertShareRows.text,
     "DELETE FROM shares WHERE id = ?1",
     "UPDATE shares SET \"group\" = ?2 WHERE id = ?1",
@@ -261,6 +266,9 @@ void BindShare(sqlite3_stmt* st, int first, const Store::ShareFields& s) {
   BindText(st, first + 5, s.description);
   BindText(st, first + 6, s.options);
   sqlite3_bind_int64(st, first + 7, static_cast<sqlite3_int64>(s.dev));
+  // Never NULL (a default-made view has no data): "" is no identity.
+  BindText(st, first + 8,
+           s.fs_identity.empty() ? std::string_view("") : s.fs_identity);
 }
 
 std::string ColumnText(sqlite3_stmt* st, int i) {
@@ -665,6 +673,7 @@ absl::StatusOr<std::vector<ShareRow>> Store::ReadShares(sqlite3_stmt* st,
     r.options = ColumnText(st, 5);
     r.dev = static_cast<uint64_t>(sqlite3_column_int64(st, 6));
     r.replaces_group = sqlite3_column_int64(st, 7) != 0;
+    r.fs_identity = ColumnText(st, 8);
     out.push_back(std::move(r));
   }
   sqlite3_reset(st);
@@ -702,6 +711,7 @@ absl::Status Store::ScanAllShares(
     r.options = ColumnView(*st, 5);
     r.dev = static_cast<uint64_t>(sqlite3_column_int64(*st, 6));
     r.replaces_group = sqlite3_column_int64(*st, 7) != 0;
+    r.fs_identity = ColumnView(*st, 8);
     if (absl::Status s = fn(r); !s.ok()) {
       sqlite3_reset(*st);
       return s;

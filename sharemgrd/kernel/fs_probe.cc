@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "libshare/fs_identity.h"
 
 namespace sharemgrd::kernel {
 namespace {
@@ -116,6 +117,64 @@ std::unique_ptr<FsProbe> MakeSystemFsProbe() {
   return std::make_unique<SystemFsProbe>();
 }
 
+namespace {
+
+class RecordedIdentityProbe final : public FsProbe {
+ public:
+  RecordedIdentityProbe(std::unique_ptr<FsProbe> live, RecordedUuid recorded,
+                        std::function<void(const std::string&)> log)
+      : live_(std::move(live)),
+        recorded_(std::move(recorded)),
+        log_(std::move(log)) {}
+
+  absl::StatusOr<FsIdentity> Probe(const std::string& path) override {
+    absl::StatusOr<FsIdentity> id = live_->Probe(path);
+    if (!id.ok()) return id;
+    std::optional<Uuid> want = recorded_(path);
+    if (!want || id->uuid == want) return id;
+    if (log_ && Differs(path, id->uuid)) {
+      const std::string now =
+          id->uuid ? libshare::FormatFsIdentity(*id->uuid)
+                   : absl::StrCat("none (device ", id->major, ":", id->minor,
+                                  ")");
+      log_(absl::StrCat(path, ": its file system's identity is now ", now,
+                        ", recorded ", libshare::FormatFsIdentity(*want),
+                        " when it was added: answered with the recorded one"));
+    }
+    id->uuid = want;
+    return id;
+  }
+
+ private:
+  // True the first time `live` is seen for `path` (a bounded memory: past
+  // kRemembered paths, each difference is logged).
+  bool Differs(const std::string& path, const std::optional<Uuid>& live) {
+    absl::MutexLock l(&mu_);
+    auto [it, added] = logged_.try_emplace(path, live);
+    if (!added && it->second == live) return false;
+    it->second = live;
+    if (logged_.size() > kRemembered) logged_.clear();
+    return true;
+  }
+  static constexpr size_t kRemembered = 100000;
+
+  const std::unique_ptr<FsProbe> live_;
+  const RecordedUuid recorded_;
+  const std::function<void(const std::string&)> log_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::optional<Uuid>> logged_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+std::unique_ptr<FsProbe> MakeRecordedIdentityProbe(
+    std::unique_ptr<FsProbe> live, RecordedUuid recorded,
+    std::function<void(const std::string&)> log) {
+  return std::make_unique<RecordedIdentityProbe>(
+      std::move(live), std::move(recorded), std::move(log));
+}
+
 struct BlkidUuids::Cache {
   blkid_cache cache = nullptr;
 };
@@ -205,23 +264,7 @@ std::optional<Uuid> UuidByPath(const std::string& path, bool statfs_only,
 }
 
 Uuid UuidFromText(std::string_view text) {
-  Uuid u{};
-  size_t i = 0;
-  for (char c : text) {
-    int v;
-    if (c >= '0' && c <= '9') {
-      v = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      v = c - 'a' + 10;
-    } else if (c >= 'A' && c <= 'F') {
-      v = c - 'A' + 10;
-    } else {
-      continue;
-    }
-    u[i / 2] ^= static_cast<uint8_t>((i & 1) == 0 ? v << 4 : v);
-    if (++i == 2 * u.size()) i = 0;
-  }
-  return u;
+  return libshare::FoldUuidText(text);
 }
 
 Uuid PseudoRootUuid(std::string_view path) {

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,19 @@ class FsProbe {
 
 // stat(2), statfs(2) and libblkid (BlkidUuids).
 std::unique_ptr<FsProbe> MakeSystemFsProbe();
+
+// The identity a share recorded when it was added (libshare/fs_identity.h:
+// every head answers the kernel with it), or nullopt for a path that is no
+// share or recorded none.
+using RecordedUuid = std::function<std::optional<Uuid>(const std::string&)>;
+// `live`, with the uuid of a share's path replaced by the one it recorded
+// (device and inode stay the live ones: a replica copied block for block
+// has the same inodes). A difference is logged once per path and live
+// uuid (`log`, may be null): "PATH: its file system's identity is now
+// uuid:..., recorded uuid:...: answered with the recorded one".
+std::unique_ptr<FsProbe> MakeRecordedIdentityProbe(
+    std::unique_ptr<FsProbe> live, RecordedUuid recorded,
+    std::function<void(const std::string&)> log);
 
 // rpc.mountd's get_uuid_blkdev in two steps, each usable alone: the device
 // node of a device number, then the UUID tag of the file system on a

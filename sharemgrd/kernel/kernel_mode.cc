@@ -823,6 +823,18 @@ absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::StartWith(
     impl->deps.now = [] { return static_cast<int64_t>(time(nullptr)); };
   }
   if (!impl->deps.probe) impl->deps.probe = MakeSystemFsProbe();
+  // Every head answers a share with the identity recorded when it was
+  // added (libshare/fs_identity.h), so all hand out the same handles.
+  impl->deps.probe = MakeRecordedIdentityProbe(
+      std::move(impl->deps.probe),
+      [catalog](const std::string& path) -> std::optional<Uuid> {
+        std::optional<libshare::ShareMatch> m = catalog->FindNearest(path);
+        if (!m || !m->exact) return std::nullopt;
+        return m->fs_uuid;
+      },
+      [log = impl->config.log](const std::string& line) {
+        if (log) log(absl::StrCat("kernel mode: ", line));
+      });
   if (!impl->deps.groups) impl->deps.groups = MakeSystemGroupSource();
   for (const std::unique_ptr<CacheChannel>& ch : impl->deps.channels) {
     const int c = CacheIndex(ch->cache());

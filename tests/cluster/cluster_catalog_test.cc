@@ -25,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "libshare/catalog.h"
 #include "libshare/cluster_engine.h"
+#include "libshare/fs_identity.h"
 #include "pg_engine.h"
 #include "share_test_dirs.h"
 
@@ -84,6 +85,7 @@ class PgServer {
 struct Head {
   std::unique_ptr<Catalog> catalog;
   std::atomic<int> replicated{0};
+  std::atomic<int> identified{0};  // identities it found itself
   std::vector<std::string> log;
 };
 
@@ -107,6 +109,19 @@ class ClusterTest : public ::testing::Test {
     c.log = [](std::string_view line) {
       fprintf(stderr, "catalog: %.*s\n", static_cast<int>(line.size()),
               line.data());
+    };
+    // Each head sees its own copy of the file systems (a replica: another
+    // uuid): the identity a share records is the committing head's, and
+    // every head must keep that one.
+    c.identify = [h, name](const std::string&, uint64_t) {
+      h->identified.fetch_add(1);
+      Catalog::Config::FsIdentityAnswer a;
+      FsUuid u{};
+      for (std::size_t i = 0; i < name.size() && i < u.size(); ++i) {
+        u[i] = static_cast<uint8_t>(name[i]);
+      }
+      a.uuid = u;
+      return a;
     };
     absl::StatusOr<std::unique_ptr<Catalog>> cat = Catalog::Open(c);
     EXPECT_TRUE(cat.ok()) << cat.status();
@@ -133,7 +148,8 @@ class ClusterTest : public ::testing::Test {
     EXPECT_TRUE(shares.ok());
     for (const ShareInfo& s : *shares) {
       absl::StrAppend(&out, s.path, " ", s.group, " ", s.options, " ",
-                      s.description, " ", s.resource, "\n");
+                      s.description, " ", s.resource, " ", s.fs_identity,
+                      "\n");
     }
     return out;
   }
@@ -163,6 +179,23 @@ TEST_F(ClusterTest, BatchOnOneHeadIsServedByTheOtherAtTheSameGeneration) {
   EXPECT_EQ(b->catalog->share_count(), 2000u);
   EXPECT_EQ(Table(*a->catalog), Table(*b->catalog));
   EXPECT_EQ(b->replicated.load(), 1);
+  // Every share has A's identity on both heads (recorded once, by A, and
+  // carried in the change record: B examined nothing of its own).
+  absl::StatusOr<std::vector<ShareInfo>> on_b = b->catalog->ListShares({});
+  ASSERT_TRUE(on_b.ok());
+  for (const ShareInfo& s : *on_b) {
+    ASSERT_EQ(s.fs_identity, "uuid:61000000000000000000000000000000") << s.path;
+  }
+  EXPECT_EQ(a->identified.load(), 1);  // one device: asked once
+  EXPECT_EQ(b->identified.load(), 0);
+  // The engine's table holds it too (what a resynchronizing head reads).
+  const std::string db = DbName();
+  EXPECT_EQ(PgServer::Get().Sql(
+                "SELECT count(*) FROM sharemgr_shares WHERE "
+                "convert_from(fs_identity, 'UTF8') = "
+                "'uuid:61000000000000000000000000000000'",
+                db),
+            "2000");
   // A change on B comes back to A.
   Batch rm;
   rm.ops.push_back(RemoveShare(dir_.path() + "/homes/u7"));
@@ -349,7 +382,39 @@ TEST_F(ClusterTest, NewerSchemaIsRefused) {
   absl::StatusOr<std::unique_ptr<ClusterEngine>> e = ConnectPostgres(url_, "t");
   ASSERT_FALSE(e.ok());
   EXPECT_THAT(std::string(e.status().message()),
-              HasSubstr("schema version 99, newer than this program's 1"));
+              HasSubstr("schema version 99, newer than this program's 2"));
+}
+
+// An engine made by the first version (no recorded identities) is brought
+// to the second by the first head that connects: the column is added, the
+// shares it held keep "" (none recorded), new adds record theirs.
+TEST_F(ClusterTest, FirstSchemaGainsRecordedIdentities) {
+  auto a = OpenHead("a");
+  Batch batch;
+  batch.ops.push_back(CreateGroup("g"));
+  batch.ops.push_back(AddShare(dir_.Mkdir("old"), "g"));
+  ASSERT_TRUE(a->catalog->Apply(batch).ok());
+  a.reset();
+  const std::string db = DbName();
+  PgServer::Get().Sql(
+      "ALTER TABLE sharemgr_shares DROP COLUMN fs_identity; "
+      "UPDATE sharemgr_cluster SET schema_version = 1",
+      db);
+  auto b = OpenHead("b");
+  ASSERT_NE(b->catalog, nullptr);
+  EXPECT_EQ(PgServer::Get().Sql("SELECT schema_version FROM sharemgr_cluster",
+                                db),
+            "2");
+  Batch add;
+  add.ops.push_back(AddShare(dir_.Mkdir("new"), "g"));
+  ASSERT_TRUE(b->catalog->Apply(add).ok());
+  EXPECT_EQ(PgServer::Get().Sql(
+                "SELECT string_agg(convert_from(path, 'UTF8') || '=' || "
+                "convert_from(fs_identity, 'UTF8'), ',' ORDER BY path) "
+                "FROM sharemgr_shares",
+                db),
+            absl::StrCat(dir_.path(), "/new=uuid:62000000000000000000000000000000,",
+                         dir_.path(), "/old="));
 }
 
 }  // namespace

@@ -60,6 +60,7 @@ std::string RpcgenBatchArgs(const Batch& batch, const std::string& origin) {
     m.fields = (o.set_options ? MGMT_FIELD_OPTIONS : 0) |
                (o.set_description ? MGMT_FIELD_DESCRIPTION : 0) |
                (o.set_resource ? MGMT_FIELD_RESOURCE : 0);
+    m.fs_identity = const_cast<char*>(o.fs_identity.c_str());
   }
   mgmt_batch_args args{};
   args.ops.ops_len = static_cast<u_int>(ops.size());
@@ -206,6 +207,7 @@ TEST(ClientBatchTest, ArgumentsAreTheBytesRpcgenWouldSend) {
   batch.ops.back().options = "ro";
   batch.ops.back().description = "Alice's \"home\"";
   batch.ops.back().resource = "res";
+  batch.ops.back().fs_identity = "uuid:00112233445566778899aabbccddeeff";
   batch.ops.push_back(Op(Operation::Type::kRemoveShare, "", "/ab"));
   batch.ops.push_back(Op(Operation::Type::kMoveShare, "h", "/abc"));
   batch.ops.push_back(Op(Operation::Type::kSetOptions, "g", "/abcd"));

@@ -144,12 +144,44 @@ TEST(ImportExportsTest, FsidIsUnsupportedAndSaysClientsMustRemount) {
   EXPECT_EQ(Options(plan)["/a"], "rw");
 }
 
-TEST(ImportExportsTest, UuidIsUnsupportedAndSaysClientsMustRemount) {
+// uuid= is recorded as the share's file-system identity, folded as
+// rpc.mountd folds it, so the kernel mode answers the same handles.
+TEST(ImportExportsTest, UuidIsRecordedAsTheSharesIdentity) {
   ImportPlan plan = ImportExports(
-      {{"f", "/a *(rw,uuid=8c9a3e3a:1c4d4b1e:9f0e2a7b:5d6c8e01)\n"}}, "g");
+      {{"f", "/a *(rw,uuid=8c9a3e3a:1c4d4b1e:9f0e2a7b:5d6c8e01)\n"
+             "/b *(rw)\n"}},
+      "g");
+  ASSERT_TRUE(plan.problems.empty()) << Problems(plan);
+  ASSERT_EQ(plan.ops.size(), 2u);
+  EXPECT_EQ(plan.ops[0].fs_identity, "uuid:8c9a3e3a1c4d4b1e9f0e2a7b5d6c8e01");
+  EXPECT_EQ(plan.ops[1].fs_identity, "");
+}
+
+TEST(ImportExportsTest, UuidsThatDifferBetweenClientsAreRefused) {
+  ImportPlan plan = ImportExports(
+      {{"f", "/a 10.0.0.1(rw,uuid=1111-2222) 10.0.0.2(rw,uuid=3333-4444)\n"}},
+      "g");
+  ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
+  EXPECT_FALSE(plan.problems[0].unsupported);
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("different uuid="));
+  EXPECT_TRUE(plan.ops.empty());
+}
+
+TEST(ImportExportsTest, UuidForSomeClientsOnlyIsSkippableAndRecorded) {
+  ImportPlan plan = ImportExports(
+      {{"f", "/a 10.0.0.1(rw,uuid=1111-2222) 10.0.0.2(rw)\n"}}, "g");
   ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
   EXPECT_TRUE(plan.problems[0].unsupported);
-  EXPECT_THAT(plan.problems[0].message, HasSubstr("\"uuid=8c9a3e3a:"));
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("some clients only"));
+  ASSERT_EQ(plan.ops.size(), 1u);
+  EXPECT_EQ(plan.ops[0].fs_identity, "uuid:11112222000000000000000000000000");
+}
+
+TEST(ImportExportsTest, FsidNumberIsUnsupportedAndSaysClientsMustRemount) {
+  ImportPlan plan = ImportExports({{"f", "/a *(rw,fsid=7)\n"}}, "g");
+  ASSERT_EQ(plan.problems.size(), 1u) << Problems(plan);
+  EXPECT_TRUE(plan.problems[0].unsupported);
+  EXPECT_THAT(plan.problems[0].message, HasSubstr("\"fsid=7\""));
   EXPECT_THAT(plan.problems[0].message, HasSubstr("must remount"));
 }
 

@@ -112,6 +112,7 @@ TEST(MgmtXdrTest, BatchOfManyOpsRoundTrips) {
     ops[i].options = empty;
     ops[i].description = empty;
     ops[i].resource = empty;
+    ops[i].fs_identity = empty;
   }
   mgmt_batch_args in{};
   in.ops.ops_len = kOps;

@@ -51,6 +51,11 @@ struct Operation {
   bool set_options = false;
   bool set_description = false;
   bool set_resource = false;
+  // kAddShare: the file-system identity to record for the share ("uuid:"
+  // and 32 hex digits: an import's uuid=, or a cluster's change record);
+  // "" records the one its file system has when the batch is applied.
+  // The kernel mode answers with the recorded identity (sharemgrd(8)).
+  std::string fs_identity{};
 };
 
 // Every text field of `op` is free of NUL bytes. The management protocol

@@ -46,6 +46,10 @@ struct CheckResult {
   std::string entry;   // the list entry that matched ("" if none)
   std::string reason;  // one human sentence
   std::string sec;     // the flavor decided for ("sys", "krb5", ...)
+  // The share's recorded file-system identity and, when its file system's
+  // differs, that one (as ShareInfo's).
+  std::string fs_identity;
+  std::string live_fs_identity;
 };
 
 struct RequestStats {

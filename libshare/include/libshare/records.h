@@ -35,6 +35,14 @@ struct ShareInfo {
   // Filled by the daemon's LIST_SHARES: why it does not serve the share
   // ("" if it does; see sharemgrd's fs_watch.h). Never set by the Catalog.
   std::string not_served;
+  // The file-system identity recorded when the share was added ("uuid:"
+  // and 32 hex digits; "" when none was recorded): what the kernel mode
+  // answers for it on every head. See sharemgrd(8), "File-system identity".
+  std::string fs_identity{};
+  // Filled by the daemon's LIST_SHARES: the identity the share's file
+  // system has now, when it differs from the recorded one ("" otherwise,
+  // or when it cannot be examined).
+  std::string live_fs_identity{};
 };
 
 struct GroupInfo {

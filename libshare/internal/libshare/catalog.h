@@ -13,6 +13,7 @@
 #ifndef LIBSHARE_CATALOG_H_
 #define LIBSHARE_CATALOG_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -52,6 +53,8 @@ struct ShareMatch {
   bool exact = false;  // the request named the share's own path
   uint64_t dev = 0;    // as ShareInfo::dev
   bool mount_root = true;  // as ShareInfo::mount_root
+  // The share's recorded file-system identity (ShareInfo::fs_identity).
+  std::optional<std::array<uint8_t, 16>> fs_uuid;
 };
 
 struct MountRecord {
@@ -137,6 +140,19 @@ class Catalog {
     // catalog's FsPlaceRecords (the argument; the same as fs_places()): a
     // second scan of every row, on the core the load leaves idle.
     std::function<void(FsPlaceRecords*)> beside_load = nullptr;
+    // The file-system identity an add-share records when its operation
+    // gives none (fs_identity.h): the path and the device validation found
+    // it on. The daemon gives rpc.mountd's uuid of the path (its kernel
+    // mode's probe); nullopt records none. Called while a batch is
+    // validated, once per device and batch for paths whose identity is
+    // the device's (`per_device` true in the answer), else once per path.
+    // Null: no identity is recorded (tests, programs without a kernel).
+    struct FsIdentityAnswer {
+      std::optional<std::array<uint8_t, 16>> uuid;
+      bool per_device = true;
+    };
+    std::function<FsIdentityAnswer(const std::string& path, uint64_t dev)>
+        identify = nullptr;
 
     // Cluster mode (sharemgrd --store postgresql://...): the table is the
     // engine's, shared with other heads; db_path is this head's copy of

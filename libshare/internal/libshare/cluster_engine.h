@@ -44,6 +44,7 @@ struct EngineChange {
 
 struct EngineShareRow {
   std::string path, group, resource, description, options;
+  std::string fs_identity;  // recorded at add (fs_identity.h); "" = none
 };
 
 // The whole table, as of one generation.

@@ -30,6 +30,7 @@
 
 #include <boost/intrusive/list.hpp>
 #include <boost/intrusive/unordered_set.hpp>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -87,6 +88,14 @@ struct Share {
   // the kernel did not say); true for a share loaded at start, whose add
   // this process did not see. Not stored.
   bool mount_root = true;
+  // The file-system identity recorded when the share was added
+  // (fs_identity.h); has_fs_uuid false: none recorded.
+  bool has_fs_uuid = false;
+  std::array<uint8_t, 16> fs_uuid{};
+  // Its text form ("" when none); setting it fails on a text that is not
+  // one, leaving the share as it was.
+  std::string fs_identity() const;
+  [[nodiscard]] absl::Status SetFsIdentity(std::string_view text);
   // Effective options when `options` is not "": the group's and the own
   // ones merged (or the own ones alone if replaces_group). Null otherwise.
   std::shared_ptr<const InheritedOptions> inherited;

@@ -47,6 +47,7 @@ struct ShareRowView {
   std::string_view options;
   uint64_t dev = 0;
   bool replaces_group = false;
+  std::string_view fs_identity;  // libshare/fs_identity.h; "" = none
 };
 
 struct ShareRow {
@@ -61,11 +62,12 @@ struct ShareRow {
   // replace the group's whole. Read only; InsertShare writes false and
   // SetShareOptions clears it.
   bool replaces_group = false;
+  std::string fs_identity;  // libshare/fs_identity.h; "" = none recorded
   bool operator==(const ShareRow& o) const {
     return id == o.id && path == o.path && group == o.group &&
            resource == o.resource && description == o.description &&
            options == o.options && dev == o.dev &&
-           replaces_group == o.replaces_group;
+           replaces_group == o.replaces_group && fs_identity == o.fs_identity;
   }
 };
 
@@ -89,7 +91,7 @@ struct FsPlaceRow {
 class Store final : public TableWriter {
  public:
   // The schema version this program writes.
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
   static constexpr int kDefaultBusyTimeoutMs = 5000;
 
   // Opens the store for reading and writing, creating its folder (0755)

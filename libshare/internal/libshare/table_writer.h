@@ -36,6 +36,8 @@ struct ShareFields {
   uint64_t id = 0;
   std::string_view path, group, resource, description, options;
   uint64_t dev = 0;
+  // The recorded file-system identity's text (fs_identity.h); "" = none.
+  std::string_view fs_identity{};
 };
 
 class TableWriter {

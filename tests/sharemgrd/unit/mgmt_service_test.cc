@@ -121,6 +121,7 @@ class MgmtServiceTest : public ::testing::Test {
     ops[0].type = MGMT_OP_CREATE_GROUP;
     ops[0].group = group.data();
     ops[0].path = ops[0].options = ops[0].description = ops[0].resource =
+        ops[0].fs_identity =
         empty.data();
     ops[1] = ops[0];
     ops[1].type = MGMT_OP_ADD_SHARE;
@@ -146,6 +147,7 @@ class MgmtServiceTest : public ::testing::Test {
     ops[0].type = MGMT_OP_CREATE_GROUP;
     ops[0].group = const_cast<char*>(group.c_str());
     ops[0].path = ops[0].options = ops[0].description = ops[0].resource =
+        ops[0].fs_identity =
         empty.data();
     for (int i = 0; i < n; ++i) {
       ops[i + 1] = ops[0];
@@ -370,7 +372,8 @@ std::string EncodeBatch(const std::string& dir, int second_type) {
   mgmt_op ops[2] = {};
   ops[0].type = MGMT_OP_CREATE_GROUP;
   ops[0].group = group.data();
-  ops[0].path = ops[0].description = ops[0].resource = empty.data();
+  ops[0].path = ops[0].description = ops[0].resource = ops[0].fs_identity =
+      empty.data();
   ops[0].options = ro.data();
   ops[1] = ops[0];
   ops[1].type = static_cast<mgmt_op_type>(second_type);
@@ -476,7 +479,8 @@ TEST_F(MgmtServiceTest, BigBatchesAreReleasedAfterTheirRepliesAndOnStop) {
     for (mgmt_op& op : ops) {
       op.type = type;
       op.group = group.data();
-      op.options = op.description = op.resource = empty.data();
+      op.options = op.description = op.resource = op.fs_identity =
+          empty.data();
     }
     if (with_group) {
       ops[0].type = MGMT_OP_CREATE_GROUP;

@@ -193,6 +193,58 @@ TEST_F(KernelModeTest, AnswersIpAndFhUpcalls) {
             FhDowncall("$10.0.0.1", kFsidEncodeDev, fsid, kNow + 1800, p));
 }
 
+// A share answers with the identity recorded when it was added, not the
+// one its file system has now (a replica with another uuid, the failover
+// partner's copy): export lines carry the recorded uuid and handles made
+// from it lead to the share; the difference is logged.
+TEST_F(KernelModeTest, ShareIsAnsweredWithItsRecordedIdentity) {
+  const std::string p = dir_.Mkdir("replica");
+  libshare::Operation add = libshare::testing::AddShare(p, "g");
+  add.fs_identity = "uuid:0123456789abcdef0123456789abcdef";
+  Apply({libshare::testing::CreateGroup("g"), add});
+  group_made_ = true;
+  FsIdentity live;
+  live.major = 8;
+  live.minor = 1;
+  live.inode = 4242;
+  live.fs_root = true;
+  live.uuid = Uuid{0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10,
+                   0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10};
+  probe_.Set(p, live);
+  StartKernel();
+  export_->Upcall(absl::StrCat("$10.0.0.1 ", p, "\n"));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  EXPECT_THAT(export_->written()[0],
+              HasSubstr(" uuid \\x0123456789abcdef0123456789abcdef\n"));
+  FsIdentity recorded = live;
+  recorded.uuid = Uuid{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+                       0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+  // A handle the partner gave out (made from the recorded uuid) is found.
+  const std::string good = *EncodeFsid(kFsidUuid16Inum, recorded);
+  LineWriter w;
+  w.Text("$10.0.0.1");
+  w.Int(kFsidUuid16Inum);
+  w.Hex(good);
+  fh_->Upcall(std::move(w).Finish());
+  ASSERT_TRUE(fh_->WaitWritten(1));
+  EXPECT_EQ(fh_->written()[0],
+            FhDowncall("$10.0.0.1", kFsidUuid16Inum, good, kNow + 1800, p));
+  // One made from the replica's own uuid is not this share's.
+  const std::string other = *EncodeFsid(kFsidUuid16Inum, live);
+  LineWriter w2;
+  w2.Text("$10.0.0.1");
+  w2.Int(kFsidUuid16Inum);
+  w2.Hex(other);
+  fh_->Upcall(std::move(w2).Finish());
+  ASSERT_TRUE(fh_->WaitWritten(2));
+  EXPECT_THAT(fh_->written()[1], Not(HasSubstr(p)));
+  absl::MutexLock lock(&log_mu_);
+  EXPECT_THAT(log_, Contains(AllOf(
+                        HasSubstr(p),
+                        HasSubstr("now uuid:fedcba9876543210fedcba9876543210"),
+                        HasSubstr("recorded uuid:0123456789abcdef"))));
+}
+
 TEST_F(KernelModeTest, GidUpcallsAreAnsweredBrieflyWithoutManageGids) {
   // Only made while the kernel still counts a previous responder that
   // managed gids (or our own last answer) as listening: answered at once,

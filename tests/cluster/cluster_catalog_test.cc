@@ -69,6 +69,8 @@ class PgServer {
     return absl::StrCat("host=", dir_.path(), "/pg port=5432 dbname=", name,
                         " user=postgres");
   }
+  // The server's data folder (pg_hba.conf).
+  std::string DataDir() const { return dir_.path() + "/pg/pgdata"; }
   void Stop() { Run(absl::StrCat(PG_SERVER_SH, " stop ", dir_.path(), "/pg immediate")); }
   void Start() { Run(absl::StrCat(PG_SERVER_SH, " start ", dir_.path(), "/pg")); }
   ~PgServer() { Stop(); }
@@ -422,6 +424,41 @@ TEST_F(ClusterTest, FirstSchemaGainsRecordedIdentities) {
 
 namespace libshare {
 namespace {
+
+// Credentials come from libpq's files: a wrong password in PGPASSFILE is
+// refused naming the engine and the role, and nothing is made; the right
+// one connects.
+TEST_F(ClusterTest, WrongPasswordIsRefusedClearlyAndTheRightOneConnects) {
+  PgServer& pg = PgServer::Get();
+  pg.Sql("DROP ROLE IF EXISTS pwuser; "
+         "CREATE ROLE pwuser LOGIN SUPERUSER PASSWORD 'right-one'");
+  const std::string hba = pg.DataDir() + "/pg_hba.conf";
+  libshare::Run(absl::StrCat("grep -q '^local all pwuser' ", hba,
+                   " || sed -i '1i local all pwuser scram-sha-256' ", hba));
+  pg.Sql("SELECT pg_reload_conf()");
+  const std::string pass = dir_.path() + "/pgpass";
+  auto connect_with = [&](const std::string& password) {
+    libshare::Run(absl::StrCat("printf '*:*:*:pwuser:%s\\n' '", password, "' > ", pass,
+                     " && chmod 600 ", pass));
+    setenv("PGPASSFILE", pass.c_str(), 1);
+    absl::StatusOr<std::unique_ptr<ClusterEngine>> e =
+        ConnectPostgres(url_ + " user=pwuser", "t");
+    unsetenv("PGPASSFILE");
+    return e;
+  };
+  absl::StatusOr<std::unique_ptr<ClusterEngine>> e = connect_with("wrong");
+  ASSERT_FALSE(e.ok());
+  EXPECT_THAT(std::string(e.status().message()), HasSubstr("PostgreSQL at"));
+  EXPECT_THAT(std::string(e.status().message()),
+              HasSubstr("password authentication failed for user \"pwuser\""));
+  const std::string db = DbName();
+  EXPECT_EQ(pg.Sql("SELECT count(*) FROM pg_tables WHERE tablename LIKE "
+                   "'sharemgr%'",
+                   db),
+            "0");
+  e = connect_with("right-one");
+  ASSERT_TRUE(e.ok()) << e.status();
+}
 
 TEST_F(ClusterTest, UnknownRoleAndForeignSchemaAreRefusedClearly) {
   absl::StatusOr<std::unique_ptr<ClusterEngine>> e =

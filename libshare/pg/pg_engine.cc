@@ -62,7 +62,7 @@ CREATE TABLE IF NOT EXISTS sharemgr_shares (
   resource bytea NOT NULL,
   description bytea NOT NULL,
   options bytea NOT NULL,
-  fs_identity bytea NOT NULL DEFAULT ''::bytea);
+  fs_identity text NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS sharemgr_shares_by_group ON sharemgr_shares(grp);
 CREATE TABLE IF NOT EXISTS sharemgr_changes (
   generation bigint PRIMARY KEY,
@@ -175,7 +175,7 @@ class PgEngine final : public ClusterEngine {
     if (s.ok()) {
       s = Exec(
           "ALTER TABLE sharemgr_shares ADD COLUMN IF NOT EXISTS fs_identity "
-          "bytea NOT NULL DEFAULT ''::bytea; "
+          "text NOT NULL DEFAULT ''; "
           "UPDATE sharemgr_cluster SET schema_version = 2 "
           "WHERE schema_version = 1");
     }
@@ -398,7 +398,8 @@ class PgEngine final : public ClusterEngine {
       buf.push_back('\t');
       AppendCopyBytea(buf, f.options);
       buf.push_back('\t');
-      AppendCopyBytea(buf, f.fs_identity);
+      // ASCII ("uuid:" and hex digits, fs_identity.h): nothing to escape.
+      buf.append(f.fs_identity);
       buf.push_back('\n');
       if (buf.size() >= 60 * 1024) flush();
     }

@@ -193,8 +193,7 @@ TEST_F(ClusterTest, BatchOnOneHeadIsServedByTheOtherAtTheSameGeneration) {
   // The engine's table holds it too (what a resynchronizing head reads).
   const std::string db = DbName();
   EXPECT_EQ(PgServer::Get().Sql(
-                "SELECT count(*) FROM sharemgr_shares WHERE "
-                "convert_from(fs_identity, 'UTF8') = "
+                "SELECT count(*) FROM sharemgr_shares WHERE fs_identity = "
                 "'uuid:61000000000000000000000000000000'",
                 db),
             "2000");
@@ -412,7 +411,7 @@ TEST_F(ClusterTest, FirstSchemaGainsRecordedIdentities) {
   ASSERT_TRUE(b->catalog->Apply(add).ok());
   EXPECT_EQ(PgServer::Get().Sql(
                 "SELECT string_agg(convert_from(path, 'UTF8') || '=' || "
-                "convert_from(fs_identity, 'UTF8'), ',' ORDER BY path) "
+                "fs_identity, ',' ORDER BY path) "
                 "FROM sharemgr_shares",
                 db),
             absl::StrCat(dir_.path(), "/new=uuid:62000000000000000000000000000000,",

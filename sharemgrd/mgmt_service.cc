@@ -357,6 +357,18 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
   const auto start = std::chrono::steady_clock::now();
   bool error = false;
   accept_stat result = SUCCESS;
+  // The listings whose replies grow with the table, for callers under the
+  // budget of unread replies (daemon.cc, kMgmtReplyBudget): built a few
+  // at a time (each holds the table's texts while it is built), and
+  // refused rather than queued when their reply would pass the budget.
+  const bool big_reply =
+      ctx.proc == MGMTPROC_LIST_SHARES || ctx.proc == MGMTPROC_SHARETAB ||
+      ctx.proc == MGMTPROC_CHANGES_SINCE || ctx.proc == MGMTPROC_MOUNTS;
+  std::optional<ReaderListingSlot> slot;
+  if (big_reply && ctx.replies_held != nullptr) {
+    if (ReplyOverBudget(ctx, 0)) return ReplyBusy(ctx, out);
+    slot.emplace(this);
+  }
   switch (ctx.proc) {
     case MGMTPROC_NULL:
       break;
@@ -452,6 +464,11 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
     default:
       result = PROC_UNAVAIL;
   }
+  if (slot.has_value() && result == SUCCESS &&
+      ReplyOverBudget(ctx, out->size())) {
+    out->clear();
+    return ReplyBusy(ctx, out);
+  }
   if (result != PROC_UNAVAIL) {
     auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                   std::chrono::steady_clock::now() - start)
@@ -460,6 +477,29 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
                   error || result != SUCCESS);
   }
   return result;
+}
+
+MgmtService::ReaderListingSlot::ReaderListingSlot(MgmtService* s) : s_(s) {
+  s_->reader_listings_mu_.LockWhen(absl::Condition(
+      +[](int* n) { return *n < kReaderListingsAtOnce; },
+      &s_->reader_listings_));
+  ++s_->reader_listings_;
+  s_->reader_listings_mu_.Unlock();
+}
+
+MgmtService::ReaderListingSlot::~ReaderListingSlot() {
+  absl::MutexLock l(&s_->reader_listings_mu_);
+  --s_->reader_listings_;
+}
+
+accept_stat MgmtService::ReplyBusy(const CallContext& ctx, std::string* out) {
+  EncodeFailure(MGMT_ERR_INTERNAL,
+                "busy: callers without change rights have not read the "
+                "replies the daemon holds for them (their limit together); "
+                "try again in a few seconds",
+                out);
+  stats_.Record(ctx.proc, 0, true);
+  return SUCCESS;
 }
 
 accept_stat MgmtService::ListShares(XDR* args, std::string* out, bool* error) {

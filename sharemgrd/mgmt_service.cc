@@ -1120,6 +1120,24 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
   return Encode(Proc(xdr_mgmt_check_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
+void MgmtService::ShareCounts(mgmt_stats* s) const {
+  uint64_t disabled = 0;
+  for (const libshare::GroupInfo& g : catalog_->ListGroups()) {
+    if (!g.enabled) disabled += g.share_count;
+  }
+  uint64_t not_served = 0;
+  if (served_ != nullptr) {
+    for (const std::string& path : served_->NotServedPaths()) {
+      std::optional<libshare::ShareMatch> m = catalog_->FindNearest(path);
+      if (m.has_value() && m->path == path) ++not_served;  // active
+    }
+  }
+  s->shares_disabled = std::min<uint64_t>(disabled, s->shares);
+  s->shares_not_served =
+      std::min<uint64_t>(not_served, s->shares - s->shares_disabled);
+  s->shares_served = s->shares - s->shares_disabled - s->shares_not_served;
+}
+
 accept_stat MgmtService::Stats(std::string* out) {
   libshare::LoadStats load = catalog_->load_stats();
   authcache::AuthCacheCounters c = cache_->counters();
@@ -1189,6 +1207,8 @@ accept_stat MgmtService::Stats(std::string* out) {
   }
   s.followed.followed_len = static_cast<u_int>(files.size());
   s.followed.followed_val = files.data();
+  s.insecure = mounts_->insecure();
+  ShareCounts(&s);
   return Encode(Proc(xdr_mgmt_stats_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 

@@ -152,6 +152,8 @@ class MgmtService final : public RpcProgram {
   accept_stat ListShares(XDR* args, std::string* out, bool* error);
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
+  // Fills the split of s->shares: served, not served, disabled.
+  void ShareCounts(mgmt_stats* s) const;
   // The refusal of a listing whose reply would pass the budget of unread
   // replies (CallContext::replies_held).
   accept_stat ReplyBusy(const CallContext& ctx, std::string* out);

@@ -649,6 +649,10 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
         {Text(r.name), r.count, r.errors, r.p50_us, r.p99_us});
   }
   out.sharetab_error = Text(m.sharetab_error);
+  out.insecure = m.insecure;
+  out.shares_served = m.shares_served;
+  out.shares_not_served = m.shares_not_served;
+  out.shares_disabled = m.shares_disabled;
   return out;
 }
 

@@ -370,6 +370,14 @@ void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
   (void)!::write(wake_fd_, &one, sizeof one);
 }
 
+std::vector<std::string> FsWatch::NotServedPaths() const {
+  absl::MutexLock l(&mu_);
+  std::vector<std::string> out;
+  out.reserve(reasons_.size());
+  for (const auto& [path, why] : reasons_) out.push_back(path);
+  return out;
+}
+
 std::optional<std::string> FsWatch::NotServed(const std::string& share_path,
                                               bool live, bool mountpoint,
                                               uint64_t id,

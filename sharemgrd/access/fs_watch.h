@@ -163,6 +163,9 @@ class FsWatch {
                                        bool mountpoint = false, uint64_t id = 0,
                                        uint64_t dev = 0,
                                        bool mount_root = true) const;
+  // The paths of the shares the last round found not served (their
+  // groups enabled or not; none before the first round).
+  std::vector<std::string> NotServedPaths() const;
   // A decision found that a share's path no longer leads where it did
   // (a folder above it became a link, which the live check of NotServed
   // does not walk): asks for a full round, paced.

@@ -95,6 +95,13 @@ struct DaemonStats {
   KernelStats kernel;
   StoreStatus store;  // records.h
   std::vector<FollowedFileStatus> followed;  // sharemgrd --follow-exports
+  bool insecure = false;  // sharemgrd runs --insecure (MNT from any port)
+  // `shares` split: served; of enabled groups but not served (not on the
+  // file system recorded for them, as the file-system watch's last round
+  // found); of disabled groups.
+  uint64_t shares_served = 0;
+  uint64_t shares_not_served = 0;
+  uint64_t shares_disabled = 0;
 };
 
 // One mount record (`sharectl mounts`).

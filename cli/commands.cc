@@ -275,6 +275,9 @@ const std::vector<OptionSpec>& GlobalOptions() {
        "daemon socket (default: $SHARECTL_SOCKET, else "
        "/run/sharemgr/sharemgrd.sock)"},
       {"--json", "", "print one JSON document on standard output"},
+      {"-n", "",
+       "before a changing command, batch or import: its dry run (as its "
+       "own -n)"},
       {"--help", "", "print this help, or a command's help after COMMAND"},
       {"--version", "", "print the version"},
   };

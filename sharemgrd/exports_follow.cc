@@ -354,6 +354,11 @@ absl::Status ExportsFollower::Setup() {
   for (const auto& [group, file] : released) {
     libshare::Batch b;
     b.manager = file;
+    // The audit line's origin: why the group is released (the file's own
+    // batches are named "--follow-exports FILE").
+    b.origin = absl::StrCat(file,
+                            " no longer followed: sharemgrd started without "
+                            "--follow-exports for it");
     Operation op;
     op.type = Operation::Type::kManageGroup;
     op.group = group;

@@ -162,6 +162,15 @@ std::vector<CommandSpec> ReadCommands() {
        0,
        0},
       {"cache", "flush", "empty the authorization cache", false, {}, 1, 1},
+      // Not a batch: the file system a share is on is the daemon's record.
+      {"rerecord",
+       "-s PATH...",
+       "record anew the file system a share is on now (one added before "
+       "its file system was mounted)",
+       false,
+       {{"-s", "PATH", "the share (repeatable)", true}},
+       0,
+       0},
       {"changes",
        "--since GENERATION [--limit N] [--summary]",
        "show the batches committed after GENERATION: who, what, which shares",

@@ -713,6 +713,37 @@ int Runner::RunCacheFlush(const ParsedArgs& a) {
   return kExitOk;
 }
 
+int Runner::RunRerecord(const ParsedArgs& a) {
+  if (!a.Has("-s")) {
+    return Usage("rerecord", "give -s PATH; usage: rerecord -s PATH...");
+  }
+  std::vector<std::string> paths;
+  for (const auto& text : a.values.at("-s")) {
+    absl::StatusOr<std::string> p = libshare::NormalizePath(text);
+    if (!p.ok()) return Refused("rerecord", p.status().message());
+    if (std::find(paths.begin(), paths.end(), *p) != paths.end()) continue;
+    paths.push_back(*std::move(p));
+  }
+  int rc = kExitOk;
+  Client* c = Connection("rerecord", &rc);
+  if (c == nullptr) return rc;
+  absl::StatusOr<std::vector<std::string>> lines = c->Rerecord(paths);
+  if (!lines.ok()) return CallFailed("rerecord", lines.status());
+  if (json_) {
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("recorded");
+    w.BeginArray();
+    for (const std::string& l : *lines) w.String(l);
+    w.EndArray();
+    w.EndObject();
+    out() << w.str() << "\n";
+  } else {
+    for (const std::string& l : *lines) out() << ShownForTerminal(l) << "\n";
+  }
+  return kExitOk;
+}
+
 int Runner::RunChanges(const ParsedArgs& a) {
   if (!a.Has("--since")) {
     return Usage("changes",
@@ -768,6 +799,7 @@ int Runner::Dispatch(const CommandSpec& spec,
   if (n == "stats") return RunStats();
   if (n == "mounts") return RunMounts();
   if (n == "cache") return RunCacheFlush(*parsed);
+  if (n == "rerecord") return RunRerecord(*parsed);
   if (n == "batch") return RunBatch(*parsed);
   if (n == "import") return RunImport(*parsed);
   if (n == "changes") return RunChanges(*parsed);

@@ -461,6 +461,9 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
     case MGMTPROC_PREPARE_BATCH:
       result = PrepareBatch(ctx, args, out, &error);
       break;
+    case MGMTPROC_RERECORD:
+      result = Rerecord(ctx, args, out, &error);
+      break;
     default:
       result = PROC_UNAVAIL;
   }
@@ -1253,6 +1256,40 @@ accept_stat MgmtService::FollowSync(const CallContext& ctx, std::string* out,
   r.generation = catalog_->generation();
   return Encode(Proc(xdr_mgmt_follow_sync_res), &res, out) ? SUCCESS
                                                            : SYSTEM_ERR;
+}
+
+accept_stat MgmtService::Rerecord(const CallContext& ctx, XDR* args,
+                                  std::string* out, bool* error) {
+  Args<mgmt_rerecord_args> a(Proc(xdr_mgmt_rerecord_args));
+  if (!a.Decode(args)) return GARBAGE_ARGS;
+  if (RefusedUnlessMayChange(ctx, "recording file systems anew", out,
+                             error)) {
+    return SUCCESS;
+  }
+  std::vector<std::string> paths;
+  for (u_int i = 0; i < a->paths.paths_len; ++i) {
+    paths.push_back(Text(a->paths.paths_val[i]));
+  }
+  absl::StatusOr<std::vector<std::string>> lines =
+      served_ != nullptr
+          ? served_->Rerecord(paths)
+          : absl::StatusOr<std::vector<std::string>>(absl::UnavailableError(
+                "this daemon does not watch file systems"));
+  if (!lines.ok()) {
+    *error = true;
+    EncodeFailure(MgmtStatusOf(lines.status()),
+                  std::string(lines.status().message()), out);
+    return SUCCESS;
+  }
+  LogLine(absl::StrCat("rerecord asked by ", Caller(ctx)));
+  if (kernel_.wait_pushed) kernel_.wait_pushed();
+  std::vector<char*> m;
+  for (const std::string& l : *lines) m.push_back(Mutable(l));
+  mgmt_rerecord_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_rerecord_res_u.lines.lines_len = static_cast<u_int>(m.size());
+  res.mgmt_rerecord_res_u.lines.lines_val = m.data();
+  return Encode(Proc(xdr_mgmt_rerecord_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
 accept_stat MgmtService::Mounts(std::string* out) {

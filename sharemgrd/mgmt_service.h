@@ -152,6 +152,9 @@ class MgmtService final : public RpcProgram {
   accept_stat ListShares(XDR* args, std::string* out, bool* error);
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
+  // sharectl rerecord (FsWatch::Rerecord); needs change rights.
+  accept_stat Rerecord(const CallContext& ctx, XDR* args, std::string* out,
+                       bool* error);
   // Fills the split of s->shares: served, not served, disabled.
   void ShareCounts(mgmt_stats* s) const;
   // The refusal of a listing whose reply would pass the budget of unread

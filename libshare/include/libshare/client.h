@@ -196,6 +196,19 @@ class Client {
     return absl::UnimplementedError("FollowSync: not supported by this client");
   }
 
+  // `sharectl rerecord`: has the daemon record anew the file system each
+  // share at `paths` is on now (a share added before its file system was
+  // mounted was recorded on the parent's, and is not served once its own
+  // is mounted), and probe them. One line per path: what it recorded and
+  // what was recorded before. All or nothing: kNotFound for a path that
+  // is no share, kInvalidArgument for one that is not a directory on a
+  // mount now (the message names it); kPermissionDenied as for Apply().
+  [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> Rerecord(
+      const std::vector<std::string>& paths) {
+    (void)paths;
+    return absl::UnimplementedError("Rerecord: not supported by this client");
+  }
+
   // The batches committed after `generation`, from the daemon's bounded
   // in-memory log. kOutOfRange when the log no longer reaches back that
   // far (older than the log, or from before the daemon's start): list

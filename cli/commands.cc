@@ -310,7 +310,7 @@ std::string OptionLines(const std::vector<OptionSpec>& options) {
 
 std::string GlobalHelp() {
   std::string out =
-      "usage: sharectl [--socket PATH] [--json] COMMAND [ARGS]\n"
+      "usage: sharectl [--socket PATH] [--json] [-n] COMMAND [ARGS]\n"
       "       sharectl --help | --version | COMMAND --help | help [COMMAND]\n"
       "--socket and --json may also follow the command.\n"
       "\nOptions:\n";

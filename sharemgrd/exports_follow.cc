@@ -533,6 +533,16 @@ bool ExportsFollower::SyncLocked(const std::string& path) {
     Log(absl::StrCat(path, ": ", dropped - kDropsLogged,
                      " more options without a share_nfs equivalent dropped"));
   }
+  // What is applied as written but worth a look (a trailing "-ro" that
+  // exports to every client, "host (rw)"), as few per version as drops.
+  for (std::size_t i = 0; i < plan.warnings.size() && i < kDropsLogged; ++i) {
+    Log(absl::StrCat(plan.warnings[i].where,
+                     ": warning: ", plan.warnings[i].message));
+  }
+  if (plan.warnings.size() > kDropsLogged) {
+    Log(absl::StrCat(path, ": ", plan.warnings.size() - kDropsLogged,
+                     " more warnings"));
+  }
   if (refusals > 0) {
     if (refusals > 1) {
       absl::StrAppend(&first_refusal, " (and ", refusals - 1, " more)");

@@ -28,6 +28,9 @@ replace "$a *(rw,no_subtree_check)
 start_daemon --follow-exports "$SM_DIR/exports.d/*.exports"
 wait_group "$a rw"
 assert_contains "$(sc stats)" "$f -> group exports-zfs (1 share): ok" "stats"
+# Applied as written, but worth a look: logged as import prints it.
+assert_contains "$(cat "$SM_LOG")" "$f:1: warning: $a: read-write to every client (rw)" \
+  "the log warns of a path open to every client"
 assert_eq "$f" "$(sc --json list | jq -r '.groups[] | select(.name=="exports-zfs") | .managed_by // ""')" "managed_by"
 
 gen=$(sc --json stats | jq .generation)

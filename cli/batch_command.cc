@@ -115,7 +115,9 @@ int Runner::RunBatch(const ParsedArgs& a) {
   }
   Batch batch;
   batch.dry_run = a.DryRun();
-  batch.origin = absl::StrCat("batch ", where);
+  // The audit log is read far from this folder: the file's absolute name.
+  batch.origin =
+      absl::StrCat("batch ", file == "-" ? where : AbsoluteName(file));
   batch.ops = std::move(parsed.ops);
   std::vector<int> op_lines = std::move(parsed.op_lines);
   BatchSummary summary;

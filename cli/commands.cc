@@ -162,6 +162,15 @@ std::vector<CommandSpec> ReadCommands() {
        0,
        0},
       {"cache", "flush", "empty the authorization cache", false, {}, 1, 1},
+      // Not a batch: the file system a share is on is the daemon's record.
+      {"rerecord",
+       "-s PATH...",
+       "record anew the file system a share is on now (one added before "
+       "its file system was mounted)",
+       false,
+       {{"-s", "PATH", "the share (repeatable)", true}},
+       0,
+       0},
       {"changes",
        "--since GENERATION [--limit N] [--summary]",
        "show the batches committed after GENERATION: who, what, which shares",
@@ -275,6 +284,9 @@ const std::vector<OptionSpec>& GlobalOptions() {
        "daemon socket (default: $SHARECTL_SOCKET, else "
        "/run/sharemgr/sharemgrd.sock)"},
       {"--json", "", "print one JSON document on standard output"},
+      {"-n", "",
+       "before a changing command, batch or import: its dry run (as its "
+       "own -n)"},
       {"--help", "", "print this help, or a command's help after COMMAND"},
       {"--version", "", "print the version"},
   };
@@ -298,7 +310,7 @@ std::string OptionLines(const std::vector<OptionSpec>& options) {
 
 std::string GlobalHelp() {
   std::string out =
-      "usage: sharectl [--socket PATH] [--json] COMMAND [ARGS]\n"
+      "usage: sharectl [--socket PATH] [--json] [-n] COMMAND [ARGS]\n"
       "       sharectl --help | --version | COMMAND --help | help [COMMAND]\n"
       "--socket and --json may also follow the command.\n"
       "\nOptions:\n";

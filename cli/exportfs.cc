@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -279,9 +280,10 @@ std::string ExportsLine(const std::string& path,
   return line;
 }
 
-std::string EffectiveLinuxOptions(const libshare::ExportsClientView& c) {
+std::string EffectiveLinuxOptions(const libshare::ExportsClientView& c,
+                                  bool insecure) {
   // sharemgrd's kernel mode: always sync, wdelay, no_subtree_check; the
-  // port check is server-wide (--insecure), so each export shows secure.
+  // port check is server-wide (--insecure), so every export shows it.
   std::string out = absl::StrCat("sync,wdelay,", c.nohide ? "nohide" : "hide",
                                  ",no_subtree_check");
   if (c.anonuid != 65534) absl::StrAppend(&out, ",anonuid=", c.anonuid);
@@ -299,7 +301,8 @@ std::string EffectiveLinuxOptions(const libshare::ExportsClientView& c) {
       }
       absl::StrAppend(&out, ":", FlavorName(g.flavor));
     }
-    absl::StrAppend(&out, f.ro ? ",ro" : ",rw", ",secure",
+    absl::StrAppend(&out, f.ro ? ",ro" : ",rw",
+                    insecure ? ",insecure" : ",secure",
                     f.root_squash ? ",root_squash" : ",no_root_squash",
                     f.all_squash ? ",all_squash" : ",no_all_squash");
     i = k;
@@ -308,7 +311,8 @@ std::string EffectiveLinuxOptions(const libshare::ExportsClientView& c) {
 }
 
 std::string FormatExportfsList(std::vector<libshare::ExportsClientView> clients,
-                               bool verbose, bool export_format) {
+                               bool verbose, bool export_format,
+                               bool insecure) {
   std::stable_sort(
       clients.begin(), clients.end(),
       [](const libshare::ExportsClientView& a,
@@ -318,16 +322,119 @@ std::string FormatExportfsList(std::vector<libshare::ExportsClientView> clients,
     const bool world = c.spec == "*";
     const std::string host = world && !export_format ? "<world>" : c.spec;
     if (export_format) {
-      absl::StrAppend(&out, EscapePath(c.path), " ", host);
+      absl::StrAppend(&out, EscapePath(c.path), "  ", host);
     } else {
       std::string path = c.path;
       if (path.size() < 14) path.resize(14, ' ');
       absl::StrAppend(&out, path, c.path.size() > 14 ? "\n\t\t" : "\t", host);
     }
     if (verbose || export_format) {
-      absl::StrAppend(&out, "(", EffectiveLinuxOptions(c), ")");
+      absl::StrAppend(&out, "(", EffectiveLinuxOptions(c, insecure), ")");
     }
     out += "\n";
+  }
+  return out;
+}
+
+namespace {
+
+using libshare::AccessEntry;
+using libshare::AccessList;
+
+// `e` as exportfs names a client, and rpc.mountd's rank of that kind.
+std::pair<std::string, int> ExportfsSpec(const AccessEntry& e) {
+  switch (e.kind) {
+    case AccessEntry::Kind::kAny:
+      return {"*", 4};
+    case AccessEntry::Kind::kAddress:
+      return {e.address.ToString(), 0};
+    case AccessEntry::Kind::kName:
+      return {e.name, 0};
+    case AccessEntry::Kind::kNetwork: {
+      std::string net = e.address.ToString();
+      if (e.prefix_len >= 0) absl::StrAppend(&net, "/", e.prefix_len);
+      return {net, 1};
+    }
+    case AccessEntry::Kind::kDomainSuffix:
+      return {absl::StrCat("*.", e.name), 2};
+    case AccessEntry::Kind::kNetworkName:
+    case AccessEntry::Kind::kDotless:
+      break;
+  }
+  // No exportfs spelling: the share_nfs entry as written.
+  AccessEntry allow = e;
+  allow.deny = false;
+  return {allow.Canonical(), 2};
+}
+
+// Whether list `l` lets in a client named by `who`: its first entry that
+// is `who` (either sign) or "*" decides; nullopt when none does.
+std::optional<bool> ListLetsIn(const std::optional<AccessList>& l,
+                               const AccessEntry& who) {
+  if (!l.has_value()) return std::nullopt;
+  for (const AccessEntry& e : l->entries) {
+    AccessEntry unsigned_e = e;
+    unsigned_e.deny = false;
+    if (unsigned_e == who || e.kind == AccessEntry::Kind::kAny) {
+      return !e.deny;
+    }
+  }
+  return std::nullopt;
+}
+
+// What such a client gets in `scope`, as the access decision gives it
+// (sharemgrd/access/share_access, authcache's Evaluate): nullopt for
+// nothing, else read-only or not.
+std::optional<bool> ScopeReadOnly(const libshare::SecScope& scope,
+                                  const AccessEntry& who) {
+  if (ListLetsIn(scope.none, who).value_or(false)) return std::nullopt;
+  if (scope.HasNoAccessOption()) return false;
+  if (ListLetsIn(scope.rw, who).value_or(false)) return false;
+  if (scope.rw_all) return ListLetsIn(scope.ro, who).value_or(false);
+  if (ListLetsIn(scope.ro, who).value_or(false)) return true;
+  if (scope.ro_all) return true;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<libshare::ExportsClientView> ServedClients(
+    const std::string& path, const libshare::ShareOptions& served) {
+  // The entries that name clients, in option order, each once.
+  std::vector<AccessEntry> who;
+  const auto note = [&](const AccessEntry& e) {
+    if (e.deny) return;
+    if (std::find(who.begin(), who.end(), e) == who.end()) who.push_back(e);
+  };
+  bool everyone = false;
+  for (const libshare::SecScope& scope : served.scopes) {
+    everyone |= scope.HasNoAccessOption() || scope.rw_all || scope.ro_all;
+    for (const std::optional<AccessList>* l :
+         {&scope.rw, &scope.ro, &scope.root}) {
+      if (!l->has_value()) continue;
+      for (const AccessEntry& e : (*l)->entries) note(e);
+    }
+  }
+  if (everyone) note(AccessEntry{});  // kAny
+  std::vector<libshare::ExportsClientView> out;
+  for (const AccessEntry& w : who) {
+    libshare::ExportsClientView v;
+    v.path = path;
+    std::tie(v.spec, v.rank) = ExportfsSpec(w);
+    v.nohide = served.nohide;
+    if (served.anon.has_value() && *served.anon >= 0) {
+      v.anonuid = v.anongid = *served.anon;
+    }
+    for (const libshare::SecScope& scope : served.scopes) {
+      std::optional<bool> ro = ScopeReadOnly(scope, w);
+      if (!ro.has_value()) continue;
+      const bool root = ListLetsIn(scope.root, w).value_or(false);
+      for (libshare::SecFlavor f : scope.flavors) {
+        if (f == libshare::SecFlavor::kDh) continue;  // Linux has no AUTH_DH
+        v.flavors.push_back({f, *ro, !root, false});
+      }
+    }
+    if (!v.flavors.empty()) out.push_back(std::move(v));
   }
   return out;
 }
@@ -674,17 +781,29 @@ int ExportfsRunner::List(const ExportfsArgs& a) {
           << " of sharectl's own groups not listed (sharectl share lists "
              "them)\n";
   }
+  // The options shown are those the daemon applies: its port check is
+  // server-wide (--insecure).
+  bool insecure = false;
+  if (a.verbose || a.export_format) {
+    absl::StatusOr<libshare::DaemonStats> st = c->Stats();
+    if (!st.ok()) return CallFailed(st.status());
+    insecure = st->insecure;
+  }
   std::vector<libshare::ExportsClientView> views;
   if (names.empty()) {
-    out() << FormatExportfsList(views, a.verbose, a.export_format);
+    out() << FormatExportfsList(views, a.verbose, a.export_format, insecure);
     return kExitOk;
   }
   absl::StatusOr<std::vector<libshare::ShareInfo>> shares =
       c->ListShares(names);
   if (!shares.ok()) return CallFailed(shares.status());
-  // The exports clients of each group's active shares. A followed file is
-  // read again here; a path whose share the daemon holds with other options
-  // (the file changed and was refused) is left out, with a note.
+  // What is served, with the options that apply: a share's exports(5)
+  // text (its followed file read again, or the clients kept in the
+  // description of a share of group exportfs) is listed when it
+  // translates to the options the daemon serves; otherwise (the file
+  // changed and was refused, a share edited with set-share) the clients
+  // are read from the served options themselves (ServedClients). Shares
+  // the daemon does not serve (file system gone) are not listed.
   // The followed files first (exportfs reads /etc/exports before its
   // table of transient exports), then the group of exportfs -o.
   std::vector<const libshare::GroupInfo*> order;
@@ -698,51 +817,74 @@ int ExportfsRunner::List(const ExportfsArgs& a) {
   }
   for (const libshare::GroupInfo* gp : order) {
     const libshare::GroupInfo& g = *gp;
+    absl::StatusOr<libshare::ShareOptions> group_options =
+        libshare::ParseOptions(g.options);
     std::map<std::string, const libshare::ShareInfo*> active;
     for (const libshare::ShareInfo& s : *shares) {
-      if (s.group == g.name && s.active) active[s.path] = &s;
+      if (s.group != g.name || !s.active) continue;
+      if (!s.not_served.empty()) {
+        err() << "exportfs: " << s.path << ": not listed: not served ("
+              << s.not_served << ")\n";
+        continue;
+      }
+      active[s.path] = &s;
     }
+    // The exports(5) text of this group's paths.
+    std::vector<libshare::SourceFile> text;
     if (g.name == kExportfsGroup) {
       for (const auto& [path, s] : active) {
         absl::StatusOr<std::vector<ExportfsClient>> list =
             ParseClientList(s->description);
-        if (!list.ok()) {
-          err() << "exportfs: " << path
-                << ": not listed: " << list.status().message() << "\n";
+        if (list.ok()) text.push_back({path, ExportsLine(path, *list)});
+      }
+    } else {
+      std::string file;
+      if (ReadFile(g.managed_by, &file)) text.push_back({g.managed_by, file});
+    }
+    std::map<std::string, std::string> said;  // path -> options translated
+    for (const libshare::SourceFile& f : text) {
+      for (const Operation& op : libshare::ImportExports({f}, g.name).ops) {
+        said[op.path] = op.options;
+      }
+    }
+    // The paths whose text says what is served.
+    std::set<std::string> as_said;
+    for (const auto& [path, s] : active) {
+      absl::StatusOr<libshare::ShareOptions> served =
+          libshare::ParseOptions(s->effective_options);
+      if (!served.ok()) {
+        err() << "exportfs: " << path << ": not listed: its options do not "
+              << "parse: " << served.status().message() << "\n";
+        continue;
+      }
+      auto it = said.find(path);
+      if (it != said.end() && group_options.ok()) {
+        absl::StatusOr<libshare::ShareOptions> own =
+            libshare::ParseOptions(it->second);
+        if (own.ok() &&
+            libshare::InheritOptions(*group_options, *own) == *served) {
+          as_said.insert(path);
           continue;
         }
-        std::vector<libshare::ExportsClientView> v = libshare::ExportsClients(
-            {{path, ExportsLine(path, *list)}}, nullptr);
-        views.insert(views.end(), v.begin(), v.end());
       }
-      continue;
-    }
-    std::string text;
-    if (!ReadFile(g.managed_by, &text)) continue;
-    const std::vector<libshare::SourceFile> file = {{g.managed_by, text}};
-    libshare::ImportPlan plan = libshare::ImportExports(file, g.name);
-    std::map<std::string, std::string> now;  // path -> options the file says
-    for (const Operation& op : plan.ops) now[op.path] = op.options;
-    std::set<std::string> current;
-    for (const auto& [path, s] : active) {
-      auto it = now.find(path);
-      if (it != now.end() && it->second == s->options) {
-        current.insert(path);
-      } else {
-        err() << "exportfs: " << path << ": not listed: the daemon serves an "
+      if (g.name != kExportfsGroup) {
+        err() << "exportfs: " << path << ": listed as served from an "
               << "earlier version of " << g.managed_by
               << (g.follow_error.empty()
                       ? ""
                       : absl::StrCat(" (", g.follow_error, ")"))
               << "\n";
       }
+      std::vector<libshare::ExportsClientView> v = ServedClients(path, *served);
+      views.insert(views.end(), v.begin(), v.end());
     }
     for (libshare::ExportsClientView& v :
-         libshare::ExportsClients(file, nullptr)) {
-      if (current.count(v.path) != 0) views.push_back(std::move(v));
+         libshare::ExportsClients(text, nullptr)) {
+      if (as_said.count(v.path) != 0) views.push_back(std::move(v));
     }
   }
-  out() << FormatExportfsList(std::move(views), a.verbose, a.export_format);
+  out() << FormatExportfsList(std::move(views), a.verbose, a.export_format,
+                              insecure);
   return kExitOk;
 }
 

@@ -88,13 +88,30 @@ std::string ExportsLine(const std::string& path,
 
 // The options exportfs -v shows for a client, as sharemgrd applies them
 // in kernel mode: "sync,wdelay,hide,no_subtree_check,sec=sys,rw,secure,
-// root_squash,no_all_squash" (anonuid=/anongid= when not 65534).
-std::string EffectiveLinuxOptions(const libshare::ExportsClientView& c);
+// root_squash,no_all_squash" (anonuid=/anongid= when not 65534);
+// "insecure" for a daemon that runs --insecure (the port check is
+// server-wide there).
+std::string EffectiveLinuxOptions(const libshare::ExportsClientView& c,
+                                  bool insecure = false);
 // The listing of exportfs (nfs-utils' dump()): by client kind, then in
-// the order given; "<world>" for "*" unless export_format (-s);
+// the order given; "<world>" for "*" unless export_format (-s, whose
+// lines are "PATH  CLIENT(OPTIONS)", two spaces as exportfs writes);
 // options with verbose or export_format.
 std::string FormatExportfsList(std::vector<libshare::ExportsClientView> clients,
-                               bool verbose, bool export_format);
+                               bool verbose, bool export_format,
+                               bool insecure = false);
+
+// The clients exportfs -v lists for a share the daemon serves with
+// `served` (its effective options), when no exports(5) text says them
+// (a followed file's path served from its last good version, a share of
+// the group exportfs edited with set-share): each allowing entry of its
+// rw=, ro=, root= lists, and "*" when a scope opens to every client, with
+// what a client named by that entry gets, flavor by flavor (none= and
+// deny entries decide as they do for such a client; an entry that gets
+// nothing is left out). Specs in exportfs's spelling: "10.0.0.0/8",
+// "*.example.com", host names and addresses as written.
+std::vector<libshare::ExportsClientView> ServedClients(
+    const std::string& path, const libshare::ShareOptions& served);
 
 // Runs `exportfs ARGS` (args exclude the program name) against the daemon
 // at `socket`. Messages start with "exportfs: ". Exit codes as sharectl's.

@@ -107,7 +107,9 @@ Batch ImportBatch(const libshare::ImportPlan& plan, const std::string& group,
   Batch batch;
   batch.dry_run = dry_run;
   batch.origin = absl::StrCat("import ", flag);
-  for (const auto& n : names) absl::StrAppend(&batch.origin, " ", n);
+  for (const auto& n : names) {
+    absl::StrAppend(&batch.origin, " ", AbsoluteName(n));
+  }
   if (!group_exists) {
     Operation create;
     create.type = Operation::Type::kCreateGroup;

@@ -6,8 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <istream>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 
@@ -79,6 +81,21 @@ bool ReadWholeFile(const std::string& path, std::string* text,
     return false;
   }
   return true;
+}
+
+std::string AbsoluteName(const std::string& path) {
+  if (path.empty()) return path;
+  std::filesystem::path p(path);
+  if (p.is_relative()) {
+    std::error_code ec;
+    std::filesystem::path cwd = std::filesystem::current_path(ec);
+    if (ec) return path;
+    p = cwd / p;
+  }
+  std::string out = p.lexically_normal().string();
+  // "a/b/" names the same file as "a/b".
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
 }
 
 }  // namespace sharectl

@@ -31,6 +31,13 @@ bool ReadWholeFile(const std::string& path, std::string* text,
                    std::string* error, std::size_t limit,
                    std::optional<libshare::HeapReserve>* reserve = nullptr);
 
+// `path` as an absolute name, for a batch's origin in the daemon's audit
+// log and change log (which are read far from the caller's folder): a
+// relative path is joined to the current folder and "." and ".." are
+// resolved by name (links are not followed). `path` itself if the current
+// folder cannot be read.
+std::string AbsoluteName(const std::string& path);
+
 }  // namespace sharectl
 
 #endif  // SHARECTL_INPUT_FILE_H_

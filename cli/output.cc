@@ -464,7 +464,9 @@ std::string FormatStats(const libshare::DaemonStats& s) {
   std::snprintf(load, sizeof load, "%.1f ms (%d threads)", s.load_ms,
                 s.load_threads);
   std::vector<std::vector<std::string>> rows = {
-      {"shares:", std::to_string(s.shares)},
+      {"shares:", absl::StrCat(s.shares, " (", s.shares_served, " served, ",
+                               s.shares_not_served, " not served, ",
+                               s.shares_disabled, " disabled)")},
       {"groups:", std::to_string(s.groups)},
       {"generation:", std::to_string(s.generation)},
       {"load:", load},
@@ -538,6 +540,12 @@ std::string FormatStatsJson(const libshare::DaemonStats& s) {
   w.BeginObject();
   w.Key("shares");
   w.Uint(s.shares);
+  w.Key("shares_served");
+  w.Uint(s.shares_served);
+  w.Key("shares_not_served");
+  w.Uint(s.shares_not_served);
+  w.Key("shares_disabled");
+  w.Uint(s.shares_disabled);
   w.Key("groups");
   w.Uint(s.groups);
   w.Key("generation");

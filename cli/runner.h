@@ -158,6 +158,7 @@ class Runner {
   int RunStats();
   int RunMounts();
   int RunCacheFlush(const ParsedArgs& a);
+  int RunRerecord(const ParsedArgs& a);
   int RunBatch(const ParsedArgs& a);
   int RunImport(const ParsedArgs& a);
   int RunChanges(const ParsedArgs& a);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <utility>
@@ -41,8 +42,18 @@ using libshare::BatchResult;
 using libshare::Client;
 using libshare::Operation;
 
+// "; did you mean \"NAME\"?" for the group name closest to `typed`, or "".
+std::string GroupSuggestion(const std::vector<libshare::GroupInfo>& all,
+                            std::string_view typed) {
+  std::vector<std::string_view> names;
+  names.reserve(all.size());
+  for (const libshare::GroupInfo& g : all) names.push_back(g.name);
+  return libshare::DidYouMean(typed, names);
+}
+
 // The groups `names` names, in that order (all of them if `names` is
-// empty); "NAME: no such group" in *missing for each unknown one.
+// empty); "group NAME does not exist" (the daemon's words for a change's
+// group), with a suggestion, in *missing for each unknown one.
 std::vector<libshare::GroupInfo> PickGroups(
     const std::vector<libshare::GroupInfo>& all,
     const std::vector<std::string>& names, std::vector<std::string>* missing) {
@@ -52,7 +63,8 @@ std::vector<libshare::GroupInfo> PickGroups(
     auto it = std::find_if(all.begin(), all.end(),
                            [&](const auto& g) { return g.name == name; });
     if (it == all.end()) {
-      missing->push_back(absl::StrCat(name, ": no such group"));
+      missing->push_back(absl::StrCat("group ", name, " does not exist",
+                                      GroupSuggestion(all, name)));
     } else {
       chosen.push_back(*it);
     }
@@ -255,6 +267,27 @@ int Runner::Apply(std::string_view cmd, Batch batch, OriginOf origin_of,
             std::string(libshare::OperationName(batch.ops[e.index].type));
       }
       p.message = e.message;
+    }
+    // A mistyped group gets the closest existing name (asked once, only
+    // when some operation named a group that does not exist).
+    std::optional<std::vector<libshare::GroupInfo>> groups;
+    for (Problem& p : problems) {
+      if (!absl::StartsWith(p.message, "group ") ||
+          !absl::EndsWith(p.message, " does not exist")) {
+        continue;
+      }
+      if (!groups.has_value()) {
+        absl::StatusOr<Client*> c = Connect();
+        absl::StatusOr<std::vector<libshare::GroupInfo>> all =
+            c.ok()
+                ? (*c)->ListGroups()
+                : absl::StatusOr<std::vector<libshare::GroupInfo>>(c.status());
+        groups =
+            all.ok() ? *std::move(all) : std::vector<libshare::GroupInfo>{};
+      }
+      const std::string_view name = std::string_view(p.message).substr(
+          6, p.message.size() - 6 - std::strlen(" does not exist"));
+      p.message += GroupSuggestion(*groups, name);
     }
   }
   SortProblems(&problems);
@@ -680,6 +713,37 @@ int Runner::RunCacheFlush(const ParsedArgs& a) {
   return kExitOk;
 }
 
+int Runner::RunRerecord(const ParsedArgs& a) {
+  if (!a.Has("-s")) {
+    return Usage("rerecord", "give -s PATH; usage: rerecord -s PATH...");
+  }
+  std::vector<std::string> paths;
+  for (const auto& text : a.values.at("-s")) {
+    absl::StatusOr<std::string> p = libshare::NormalizePath(text);
+    if (!p.ok()) return Refused("rerecord", p.status().message());
+    if (std::find(paths.begin(), paths.end(), *p) != paths.end()) continue;
+    paths.push_back(*std::move(p));
+  }
+  int rc = kExitOk;
+  Client* c = Connection("rerecord", &rc);
+  if (c == nullptr) return rc;
+  absl::StatusOr<std::vector<std::string>> lines = c->Rerecord(paths);
+  if (!lines.ok()) return CallFailed("rerecord", lines.status());
+  if (json_) {
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("recorded");
+    w.BeginArray();
+    for (const std::string& l : *lines) w.String(l);
+    w.EndArray();
+    w.EndObject();
+    out() << w.str() << "\n";
+  } else {
+    for (const std::string& l : *lines) out() << ShownForTerminal(l) << "\n";
+  }
+  return kExitOk;
+}
+
 int Runner::RunChanges(const ParsedArgs& a) {
   if (!a.Has("--since")) {
     return Usage("changes",
@@ -735,6 +799,7 @@ int Runner::Dispatch(const CommandSpec& spec,
   if (n == "stats") return RunStats();
   if (n == "mounts") return RunMounts();
   if (n == "cache") return RunCacheFlush(*parsed);
+  if (n == "rerecord") return RunRerecord(*parsed);
   if (n == "batch") return RunBatch(*parsed);
   if (n == "import") return RunImport(*parsed);
   if (n == "changes") return RunChanges(*parsed);
@@ -749,6 +814,7 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
   // command (not after a "--"); --help and --version only before it.
   bool json = false;
   bool socket_given = false;  // on the command line (SHARECTL_SOCKET aside)
+  std::string dry_run;        // "-n" or "--dry-run" before the command
   std::vector<std::string> words;  // the command and its own words
   std::string usage_error;
   bool only_args = false;
@@ -781,6 +847,8 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
     } else if (!words.empty()) {
       if (a == "--") only_args = true;
       words.push_back(a);
+    } else if (a == "-n" || a == "--dry-run") {
+      dry_run = a;  // the command's own -n (see below)
     } else if (a == "--help" || a == "-h") {
       *env.out << GlobalHelp();
       return kExitOk;
@@ -806,6 +874,17 @@ int Run(const std::vector<std::string>& args, const Environment& env) {
   };
   if (!usage_error.empty()) return usage(usage_error);
   if (words.empty()) return usage("missing command; see sharectl --help");
+  if (!dry_run.empty()) {
+    // "sharectl -n COMMAND ..." is "sharectl COMMAND -n ...".
+    const CommandSpec* spec = FindCommand(words[0]);
+    if (spec == nullptr || !TakesDryRun(*spec)) {
+      return usage(absl::StrCat("option \"", dry_run,
+                                "\" (dry run) goes with a changing command, "
+                                "batch or import; \"",
+                                ShownWord(words[0]), "\" is not one"));
+    }
+    words.insert(words.begin() + 1, dry_run);
+  }
   if (words[0] == "help") {  // as --help, or COMMAND --help
     if (words.size() == 1) {
       *env.out << GlobalHelp();

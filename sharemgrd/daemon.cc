@@ -51,6 +51,10 @@ constexpr std::size_t kMgmtInputBudget = 2 * kMgmtMaxRecord;
 // ListenerLimits); an EXPORT of a million shares is well below.
 constexpr std::size_t kMountMaxQueued = 128u << 20;
 constexpr std::size_t kMgmtMaxQueued = std::size_t{1} << 30;
+// Unread replies all reader connections of the management socket may hold
+// together (a LIST_SHARES or SHARETAB reply at 15,000 shares is about
+// 1.5 MB): past it their listings are refused until clients read.
+constexpr std::size_t kMgmtReplyBudget = 32u << 20;
 // Management threads (the pool grows while they block). A changing call
 // holds its thread while it waits for its group's commit, so this many
 // callers can share one commit (group commit, mgmt_service.h).
@@ -852,6 +856,13 @@ void Daemon::AddManagementListener(std::optional<gid_t> admin_gid) {
   mgmt_limits.idle_timeout = absl::Seconds(config_.mgmt_idle_timeout_seconds);
   mgmt_limits.max_queued = kMgmtMaxQueued;
   mgmt_limits.input_budget = kMgmtInputBudget;
+  // Callers without change rights (anyone who can open the socket) share
+  // one budget of unread replies; those who may change shares are not
+  // held back by them.
+  mgmt_limits.output_budget = kMgmtReplyBudget;
+  mgmt_limits.output_budget_applies = [admin_gid](const CallContext& c) {
+    return !(c.has_peer_cred && MayChange(c.peer_uid, c.peer_gid, admin_gid));
+  };
   mgmt_limits.record_limit = [admin_gid](const CallContext& c) {
     return c.has_peer_cred && MayChange(c.peer_uid, c.peer_gid, admin_gid)
                ? kMgmtMaxRecord

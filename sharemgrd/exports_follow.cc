@@ -354,6 +354,11 @@ absl::Status ExportsFollower::Setup() {
   for (const auto& [group, file] : released) {
     libshare::Batch b;
     b.manager = file;
+    // The audit line's origin: why the group is released (the file's own
+    // batches are named "--follow-exports FILE").
+    b.origin = absl::StrCat(file,
+                            " no longer followed: sharemgrd started without "
+                            "--follow-exports for it");
     Operation op;
     op.type = Operation::Type::kManageGroup;
     op.group = group;
@@ -527,6 +532,16 @@ bool ExportsFollower::SyncLocked(const std::string& path) {
   if (dropped > kDropsLogged) {
     Log(absl::StrCat(path, ": ", dropped - kDropsLogged,
                      " more options without a share_nfs equivalent dropped"));
+  }
+  // What is applied as written but worth a look (a trailing "-ro" that
+  // exports to every client, "host (rw)"), as few per version as drops.
+  for (std::size_t i = 0; i < plan.warnings.size() && i < kDropsLogged; ++i) {
+    Log(absl::StrCat(plan.warnings[i].where,
+                     ": warning: ", plan.warnings[i].message));
+  }
+  if (plan.warnings.size() > kDropsLogged) {
+    Log(absl::StrCat(path, ": ", plan.warnings.size() - kDropsLogged,
+                     " more warnings"));
   }
   if (refusals > 0) {
     if (refusals > 1) {

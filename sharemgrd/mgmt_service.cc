@@ -358,6 +358,18 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
   const auto start = std::chrono::steady_clock::now();
   bool error = false;
   accept_stat result = SUCCESS;
+  // The listings whose replies grow with the table, for callers under the
+  // budget of unread replies (daemon.cc, kMgmtReplyBudget): built a few
+  // at a time (each holds the table's texts while it is built), and
+  // refused rather than queued when their reply would pass the budget.
+  const bool big_reply =
+      ctx.proc == MGMTPROC_LIST_SHARES || ctx.proc == MGMTPROC_SHARETAB ||
+      ctx.proc == MGMTPROC_CHANGES_SINCE || ctx.proc == MGMTPROC_MOUNTS;
+  std::optional<ReaderListingSlot> slot;
+  if (big_reply && ctx.replies_held != nullptr) {
+    if (ReplyOverBudget(ctx, 0)) return ReplyBusy(ctx, out);
+    slot.emplace(this);
+  }
   switch (ctx.proc) {
     case MGMTPROC_NULL:
       break;
@@ -450,8 +462,16 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
     case MGMTPROC_PREPARE_BATCH:
       result = PrepareBatch(ctx, args, out, &error);
       break;
+    case MGMTPROC_RERECORD:
+      result = Rerecord(ctx, args, out, &error);
+      break;
     default:
       result = PROC_UNAVAIL;
+  }
+  if (slot.has_value() && result == SUCCESS &&
+      ReplyOverBudget(ctx, out->size())) {
+    out->clear();
+    return ReplyBusy(ctx, out);
   }
   if (result != PROC_UNAVAIL) {
     auto us = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -461,6 +481,29 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
                   error || result != SUCCESS);
   }
   return result;
+}
+
+MgmtService::ReaderListingSlot::ReaderListingSlot(MgmtService* s) : s_(s) {
+  s_->reader_listings_mu_.LockWhen(absl::Condition(
+      +[](int* n) { return *n < kReaderListingsAtOnce; },
+      &s_->reader_listings_));
+  ++s_->reader_listings_;
+  s_->reader_listings_mu_.Unlock();
+}
+
+MgmtService::ReaderListingSlot::~ReaderListingSlot() {
+  absl::MutexLock l(&s_->reader_listings_mu_);
+  --s_->reader_listings_;
+}
+
+accept_stat MgmtService::ReplyBusy(const CallContext& ctx, std::string* out) {
+  EncodeFailure(MGMT_ERR_INTERNAL,
+                "busy: callers without change rights have not read the "
+                "replies the daemon holds for them (their limit together); "
+                "try again in a few seconds",
+                out);
+  stats_.Record(ctx.proc, 0, true);
+  return SUCCESS;
 }
 
 accept_stat MgmtService::ListShares(XDR* args, std::string* out, bool* error) {
@@ -1103,6 +1146,24 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
   return Encode(Proc(xdr_mgmt_check_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
+void MgmtService::ShareCounts(mgmt_stats* s) const {
+  uint64_t disabled = 0;
+  for (const libshare::GroupInfo& g : catalog_->ListGroups()) {
+    if (!g.enabled) disabled += g.share_count;
+  }
+  uint64_t not_served = 0;
+  if (served_ != nullptr) {
+    for (const std::string& path : served_->NotServedPaths()) {
+      std::optional<libshare::ShareMatch> m = catalog_->FindNearest(path);
+      if (m.has_value() && m->path == path) ++not_served;  // active
+    }
+  }
+  s->shares_disabled = std::min<uint64_t>(disabled, s->shares);
+  s->shares_not_served =
+      std::min<uint64_t>(not_served, s->shares - s->shares_disabled);
+  s->shares_served = s->shares - s->shares_disabled - s->shares_not_served;
+}
+
 accept_stat MgmtService::Stats(std::string* out) {
   libshare::LoadStats load = catalog_->load_stats();
   authcache::AuthCacheCounters c = cache_->counters();
@@ -1172,6 +1233,8 @@ accept_stat MgmtService::Stats(std::string* out) {
   }
   s.followed.followed_len = static_cast<u_int>(files.size());
   s.followed.followed_val = files.data();
+  s.insecure = mounts_->insecure();
+  ShareCounts(&s);
   return Encode(Proc(xdr_mgmt_stats_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
@@ -1216,6 +1279,40 @@ accept_stat MgmtService::FollowSync(const CallContext& ctx, std::string* out,
   r.generation = catalog_->generation();
   return Encode(Proc(xdr_mgmt_follow_sync_res), &res, out) ? SUCCESS
                                                            : SYSTEM_ERR;
+}
+
+accept_stat MgmtService::Rerecord(const CallContext& ctx, XDR* args,
+                                  std::string* out, bool* error) {
+  Args<mgmt_rerecord_args> a(Proc(xdr_mgmt_rerecord_args));
+  if (!a.Decode(args)) return GARBAGE_ARGS;
+  if (RefusedUnlessMayChange(ctx, "recording file systems anew", out,
+                             error)) {
+    return SUCCESS;
+  }
+  std::vector<std::string> paths;
+  for (u_int i = 0; i < a->paths.paths_len; ++i) {
+    paths.push_back(Text(a->paths.paths_val[i]));
+  }
+  absl::StatusOr<std::vector<std::string>> lines =
+      served_ != nullptr
+          ? served_->Rerecord(paths)
+          : absl::StatusOr<std::vector<std::string>>(absl::UnavailableError(
+                "this daemon does not watch file systems"));
+  if (!lines.ok()) {
+    *error = true;
+    EncodeFailure(MgmtStatusOf(lines.status()),
+                  std::string(lines.status().message()), out);
+    return SUCCESS;
+  }
+  LogLine(absl::StrCat("rerecord asked by ", Caller(ctx)));
+  if (kernel_.wait_pushed) kernel_.wait_pushed();
+  std::vector<char*> m;
+  for (const std::string& l : *lines) m.push_back(Mutable(l));
+  mgmt_rerecord_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_rerecord_res_u.lines.lines_len = static_cast<u_int>(m.size());
+  res.mgmt_rerecord_res_u.lines.lines_val = m.data();
+  return Encode(Proc(xdr_mgmt_rerecord_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
 accept_stat MgmtService::Mounts(std::string* out) {

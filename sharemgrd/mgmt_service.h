@@ -159,6 +159,29 @@ class MgmtService final : public RpcProgram {
   accept_stat ListShares(XDR* args, std::string* out, bool* error);
   accept_stat Check(XDR* args, std::string* out, bool* error);
   accept_stat Stats(std::string* out);
+  // sharectl rerecord (FsWatch::Rerecord); needs change rights.
+  accept_stat Rerecord(const CallContext& ctx, XDR* args, std::string* out,
+                       bool* error);
+  // Fills the split of s->shares: served, not served, disabled.
+  void ShareCounts(mgmt_stats* s) const;
+  // The refusal of a listing whose reply would pass the budget of unread
+  // replies (CallContext::replies_held).
+  accept_stat ReplyBusy(const CallContext& ctx, std::string* out);
+  // One of the kReaderListingsAtOnce listings for callers under that
+  // budget being built (waited for while all are taken).
+  static constexpr int kReaderListingsAtOnce = 2;
+  class ReaderListingSlot {
+   public:
+    explicit ReaderListingSlot(MgmtService* s);
+    ~ReaderListingSlot();
+    ReaderListingSlot(const ReaderListingSlot&) = delete;
+    ReaderListingSlot& operator=(const ReaderListingSlot&) = delete;
+
+   private:
+    MgmtService* const s_;
+  };
+  absl::Mutex reader_listings_mu_;
+  int reader_listings_ ABSL_GUARDED_BY(reader_listings_mu_) = 0;
   accept_stat Mounts(std::string* out);
   accept_stat FollowSync(const CallContext& ctx, std::string* out, bool* error);
   accept_stat EncodeBatchResult(const libshare::BatchResult& r,

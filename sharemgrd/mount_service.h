@@ -287,6 +287,8 @@ class MountService final : public RpcProgram {
   // Shares not served (fs_watch.h) are refused by MNT and left out of
   // EXPORT. Set before serving; null: every share is served.
   void SetServedShares(const FsWatch* served) { served_ = served; }
+  // MNT is answered from any source port (sharemgrd --insecure).
+  bool insecure() const { return insecure_; }
 
   // Loads the records kept in the store and starts the write-behind.
   [[nodiscard]] absl::Status Start();

@@ -106,6 +106,8 @@ std::vector<std::string> OperationWords(const Operation& op) {
       if (!op.path.empty()) w.insert(w.end(), {"-s", op.path});
       break;
     case Operation::Type::kManageGroup:  // never in a batch file
+      // The mark cleared: the group is handed back to its admins.
+      if (op.path.empty()) w[0] = "release";
       break;
   }
   if (!op.group.empty()) {

@@ -266,6 +266,8 @@ class RpcClient final : public Client {
   absl::StatusOr<std::vector<MountInfo>> Mounts() override;
   absl::StatusOr<ChangeList> ChangesSince(uint64_t generation) override;
   absl::StatusOr<FollowSyncResult> FollowSync() override;
+  absl::StatusOr<std::vector<std::string>> Rerecord(
+      const std::vector<std::string>& paths) override;
 
  private:
   Conn conn_;
@@ -654,6 +656,10 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
         {Text(r.name), r.count, r.errors, r.p50_us, r.p99_us});
   }
   out.sharetab_error = Text(m.sharetab_error);
+  out.insecure = m.insecure;
+  out.shares_served = m.shares_served;
+  out.shares_not_served = m.shares_not_served;
+  out.shares_disabled = m.shares_disabled;
   return out;
 }
 
@@ -736,6 +742,30 @@ absl::StatusOr<FollowSyncResult> RpcClient::FollowSync() {
         {Text(m.path), Text(m.group), Text(m.error), m.changed != 0});
   }
   out.generation = r.generation;
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> RpcClient::Rerecord(
+    const std::vector<std::string>& paths) {
+  std::vector<char*> texts;
+  texts.reserve(paths.size());
+  for (const std::string& p : paths) texts.push_back(Mutable(p));
+  mgmt_rerecord_args args{};
+  args.paths.paths_len = static_cast<u_int>(texts.size());
+  args.paths.paths_val = texts.data();
+  Decoded<mgmt_rerecord_res> res(
+      reinterpret_cast<xdrproc_t>(xdr_mgmt_rerecord_res));
+  if (absl::Status s =
+          Call(MGMTPROC_RERECORD,
+               reinterpret_cast<xdrproc_t>(xdr_mgmt_rerecord_args), &args,
+               reinterpret_cast<xdrproc_t>(xdr_mgmt_rerecord_res), res.get());
+      !s.ok())
+    return s;
+  if (res->status != MGMT_OK)
+    return StatusFromMgmt(res->status, res->mgmt_rerecord_res_u.message);
+  const auto& l = res->mgmt_rerecord_res_u.lines;
+  std::vector<std::string> out;
+  for (u_int i = 0; i < l.lines_len; ++i) out.push_back(Text(l.lines_val[i]));
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -81,12 +82,121 @@ bool SameMount(const Node& a, const Node& b) {
   return !(a.has_mnt_id && b.has_mnt_id) || a.mnt_id == b.mnt_id;
 }
 
-bool MaySearch(const Node& n, const WalkIdentity& who) {
+bool InGroups(uint32_t gid, const WalkIdentity& who) {
+  if (gid == who.gid) return true;
+  for (uint32_t g : who.groups) {
+    if (g == gid) return true;
+  }
+  return false;
+}
+
+// A POSIX access ACL as the kernel stores it in the extended attribute
+// system.posix_acl_access: a little-endian version word (2), then
+// entries of tag (u16), permissions (u16) and id (u32).
+constexpr char kAccessAclAttribute[] = "system.posix_acl_access";
+constexpr uint32_t kAclVersion = 2;
+enum AclTag : uint16_t {
+  kUserObj = 0x01,
+  kUser = 0x02,
+  kGroupObj = 0x04,
+  kGroup = 0x08,
+  kMask = 0x10,
+  kOther = 0x20,
+};
+constexpr uint16_t kAclSearch = 0x01;  // the x bit
+struct AclEntry {
+  uint16_t tag = 0;
+  uint16_t perm = 0;
+  uint32_t id = 0;
+};
+
+uint32_t LittleEndian32(const unsigned char* p) {
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
+         uint32_t{p[3]} << 24;
+}
+
+// The access ACL of the directory open at `fd` (an O_PATH descriptor,
+// read through /proc/self/fd: fgetxattr refuses O_PATH). False when it
+// cannot be read or parsed; true with *acl empty when there is none.
+bool ReadAccessAcl(int fd, std::vector<AclEntry>* acl) {
+  acl->clear();
+  const std::string proc = absl::StrCat("/proc/self/fd/", fd);
+  unsigned char buf[4 + 8 * 64];
+  ssize_t n = ::getxattr(proc.c_str(), kAccessAclAttribute, buf, sizeof buf);
+  std::vector<unsigned char> big;
+  if (n < 0 && errno == ERANGE) {
+    n = ::getxattr(proc.c_str(), kAccessAclAttribute, nullptr, 0);
+    if (n > 0) {
+      big.resize(static_cast<std::size_t>(n));
+      n = ::getxattr(proc.c_str(), kAccessAclAttribute, big.data(), big.size());
+    }
+  }
+  if (n < 0) {
+    // No ACL, or a file system without them: the mode bits decide.
+    return errno == ENODATA || errno == ENOTSUP || errno == EOPNOTSUPP;
+  }
+  const unsigned char* p = big.empty() ? buf : big.data();
+  const std::size_t size = static_cast<std::size_t>(n);
+  if (size < 4 || (size - 4) % 8 != 0 || LittleEndian32(p) != kAclVersion) {
+    return false;
+  }
+  for (std::size_t off = 4; off < size; off += 8) {
+    AclEntry e;
+    e.tag = static_cast<uint16_t>(p[off] | p[off + 1] << 8);
+    e.perm = static_cast<uint16_t>(p[off + 2] | p[off + 3] << 8);
+    e.id = LittleEndian32(p + off + 4);
+    acl->push_back(e);
+  }
+  return true;
+}
+
+// Search permission as the kernel's posix_acl_permission() gives it: the
+// owner entry for the owner, then a named user entry, then the owning
+// group and named group entries (any that matches and allows, else
+// refused if one matched), then other; named entries and the owning group
+// are limited by the mask.
+bool AclAllowsSearch(const std::vector<AclEntry>& acl, const Node& n,
+                     const WalkIdentity& who) {
+  uint16_t mask = 0x07;
+  for (const AclEntry& e : acl) {
+    if (e.tag == kMask) mask = e.perm;
+  }
+  if (n.uid == who.uid) {
+    for (const AclEntry& e : acl) {
+      if (e.tag == kUserObj) return (e.perm & kAclSearch) != 0;
+    }
+    return false;
+  }
+  for (const AclEntry& e : acl) {
+    if (e.tag == kUser && e.id == who.uid) {
+      return (e.perm & mask & kAclSearch) != 0;
+    }
+  }
+  bool group_matched = false;
+  for (const AclEntry& e : acl) {
+    const bool matches = (e.tag == kGroupObj && InGroups(n.gid, who)) ||
+                         (e.tag == kGroup && InGroups(e.id, who));
+    if (!matches) continue;
+    if ((e.perm & mask & kAclSearch) != 0) return true;
+    group_matched = true;
+  }
+  if (group_matched) return false;
+  for (const AclEntry& e : acl) {
+    if (e.tag == kOther) return (e.perm & kAclSearch) != 0;
+  }
+  return false;
+}
+
+// `who` may search the directory `n`, open at `fd`: its access ACL
+// decides when it has one (one that cannot be read refuses), else its
+// owner, group and mode bits.
+bool MaySearch(const Node& n, int fd, const WalkIdentity& who) {
   if (who.root) return true;
+  std::vector<AclEntry> acl;
+  if (!ReadAccessAcl(fd, &acl)) return false;
+  if (!acl.empty()) return AclAllowsSearch(acl, n, who);
   if (n.uid == who.uid) return (n.mode & S_IXUSR) != 0;
-  bool in_group = n.gid == who.gid;
-  for (uint32_t g : who.groups) in_group = in_group || n.gid == g;
-  if (in_group) return (n.mode & S_IXGRP) != 0;
+  if (InGroups(n.gid, who)) return (n.mode & S_IXGRP) != 0;
   return (n.mode & S_IXOTH) != 0;
 }
 
@@ -199,7 +309,7 @@ WalkResult Walk(int base_fd, std::string_view base_path,
     if (slash == std::string_view::npos) slash = relative.size();
     std::string name(relative.substr(done, slash - done));
     r.at = Join(base_path, relative.substr(0, slash));
-    if (!MaySearch(node, who)) {
+    if (!MaySearch(node, cur.get(), who)) {
       r.stop = WalkStop::kNoSearch;
       r.at = Join(base_path, relative.substr(0, done == 0 ? 0 : done - 1));
       return r;

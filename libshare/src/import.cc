@@ -22,6 +22,7 @@
 #include "libshare/options.h"
 #include "libshare/path.h"
 #include "libshare/shell_words.h"
+#include "libshare/spelling.h"
 
 namespace libshare {
 
@@ -324,12 +325,12 @@ bool KindFits(LinuxType type, AccessEntry::Kind kind) {
 
 // Options of exports(5) that change nothing in share_nfs terms (they tune
 // the Linux server, or repeat its default).
+constexpr absl::string_view kHarmless[] = {
+    "sync",      "async",         "wdelay",
+    "no_wdelay", "subtree_check", "no_subtree_check",
+    "secure",    "secure_locks",  "auth_nlm",
+    "acl",       "no_acl",        "nocrossmnt"};
 bool IsHarmlessOption(absl::string_view name) {
-  static constexpr absl::string_view kHarmless[] = {
-      "sync",      "async",         "wdelay",
-      "no_wdelay", "subtree_check", "no_subtree_check",
-      "secure",    "secure_locks",  "auth_nlm",
-      "acl",       "no_acl",        "nocrossmnt"};
   return std::find(std::begin(kHarmless), std::end(kHarmless), name) !=
          std::end(kHarmless);
 }
@@ -357,19 +358,25 @@ std::string FileHandleOptionMessage(absl::string_view option,
 
 // Options without an equivalent whose loss only narrows access: with
 // --skip-unsupported they are dropped. Why each has no equivalent.
+const std::map<absl::string_view, absl::string_view>& UnsupportedOptions() {
+  static const auto* kUnsupported =
+      new std::map<absl::string_view, absl::string_view>{
+          {"insecure", " (sharemgrd --insecure is server-wide)"},
+          {"crossmnt", ""},
+          {"insecure_locks", ""},
+          {"no_auth_nlm", ""},
+          {"pnfs", ""},
+          {"no_pnfs", ""},
+          {"security_label", ""},
+          {"nordirplus", ""},
+      };
+  return *kUnsupported;
+}
 std::optional<absl::string_view> UnsupportedReason(absl::string_view name) {
-  static const std::map<absl::string_view, absl::string_view> kUnsupported = {
-      {"insecure", " (sharemgrd --insecure is server-wide)"},
-      {"crossmnt", ""},
-      {"insecure_locks", ""},
-      {"no_auth_nlm", ""},
-      {"pnfs", ""},
-      {"no_pnfs", ""},
-      {"security_label", ""},
-      {"nordirplus", ""},
-  };
-  auto it = kUnsupported.find(name);
-  if (it == kUnsupported.end()) return std::nullopt;
+  const std::map<absl::string_view, absl::string_view>& unsupported =
+      UnsupportedOptions();
+  auto it = unsupported.find(name);
+  if (it == unsupported.end()) return std::nullopt;
   return it->second;
 }
 
@@ -383,6 +390,28 @@ std::optional<absl::string_view> WideningReason(absl::string_view name) {
   auto it = kWidening.find(name);
   if (it == kWidening.end()) return std::nullopt;
   return it->second;
+}
+
+// Every option name ApplyClientOptions knows, for a suggestion after an
+// unknown one.
+const std::vector<std::string_view>& KnownExportsOptions() {
+  static const auto* kKnown = [] {
+    auto* v = new std::vector<std::string_view>{"rw",          "ro",
+                                                "root_squash", "no_root_squash",
+                                                "all_squash",  "no_all_squash",
+                                                "anonuid",     "anongid",
+                                                "sec",         "nohide",
+                                                "hide",        "mountpoint",
+                                                "mp",          "xprtsec",
+                                                "fsid",        "uuid",
+                                                "refer",       "replicas"};
+    for (absl::string_view h : kHarmless) v->emplace_back(h.data(), h.size());
+    for (const auto& [name, why] : UnsupportedOptions()) {
+      v->emplace_back(name.data(), name.size());
+    }
+    return v;
+  }();
+  return *kKnown;
 }
 
 struct LineProblems {
@@ -512,7 +541,11 @@ void ApplyClientOptions(absl::string_view opts, ClientOptions* c,
       p->Add(absl::StrCat("option \"", o, "\": ", *widening, ": refusing"),
              false);
     } else {
-      p->Add(absl::StrCat("option \"", o, "\": unknown exports option"), false);
+      p->Add(
+          absl::StrCat("option \"", o, "\": unknown exports option",
+                       DidYouMean(std::string_view(name.data(), name.size()),
+                                  KnownExportsOptions(), has_value ? "=" : "")),
+          false);
     }
   }
 }
@@ -1074,13 +1107,18 @@ std::vector<ExportedPath> ParseExports(const std::vector<SourceFile>& files,
         }
         e.clients.push_back(std::move(c));
       };
+      // A "-OPTS" that no client follows: getexportent() reaches the end
+      // of the line with default options and exports to "*" with them.
+      std::string trailing_defaults;
       for (size_t i = 1; i < l.tokens.size(); ++i) {
         const std::string& t = l.tokens[i];
         if (t[0] == '-') {
           ApplyClientOptions(t.substr(1), &defaults, &p);
+          trailing_defaults = t;
           continue;
         }
         any_client = true;
+        trailing_defaults.clear();
         size_t open = t.find('(');
         if (open == std::string::npos) {
           add_client(t, "");
@@ -1105,7 +1143,17 @@ std::vector<ExportedPath> ParseExports(const std::vector<SourceFile>& files,
         add_client(spec.empty() ? "*" : spec,
                    absl::string_view(t).substr(open + 1, t.size() - open - 2));
       }
-      if (!any_client) add_client("*", "");
+      if (any_client && !trailing_defaults.empty()) {
+        plan.warnings.push_back(
+            {p.where,
+             absl::StrCat("\"", trailing_defaults,
+                          "\" at the end of the line, with no client after "
+                          "it, exports the path to every client (\"*\") with "
+                          "those options, as rpc.mountd reads it (imported "
+                          "so); put it before the clients it is for, or "
+                          "remove it")});
+      }
+      if (!any_client || !trailing_defaults.empty()) add_client("*", "");
     }
   }
   return paths;

@@ -15,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "libshare/dir_walk.h"
 #include "libshare/file_read.h"
@@ -189,6 +190,18 @@ ShareProbe ProbeShare(std::string_view path, const PathStat& st,
   if (recorded->mount_point != now->mount_point) {
     r.reason = absl::StrCat("recorded on a file system mounted at ",
                             recorded->mount_point, ", now ", now->mount_point);
+    // A file system mounted below the recorded one since the share was
+    // added (the share was added before its dataset was mounted): only
+    // the admin can say the share belongs on it.
+    if (recorded->mount_point == "/" ||
+        absl::StartsWith(now->mount_point,
+                         absl::StrCat(recorded->mount_point, "/"))) {
+      absl::StrAppend(&r.reason,
+                      " (mounted since the share was added; if the share "
+                      "is meant to be on it, sharectl rerecord -s ",
+                      absl::string_view(path.data(), path.size()),
+                      " records it)");
+    }
     return r;
   }
   if (recorded->fstype != now->fstype || recorded->source != now->source) {
@@ -368,6 +381,80 @@ void FsWatch::SharesChanged(const std::vector<libshare::ShareChange>& changes) {
   }
   uint64_t one = 1;
   (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+absl::StatusOr<std::vector<std::string>> FsWatch::Rerecord(
+    const std::vector<std::string>& paths) {
+  std::vector<Pending> probe;
+  std::vector<std::string> lines;
+  {
+    absl::MutexLock l(&probe_mu_);  // no round meanwhile
+    std::shared_ptr<const libshare::MountTable> mounts;
+    {
+      absl::ReaderMutexLock r(&mu_);
+      if (!probed_ || mounts_ == nullptr) {
+        return absl::UnavailableError(
+            "the first look at the file systems has not finished; try again "
+            "in a few seconds");
+      }
+      mounts = mounts_;
+    }
+    const std::vector<libshare::ShareLocation> shares =
+        catalog_->LocationsOf(paths);
+    std::vector<PlaceToRecord> rows;
+    for (const std::string& path : paths) {
+      auto s = std::find_if(shares.begin(), shares.end(),
+                            [&](const auto& x) { return x.path == path; });
+      if (s == shares.end()) {
+        return absl::NotFoundError(absl::StrCat(path, ": no share has this path"));
+      }
+      PathStat st = StatPath(path, s->mountpoint);
+      ShareProbe now = ProbeShare(path, st, nullptr, *mounts, s->mountpoint);
+      if (!now.served || !now.record.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ": nothing to record: ",
+            now.reason.empty() ? "its mount is not in the mount table yet"
+                               : now.reason));
+      }
+      auto old = recorded_.find(s->id);
+      std::string was = old == recorded_.end()
+                            ? std::string("nothing recorded")
+                            : absl::StrCat(Describe(OwnPlace(old->second)),
+                                           " mounted at ",
+                                           OwnPlace(old->second).mount_point);
+      rows.push_back({s->id, Intern(*now.record)});
+      lines.push_back(absl::StrCat(path, ": recorded on ",
+                                   Describe(*now.record), " mounted at ",
+                                   now.record->mount_point, " (was ", was,
+                                   ")"));
+      probe.push_back({path, s->id});
+    }
+    if (absl::Status s = records_->Record(
+            rows.size(),
+            [&](std::size_t i) {
+              const FsPlace& p = OwnPlace(rows[i].place);
+              return libshare::FsPlaceRowView{rows[i].id, {}, p.mount_point,
+                                              p.fstype, p.source};
+            });
+        !s.ok()) {
+      return absl::InternalError(
+          absl::StrCat("cannot record the file systems: ", s.message()));
+    }
+    for (const PlaceToRecord& r : rows) recorded_[r.id] = r.place;
+  }
+  if (config_.log) {
+    for (const std::string& line : lines) config_.log("rerecord: " + line);
+  }
+  ProbeChanged(std::move(probe));  // served now: views and kernel told
+  return lines;
+}
+
+std::vector<std::string> FsWatch::NotServedPaths() const {
+  absl::MutexLock l(&mu_);
+  std::vector<std::string> out;
+  out.reserve(reasons_.size());
+  for (const auto& [path, why] : reasons_) out.push_back(path);
+  return out;
 }
 
 std::optional<std::string> FsWatch::NotServed(const std::string& share_path,

@@ -163,6 +163,21 @@ class FsWatch {
                                        bool mountpoint = false, uint64_t id = 0,
                                        uint64_t dev = 0,
                                        bool mount_root = true) const;
+  // `sharectl rerecord`: records anew, for each share at `paths`, the file
+  // system that contains its path in the mount table the watch read last,
+  // whatever was recorded (the admin says the share belongs there: one
+  // added before its dataset was mounted was recorded on the parent's),
+  // then probes them as a round over changes does. One line per path:
+  // "PATH: recorded on SOURCE (TYPE) mounted at M (was ...)". All or
+  // nothing: NotFound for a path that is no share, InvalidArgument for
+  // one that is not a directory (or, with the option mountpoint, has
+  // nothing mounted at it), Unavailable before the first round, Internal
+  // when the store refuses the write; nothing is recorded then.
+  [[nodiscard]] absl::StatusOr<std::vector<std::string>> Rerecord(
+      const std::vector<std::string>& paths);
+  // The paths of the shares the last round found not served (their
+  // groups enabled or not; none before the first round).
+  std::vector<std::string> NotServedPaths() const;
   // A decision found that a share's path no longer leads where it did
   // (a folder above it became a link, which the live check of NotServed
   // does not walk): asks for a full round, paced.

@@ -247,6 +247,13 @@ struct RpcServer::Source {
   bool evicted = false;  // guarded by RpcServer::mu_
   // Listeners only: input held by all their connections.
   std::atomic<std::size_t> input_held{0};
+  // Listeners only: unsent reply bytes of their connections under the
+  // output budget.
+  std::atomic<std::size_t> output_held{0};
+  // Connections only: the listener's output budget applies to this one,
+  // and what it counted there.
+  bool output_budgeted = false;
+  std::size_t output_accounted = 0;
 
   Source(Kind k, int f, Transport t, RpcProgram* p, ListenerLimits l)
       : kind(k),
@@ -503,6 +510,9 @@ void RpcServer::OnAccept(Source* s) {
       c->limits.max_record = s->limits.record_limit(c->base);
       c->reader = RecordReader(c->limits.max_record);
     }
+    c->output_budgeted = s->limits.output_budget > 0 &&
+                         (!s->limits.output_budget_applies ||
+                          s->limits.output_budget_applies(c->base));
     c->last_active_ms.store(NowMs());
     Source* raw = c.get();
     {
@@ -631,10 +641,24 @@ bool RpcServer::Flush(Source* s) {
     }
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    AccountOutput(s);
     return false;
   }
   s->queued.store(s->queued_bytes);
+  AccountOutput(s);
   return true;
+}
+
+void RpcServer::AccountOutput(Source* s) {
+  Source* l = s->listener;
+  if (l == nullptr || !s->output_budgeted) return;
+  const std::size_t held = s->queued_bytes;
+  if (held > s->output_accounted) {
+    l->output_held.fetch_add(held - s->output_accounted);
+  } else {
+    l->output_held.fetch_sub(s->output_accounted - held);
+  }
+  s->output_accounted = held;
 }
 
 bool RpcServer::AccountInput(Source* s) {
@@ -684,8 +708,13 @@ void RpcServer::OnStream(Source* s) {
       s->pending_bytes -= rec.size();
       reply.assign(4, '\0');
       std::shared_ptr<const std::string> tail;
-      if (!HandleCallRecord(*s->program, rec.data(), rec.size(), s->base,
-                            &reply, &tail)) {
+      CallContext ctx = s->base;
+      if (s->output_budgeted) {
+        ctx.replies_held = &s->listener->output_held;
+        ctx.reply_budget = s->limits.output_budget;
+      }
+      if (!HandleCallRecord(*s->program, rec.data(), rec.size(), ctx, &reply,
+                            &tail)) {
         continue;
       }
       const std::size_t tail_size = tail != nullptr ? tail->size() : 0;
@@ -712,6 +741,7 @@ void RpcServer::OnStream(Source* s) {
       }
       if (tail_size > 0) s->outq.push_back({std::string(), std::move(tail)});
       s->queued.store(s->queued_bytes);
+      AccountOutput(s);
       if (s->queued_bytes > s->limits.max_queued) {
         conn_log_.Log(absl::StrCat("closing a connection: over ",
                                    s->limits.max_queued,
@@ -788,8 +818,10 @@ void RpcServer::CloseConnection(Source* s) {
   std::unique_ptr<Source> owned;
   if (s->listener != nullptr) {
     s->listener->input_held.fetch_sub(s->input_accounted);
+    s->listener->output_held.fetch_sub(s->output_accounted);
   }
   s->input_accounted = 0;
+  s->output_accounted = 0;
   absl::MutexLock l(&mu_);
   auto it = conns_.find(s);
   if (it != conns_.end()) {

@@ -66,7 +66,21 @@ struct CallContext {
   absl::Span<const uint32_t> groups() const {
     return absl::Span<const uint32_t>(gids.data(), group_count);
   }
+  // The listener's output budget (ListenerLimits::output_budget), when it
+  // applies to this connection: the bytes of replies not yet read that
+  // such connections hold now (null when no budget applies), and the
+  // budget. A procedure with a big reply refuses the call rather than
+  // pass it (ReplyOverBudget).
+  const std::atomic<std::size_t>* replies_held = nullptr;
+  std::size_t reply_budget = 0;
 };
+
+// True when a reply of `reply_bytes` would take the replies held under
+// ctx's budget past it (never when no budget applies).
+inline bool ReplyOverBudget(const CallContext& ctx, std::size_t reply_bytes) {
+  return ctx.replies_held != nullptr &&
+         ctx.replies_held->load() + reply_bytes > ctx.reply_budget;
+}
 
 // One RPC program (all its versions).
 class RpcProgram {
@@ -125,6 +139,13 @@ struct ListenerLimits {
   // the memory the batch will take).
   std::function<void(const CallContext&)> on_big_input = nullptr;
   std::size_t big_input_bytes = 256u << 10;
+  // If non-zero: bytes of replies not yet read that the connections of
+  // this listener (those `output_budget_applies` says it applies to; all
+  // if unset) may hold together. Their calls carry the count and the
+  // budget (CallContext::replies_held) for the program to refuse a reply
+  // that would pass it; a reply already queued is never dropped.
+  std::size_t output_budget = 0;
+  std::function<bool(const CallContext&)> output_budget_applies = nullptr;
 };
 
 // Raises the soft RLIMIT_NOFILE towards the hard limit so that `wanted`
@@ -179,6 +200,9 @@ class RpcServer {
   // Updates the listener's input accounting after the connection's
   // buffered input changed; false if over the listener's budget.
   bool AccountInput(Source* s);
+  // Updates the listener's count of replies held after the connection's
+  // queue changed.
+  void AccountOutput(Source* s);
   // Re-arms a connection for what it waits for: reading (queue below the
   // watermark) and/or writing (queue not empty).
   void ArmConnection(Source* s);

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+#include "libshare/options.h"
+
 namespace sharectl {
 namespace {
 
@@ -193,8 +196,59 @@ TEST(FormatExportfsList, ByClientKindThenFileOrder) {
 TEST(FormatExportfsList, ExportFormatHasStarAndOptions) {
   EXPECT_EQ(
       FormatExportfsList(Views("\"/a b\" *(rw,no_root_squash)\n"), false, true),
-      "/a\\040b *(sync,wdelay,hide,no_subtree_check,sec=sys,rw,secure,"
+      "/a\\040b  *(sync,wdelay,hide,no_subtree_check,sec=sys,rw,secure,"
       "no_root_squash,no_all_squash)\n");
+}
+
+TEST(FormatExportfsList, InsecureDaemonShowsInsecure) {
+  EXPECT_EQ(FormatExportfsList(Views("/x h(rw)\n"), true, false, true),
+            "/x            \th(sync,wdelay,hide,no_subtree_check,sec=sys,rw,"
+            "insecure,root_squash,no_all_squash)\n");
+}
+
+// "PATH CLIENT(OPTIONS)" lines of what ServedClients lists for `options`.
+std::string Served(const std::string& options) {
+  absl::StatusOr<libshare::ShareOptions> o = libshare::ParseOptions(options);
+  EXPECT_TRUE(o.ok()) << o.status();
+  if (!o.ok()) return "";
+  return FormatExportfsList(ServedClients("/p", *o), false, true);
+}
+constexpr char kHead[] = "sync,wdelay,hide,no_subtree_check,sec=sys,";
+
+TEST(ServedClients, EditedShareShowsWhatIsServedNotTheStoredText) {
+  // exportfs -o ro 127.0.0.9:/p, then set-share -o 'rw,root=*': every
+  // client gets rw and root.
+  EXPECT_EQ(Served("rw,root=*"),
+            absl::StrCat("/p  *(", kHead,
+                         "rw,secure,no_root_squash,no_all_squash)\n"));
+}
+
+TEST(ServedClients, EachListedClientWithItsAccessThenEveryone) {
+  EXPECT_EQ(
+      Served("rw=h1:@10.0.0.0/8,root=h1,ro=.example.com:*"),
+      absl::StrCat(
+          "/p  h1(", kHead, "rw,secure,no_root_squash,no_all_squash)\n",
+          "/p  10.0.0.0/8(", kHead, "rw,secure,root_squash,no_all_squash)\n",
+          "/p  *.example.com(", kHead, "ro,secure,root_squash,no_all_squash)\n",
+          "/p  *(", kHead, "ro,secure,root_squash,no_all_squash)\n"));
+}
+
+TEST(ServedClients, DeniedAndNoneEntriesGetNothing) {
+  // h2 is denied by rw=; h3 by none=; neither is listed, nor is "*"
+  // (no bare rw or ro).
+  EXPECT_EQ(
+      Served("rw=-h2:h1,none=h3,ro=h3"),
+      absl::StrCat("/p  h1(", kHead, "rw,secure,root_squash,no_all_squash)\n"));
+}
+
+TEST(ServedClients, BareRwWithRoListNarrowsTheListed) {
+  EXPECT_EQ(Served("rw,ro=h1,anon=1000"),
+            absl::StrCat("/p  h1(sync,wdelay,hide,no_subtree_check,"
+                         "anonuid=1000,anongid=1000,sec=sys,ro,secure,"
+                         "root_squash,no_all_squash)\n",
+                         "/p  *(sync,wdelay,hide,no_subtree_check,"
+                         "anonuid=1000,anongid=1000,sec=sys,rw,secure,"
+                         "root_squash,no_all_squash)\n"));
 }
 
 TEST(FormatExportfsList, VerboseHasOptions) {

@@ -83,7 +83,7 @@ run sc dump lab
 ok "dump GROUP prints only that group" \
   '[[ $RC == 0 && $OUT == "# sharectl dump: 1 group, 1 share"* && $OUT != *homes* ]]'
 run sc dump nosuch
-ok "dump of an unknown group exits 1" '[[ $RC == 1 && $ERR == *"nosuch: no such group"* ]]'
+ok "dump of an unknown group exits 1" '[[ $RC == 1 && $ERR == *"group nosuch does not exist"* ]]'
 
 # --- did you mean
 run sc add-shar -s "$X/b" lab

@@ -173,6 +173,33 @@ ok "stats --json has every documented field" \
 ok "stats --json counts the groups" '[[ $(jqv .groups) == 1 ]]'
 run sc stats
 ok "stats text" '[[ $RC == 0 && $OUT == *shares:* && $OUT == *hits:* ]]'
+# The shares split: served, not served (folder gone), disabled.
+mkdir -p "$X/s1" "$X/s2" "$X/s3"
+run sc batch - <<BATCH
+create split
+add-share -s $X/s1 split
+add-share -s $X/s2 split
+create off
+add-share -s $X/s3 off
+disable off
+BATCH
+ok "split groups made" '[[ $RC == 0 ]]'
+rmdir "$X/s2"
+sc check 127.0.0.1 "$X/s2" >/dev/null 2>&1  # a decision sees it: a round follows
+for ((i = 0; i < 100; i++)); do
+  run sc --json stats
+  [[ $(jqv .shares_not_served) == 1 ]] && break
+  sleep 0.05
+done
+ok "stats --json: one share not served (its folder is gone)" '[[ $(jqv .shares_not_served) == 1 ]]'
+ok "stats --json: the disabled group's share" '[[ $(jqv .shares_disabled) == 1 ]]'
+ok "stats --json: the three add up to the shares" \
+  '[[ $(jqv ".shares_served + .shares_not_served + .shares_disabled == .shares") == true && $(jqv .shares_served) -ge 1 ]]'
+run sc stats
+ok "stats text splits the shares" \
+  '[[ $OUT == *"shares:"*"$(jq -r .shares <<<"$(sc --json stats)") ("*" served, 1 not served, 1 disabled)"* ]]'
+sc delete -f split >/dev/null 2>&1
+sc delete -f off >/dev/null 2>&1
 run sc cache flush
 ok "cache flush exits 0" '[[ $RC == 0 ]]'
 run sc cache clear

@@ -80,10 +80,12 @@ ok "a second client with default options" '[[ $RC == 0 ]]'
 run sc check 127.0.0.1 "$C"
 ok "the first client gets rw and root" '[[ $OUT == *rw* && $RC == 0 ]]'
 
-# -v and -s, exportfs's format (paths here are longer than 14 characters).
-opts_rw="sync,wdelay,hide,no_subtree_check,sec=sys,rw,secure,no_root_squash,no_all_squash"
-opts_ro="sync,wdelay,hide,no_subtree_check,sec=sys,ro,secure,root_squash,no_all_squash"
-opts_rwsq="sync,wdelay,hide,no_subtree_check,sec=sys,rw,secure,root_squash,no_all_squash"
+# -v and -s, exportfs's format (paths here are longer than 14 characters);
+# the daemon runs --insecure (integration_lib.sh), so every export shows
+# insecure, as exportfs shows an export that has it.
+opts_rw="sync,wdelay,hide,no_subtree_check,sec=sys,rw,insecure,no_root_squash,no_all_squash"
+opts_ro="sync,wdelay,hide,no_subtree_check,sec=sys,ro,insecure,root_squash,no_all_squash"
+opts_rwsq="sync,wdelay,hide,no_subtree_check,sec=sys,rw,insecure,root_squash,no_all_squash"
 want_v=$(printf '%s\n\t\t%s\n' \
   "$A" "127.0.0.1($opts_ro)" \
   "$C" "127.0.0.1($opts_rw)" \
@@ -95,13 +97,13 @@ ok "exportfs -v: hosts, networks, then everyone; effective options" \
   '[[ $RC == 0 && $OUT == "$want_v" ]]'
 [[ $OUT == "$want_v" ]] || diff <(echo "$OUT") <(echo "$want_v")
 want_s=$(printf '%s\n' \
-  "$A 127.0.0.1($opts_ro)" \
-  "$C 127.0.0.1($opts_rw)" \
-  "$C 10.1.0.0/16($opts_ro)" \
-  "$A *($opts_rwsq)" \
-  "$B *($opts_ro)")
+  "$A  127.0.0.1($opts_ro)" \
+  "$C  127.0.0.1($opts_rw)" \
+  "$C  10.1.0.0/16($opts_ro)" \
+  "$A  *($opts_rwsq)" \
+  "$B  *($opts_ro)")
 run xfs -s
-ok "exportfs -s: exports(5) lines" '[[ $RC == 0 && $OUT == "$want_s" ]]'
+ok "exportfs -s: exports(5) lines, two spaces as exportfs writes" '[[ $RC == 0 && $OUT == "$want_s" ]]'
 want_bare=$(printf '%s\n\t\t%s\n' "$A" "127.0.0.1" "$C" "127.0.0.1" \
   "$C" "10.1.0.0/16" "$A" "<world>" "$B" "<world>")
 run xfs
@@ -116,6 +118,39 @@ ok "shares of sharectl's own groups: not listed, but said" \
   '[[ $RC == 0 && $OUT == "$want_bare" && $ERR == *"1 share of sharectl'"'"'s own groups not listed (sharectl share lists them)"* ]]'
 run sc delete -f own
 ok "deleted again" '[[ $RC == 0 ]]'
+
+# -v shows what is served. A transient export edited by hand: the options
+# set-share gave, not the client text exportfs -o kept.
+mkdir -p "$T/export/d"
+D=$T/export/d
+run xfs -o ro 127.0.0.9:$D
+ok "exportfs -o ro 127.0.0.9:D" '[[ $RC == 0 ]]'
+run sc set-share -o 'rw,root=*' -s "$D" exportfs
+ok "then set-share -o rw,root=* by hand" '[[ $RC == 0 ]]'
+run xfs -v
+ok "-v lists D as served: every client rw with root" \
+  '[[ $RC == 0 && $OUT == *"$D"$'"'"'\n\t\t'"'"'"<world>($opts_rw)"* ]]'
+ok "not the stored 127.0.0.9(ro)" '[[ $OUT != *"127.0.0.9"* ]]'
+run sc remove-share -s "$D" exportfs
+ok "D removed again" '[[ $RC == 0 ]]'
+
+# A followed file's new version is refused: the paths its group still
+# serves from the last good version are listed (exit 0), with a note.
+replace "$A 127.0.0.1(ro) *(rw)
+$C *(frobnicate)
+"
+run xfs -r
+ok "a version without B and with a bad line is refused" '[[ $RC == 1 ]]'
+run xfs -v
+ok "-v still lists B, served from the earlier version" \
+  '[[ $RC == 0 && $OUT == *"$B"$'"'"'\n\t\t'"'"'"<world>($opts_ro)"* && $OUT == *"$A"$'"'"'\n\t\t'"'"'"127.0.0.1($opts_ro)"* ]]'
+ok "and says it is served from an earlier version" \
+  '[[ $ERR == *"$B: listed as served from an earlier version of $F"* ]]'
+replace "$A 127.0.0.1(ro) *(rw)
+$B *(ro)
+"
+run xfs -r
+ok "the good version back" '[[ $RC == 0 ]]'
 
 run xfs -u 127.0.0.1:$C
 ok "exportfs -u removes one client" '[[ $RC == 0 ]]'

@@ -155,5 +155,18 @@ TEST(JsonShapeTest, CheckJsonUsesNullForNoDecidingOptionOrEntry) {
   EXPECT_THAT(out, HasSubstr("\"share\":null,\"option\":null,\"entry\":null"));
 }
 
+TEST(StatsTest, SharesAreSplitIntoServedNotServedAndDisabled) {
+  libshare::DaemonStats s;
+  s.shares = 15000;
+  s.shares_served = 14990;
+  s.shares_not_served = 4;
+  s.shares_disabled = 6;
+  EXPECT_THAT(FormatStats(s), HasSubstr("15000 (14990 served, 4 not served, "
+                                        "6 disabled)\n"));
+  EXPECT_THAT(FormatStatsJson(s),
+              HasSubstr("\"shares\":15000,\"shares_served\":14990,"
+                        "\"shares_not_served\":4,\"shares_disabled\":6,"));
+}
+
 }  // namespace
 }  // namespace sharectl

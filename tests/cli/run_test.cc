@@ -250,6 +250,34 @@ TEST_F(RunTest, RefusedDryRunExitsOne) {
   EXPECT_THAT(err_.str(), HasSubstr("group g does not exist"));
 }
 
+TEST_F(RunTest, MistypedGroupGetsTheClosestName) {
+  daemon_.groups = {{"homes", true, "", 3}, {"lab", true, "", 0}};
+  daemon_.errors = {{0, "group hmoes does not exist"}};
+  EXPECT_EQ(Run({"add-share", "-s", "/a", "hmoes"}), kExitRefused);
+  EXPECT_THAT(err_.str(),
+              HasSubstr("group hmoes does not exist; did you mean \"homes\"?"));
+  // Reading commands say it in the same words.
+  EXPECT_EQ(Run({"show", "hmoes"}), kExitRefused);
+  EXPECT_THAT(err_.str(),
+              HasSubstr("group hmoes does not exist; did you mean \"homes\"?"));
+  EXPECT_EQ(Run({"show", "zzzzzz"}), kExitRefused);
+  EXPECT_THAT(err_.str(), HasSubstr("group zzzzzz does not exist\n"));
+}
+
+TEST_F(RunTest, GlobalDryRunIsTheCommandsOwn) {
+  EXPECT_EQ(Run({"-n", "create", "g"}), kExitOk);
+  ASSERT_EQ(daemon_.batches.size(), 1u);
+  EXPECT_TRUE(daemon_.batches[0].dry_run);
+  EXPECT_EQ(Run({"--dry-run", "batch", "-"}, "create h\n"), kExitOk);
+  ASSERT_EQ(daemon_.batches.size(), 2u);
+  EXPECT_TRUE(daemon_.batches[1].dry_run);
+  // Before a command that changes nothing: a usage error naming it.
+  EXPECT_EQ(Run({"-n", "list"}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("\"-n\" (dry run) goes with a changing "
+                                    "command, batch or import; \"list\""));
+  EXPECT_EQ(daemon_.batches.size(), 2u);
+}
+
 TEST_F(RunTest, EnableAllUsesTheDaemonsGroupsAndThoseCreatedBefore) {
   daemon_.groups = {{"old", false, "", 0}};
   EXPECT_EQ(Run({"batch", "-"}, "create new\nenable -a\n"), kExitOk);
@@ -506,7 +534,7 @@ TEST_F(RunTest, SocketAfterTheCommandIsAccepted) {
 
 TEST_F(RunTest, GlobalOptionsAfterDoubleDashAreArguments) {
   EXPECT_EQ(Run({"show", "--", "--json"}), kExitRefused);
-  EXPECT_THAT(err_.str(), HasSubstr("--json: no such group"));
+  EXPECT_THAT(err_.str(), HasSubstr("group --json does not exist"));
   EXPECT_EQ(out_.str(), "");
 }
 

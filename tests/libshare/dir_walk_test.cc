@@ -6,8 +6,11 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -109,6 +112,89 @@ TEST_F(DirWalkTest, OwnerAndGroupBitsApplyToTheirIds) {
   ASSERT_EQ(chmod((dir_ + "/share/a").c_str(), 0601), 0);
   // The owner class decides for the owner, even if "other" would allow.
   EXPECT_EQ(Walk("a/b", {.root = false, .uid = st.st_uid, .gid = 4242}).stop,
+            WalkStop::kNoSearch);
+}
+
+// Sets `dir`'s access ACL (system.posix_acl_access, the kernel's binary
+// form: version 2, then tag, permissions, id little-endian). False when
+// the file system has no ACLs.
+struct AclItem {
+  uint16_t tag, perm;
+  uint32_t id;
+};
+bool SetAccessAcl(const std::string& dir, const std::vector<AclItem>& items) {
+  std::string v;
+  auto put16 = [&](uint16_t x) {
+    v.push_back(static_cast<char>(x & 0xff));
+    v.push_back(static_cast<char>(x >> 8));
+  };
+  auto put32 = [&](uint32_t x) {
+    put16(static_cast<uint16_t>(x & 0xffff));
+    put16(static_cast<uint16_t>(x >> 16));
+  };
+  put32(2);
+  for (const AclItem& i : items) {
+    put16(i.tag);
+    put16(i.perm);
+    put32(i.id);
+  }
+  return setxattr(dir.c_str(), "system.posix_acl_access", v.data(), v.size(),
+                  0) == 0;
+}
+constexpr uint16_t kUserObj = 1, kUser = 2, kGroupObj = 4, kGroup = 8,
+                   kMask = 0x10, kOther = 0x20;
+constexpr uint32_t kNoId = 0xffffffff;
+
+TEST_F(DirWalkTest, AclEntryThatDeniesAUserStopsItsWalk) {
+  // 0755 by its bits, and user 4242: --- by its ACL (setfacl -m u:4242:-).
+  const std::string a = dir_ + "/share/a";
+  if (!SetAccessAcl(a, {{kUserObj, 7, kNoId},
+                        {kUser, 0, 4242},
+                        {kGroupObj, 5, kNoId},
+                        {kMask, 5, kNoId},
+                        {kOther, 5, kNoId}})) {
+    GTEST_SKIP() << "no POSIX ACLs here: " << strerror(errno);
+  }
+  WalkResult w = Walk("a/b", {.root = false, .uid = 4242, .gid = 4242});
+  EXPECT_EQ(w.stop, WalkStop::kNoSearch);
+  EXPECT_EQ(w.at, a);
+  // A missing name behind it is refused alike: no existence oracle.
+  EXPECT_EQ(Walk("a/nope", {.root = false, .uid = 4242, .gid = 4242}).stop,
+            WalkStop::kNoSearch);
+  // Another user still gets "other".
+  EXPECT_EQ(Walk("a/b", {.root = false, .uid = 4243, .gid = 4243}).stop,
+            WalkStop::kOk);
+}
+
+TEST_F(DirWalkTest, AclGrantsAndTheMaskLimitsNamedEntries) {
+  const std::string a = dir_ + "/share/a";
+  ASSERT_EQ(chmod(a.c_str(), 0700), 0);
+  // Group 5000 may search; user 4242 too, but the mask takes it away.
+  if (!SetAccessAcl(a, {{kUserObj, 7, kNoId},
+                        {kUser, 1, 4242},
+                        {kGroupObj, 0, kNoId},
+                        {kGroup, 1, 5000},
+                        {kMask, 1, kNoId},
+                        {kOther, 0, kNoId}})) {
+    GTEST_SKIP() << "no POSIX ACLs here: " << strerror(errno);
+  }
+  EXPECT_EQ(Walk("a/b", {.root = false, .uid = 4243, .gid = 5000}).stop,
+            WalkStop::kOk);
+  const uint32_t groups[] = {5000};
+  EXPECT_EQ(
+      Walk("a/b", {.root = false, .uid = 4243, .gid = 1, .groups = groups})
+          .stop,
+      WalkStop::kOk);
+  EXPECT_EQ(Walk("a/b", {.root = false, .uid = 4242, .gid = 4242}).stop,
+            WalkStop::kOk);
+  EXPECT_EQ(Walk("a/b", {.root = false, .uid = 4244, .gid = 4244}).stop,
+            WalkStop::kNoSearch);
+  ASSERT_TRUE(SetAccessAcl(a, {{kUserObj, 7, kNoId},
+                               {kUser, 1, 4242},
+                               {kGroupObj, 0, kNoId},
+                               {kMask, 0, kNoId},
+                               {kOther, 0, kNoId}}));
+  EXPECT_EQ(Walk("a/b", {.root = false, .uid = 4242, .gid = 4242}).stop,
             WalkStop::kNoSearch);
 }
 

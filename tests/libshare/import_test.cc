@@ -95,6 +95,34 @@ TEST(ImportExportsTest, WildcardStarWithRwAndReadOnlyHostGivesRwRoList) {
   EXPECT_EQ(Options(plan)["/x"], "rw,ro=ws1");
 }
 
+TEST(ImportExportsTest, TrailingDefaultsWithNoClientAfterThemExportToEveryone) {
+  // getexportent() reaches the end of the line with default options and
+  // exports to "*" with them: host1 keeps its (default) ro, everyone ro.
+  ImportPlan plan =
+      ImportExports({{"e", "/q host1(rw) -ro\n/p -ro\n/r -rw host2\n"}}, "g");
+  ASSERT_THAT(plan.problems, IsEmpty()) << Problems(plan);
+  std::map<std::string, std::string> o = Options(plan);
+  EXPECT_EQ(o["/q"], "ro,rw=host1");
+  EXPECT_EQ(o["/p"], "ro");
+  EXPECT_EQ(o["/r"], "rw=host2");  // defaults a client followed: no "*"
+  ASSERT_EQ(plan.warnings.size(), 1u);
+  EXPECT_EQ(plan.warnings[0].where, "e:1");
+  EXPECT_THAT(plan.warnings[0].message,
+              HasSubstr("\"-ro\" at the end of the line, with no client "
+                        "after it, exports the path to every client"));
+}
+
+TEST(ImportExportsTest, UnknownOptionGetsTheClosestKnownName) {
+  ImportPlan plan =
+      ImportExports({{"e", "/q *(rw,no_root_sqash,anonuidd=5)\n"}}, "g");
+  EXPECT_THAT(Problems(plan),
+              HasSubstr("option \"no_root_sqash\": unknown exports option; "
+                        "did you mean \"no_root_squash\"?"));
+  EXPECT_THAT(Problems(plan),
+              HasSubstr("option \"anonuidd=5\": unknown exports option; "
+                        "did you mean \"anonuid=\"?"));
+}
+
 TEST(ImportExportsTest, OptionWithoutEquivalentIsReportedPerLine) {
   ImportPlan plan =
       ImportExports({{"/etc/exports",

@@ -576,6 +576,53 @@ def mgmt_flood(args):
     return 0 if peak[0] - base <= args.rss_bound_kib else 1
 
 
+# ------------------------------------------------------------ mgmt-unread
+
+def mgmt_unread(args):
+    """Management connections (run it as a caller who may not change
+    anything) that each send one listing call (LIST_SHARES of every group,
+    or SHARETAB) and do not read the reply for --hold seconds. Prints the
+    daemon's RSS growth meanwhile; then reads every reply: each is the
+    listing or a refusal, never lost."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < args.count + 256:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(args.count + 256, hard), hard))
+    base = vm_rss_kib(args.pid)
+    conns = []
+    for i in range(args.count):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(args.socket)
+        # LIST_SHARES with groups<> empty (every group), or SHARETAB.
+        proc = 3 if i % 2 == 0 else 4
+        body = xdr_u32(0) if proc == 3 else b""
+        s.sendall(record(call_header(i + 1, MGMT_PROG, MGMT_V1, proc) + body))
+        conns.append(s)
+    peak = base
+    deadline = time.time() + args.hold
+    while time.time() < deadline:
+        peak = max(peak, vm_rss_kib(args.pid))
+        time.sleep(0.02)
+    listed = refused = lost = 0
+    for s in conns:
+        s.settimeout(10)
+        try:
+            data = read_record(s)
+        except (OSError, socket.timeout):
+            data = None
+        if data is None:
+            lost += 1
+        elif len(data) > 4096:
+            listed += 1
+        else:
+            refused += 1
+        s.close()
+    out = {"connections": args.count, "rss_before_kib": base, "rss_peak_kib": peak,
+           "growth_kib": peak - base, "listed": listed, "refused": refused, "lost": lost}
+    print(json.dumps(out))
+    return 0 if peak - base <= args.rss_bound_kib and lost == 0 else 1
+
+
 # -------------------------------------------------------------- udp-ratio
 
 def udp_ratio(args):
@@ -637,12 +684,18 @@ def main():
     mf.add_argument("--parallel", type=int, default=1)
     mf.add_argument("--incomplete", type=int, default=0)
     mf.add_argument("--rss-bound-kib", type=int, default=64 * 1024)
+    mu = sub.add_parser("mgmt-unread")
+    mu.add_argument("--socket", required=True)
+    mu.add_argument("--pid", type=int, required=True)
+    mu.add_argument("--count", type=int, default=250)
+    mu.add_argument("--hold", type=float, default=3.0)
+    mu.add_argument("--rss-bound-kib", type=int, default=64 * 1024)
     ur = sub.add_parser("udp-ratio")
     ur.add_argument("--port", type=int, required=True)
     a = ap.parse_args()
     try:
         return {"hostile": hostile, "idle": idle, "soak": soak, "stuck": stuck,
-                "churn": churn, "mgmt-flood": mgmt_flood,
+                "churn": churn, "mgmt-flood": mgmt_flood, "mgmt-unread": mgmt_unread,
                 "udp-ratio": udp_ratio}[a.cmd](a)
     except AssertionError as e:
         print(f"FAIL: {e}", file=sys.stderr)

@@ -50,9 +50,12 @@ for i in $(seq 1 25); do
   echo "add-share -s $SM_DIR/e/big/u$i homes"
 done >"$SM_DIR/big.batch"
 echo "create other" >>"$SM_DIR/big.batch"
-sc batch "$SM_DIR/big.batch" 2>/dev/null || fail "big batch refused"
+# Given by a relative name from another folder: the origin is absolute
+# (the log is read far from the caller's folder).
+mkdir -p "$SM_DIR/sub"
+(cd "$SM_DIR/sub" && sc batch ./../big.batch 2>/dev/null) || fail "big batch refused"
 assert_contains "$(cat "$SM_DIR/audit.log")" \
-  "(batch $SM_DIR/big.batch): 26 operations applied in" "big batch origin"
+  "(batch $SM_DIR/big.batch): 26 operations applied in" "big batch origin, absolute"
 assert_contains "$(cat "$SM_DIR/audit.log")" ": create 1, add-share 25" \
   "big batch counted by command"
 [[ $(grep -o 'add-share 25 (memory [0-9]* ms, decoding [0-9]* ms, validation [0-9]* ms, commit [0-9]* ms, linking [0-9]* ms, change list [0-9]* ms)$' \

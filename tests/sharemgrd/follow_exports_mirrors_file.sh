@@ -28,6 +28,9 @@ replace "$a *(rw,no_subtree_check)
 start_daemon --follow-exports "$SM_DIR/exports.d/*.exports"
 wait_group "$a rw"
 assert_contains "$(sc stats)" "$f -> group exports-zfs (1 share): ok" "stats"
+# Applied as written, but worth a look: logged as import prints it.
+assert_contains "$(cat "$SM_LOG")" "$f:1: warning: $a: read-write to every client (rw)" \
+  "the log warns of a path open to every client"
 assert_eq "$f" "$(sc --json list | jq -r '.groups[] | select(.name=="exports-zfs") | .managed_by // ""')" "managed_by"
 
 gen=$(sc --json stats | jq .generation)
@@ -74,5 +77,13 @@ assert_eq "$f" "$(sc --json list | jq -r '.groups[] | select(.name=="exports-zfs
 # Started without --follow-exports: the group is released, edits work.
 restart_daemon
 assert_eq "" "$(sc --json list | jq -r '.groups[] | select(.name=="exports-zfs") | .managed_by // ""')" "released"
+# The audit line says what happened: a release, and why (not "manage",
+# not an origin "--follow-exports FILE" that reads as if the file did it).
+since_start=$(tail -n +"$(grep -n '^=== start' "$SM_LOG" | tail -n1 | cut -d: -f1)" "$SM_LOG")
+audit=$(grep -E 'exports-zfs|no longer followed' <<<"$since_start" | grep -v '^===' || true)
+assert_contains "$audit" 'release "exports-zfs"' "the audit line says release"
+assert_contains "$audit" "by sharemgrd ($f no longer followed: sharemgrd started without --follow-exports for it): 1 operation applied" "and why"
+[[ $audit != *'manage "exports-zfs"'* && $audit != *"(--follow-exports $f)"* ]] ||
+  fail "the release is not logged as the file's own manage: $audit"
 sc add-share -s "$c" exports-zfs || fail "add-share after the release"
 echo ok

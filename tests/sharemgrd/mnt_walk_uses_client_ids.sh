@@ -2,7 +2,10 @@
 # MNT's walk beneath a share checks search permission as the kernel does:
 # an AUTH_SYS caller passes a directory through one of the supplementary
 # groups its credential lists (gids<16>, RFC 5531), and a root squashed to
-# anon=N walks with N as its group too (the kernel's anongid is N).
+# anon=N walks with N as its group too (the kernel's anongid is N); a
+# POSIX ACL entry that denies a user (user:1000:--- on a 0755 folder) stops
+# its walk, with ACCES whether or not the name behind it exists (it once
+# answered OK and NOENT: an existence oracle).
 source "$(dirname "$0")/lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || { echo "SKIP: needs root (chown)"; exit 0; }
@@ -36,4 +39,21 @@ assert_eq 0 "$(mnt_as "$b/grp/in" none 0)" "AUTH_NONE caller as anon=5151"
 assert_eq 13 "$(mnt_as "$a/grp/in" 0 0)" "root squashed to 65534"
 # 17 groups is no AUTH_SYS credential: decided as an anonymous caller.
 assert_eq 13 "$(mnt_as "$a/grp/in" 4243 7 5151 $(seq 5135 5150))" "17 groups"
+
+# setfacl -m u:1000:--- "$a/acl", written as the kernel keeps it.
+mkdir -p "$a/acl/inner"
+chmod 0755 "$a/acl"
+if python3 -c '
+import os, struct, sys
+e = [(1, 7, 0xffffffff), (2, 0, 1000), (4, 5, 0xffffffff), (0x10, 5, 0xffffffff), (0x20, 5, 0xffffffff)]
+os.setxattr(sys.argv[1], "system.posix_acl_access",
+            struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *x) for x in e))' "$a/acl"
+then
+  assert_eq 13 "$(mnt_as "$a/acl/inner" 1000 1000)" "ACL denies user 1000: ACCES"
+  assert_eq 13 "$(mnt_as "$a/acl/nope" 1000 1000)" "a missing name behind it: ACCES too"
+  assert_eq 0 "$(mnt_as "$a/acl/inner" 1001 1001)" "another user: the ACL's other entry"
+  assert_eq 2 "$(mnt_as "$a/acl/nope" 1001 1001)" "and NOENT for a missing name it may reach"
+else
+  echo "no POSIX ACLs on this file system: ACL cases skipped"
+fi
 echo "ok"

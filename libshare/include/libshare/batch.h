@@ -72,7 +72,8 @@ std::string_view OperationName(Operation::Type t);
 // The sharectl command words that make `op` ("add-share", "-o", "rw",
 // "-s", "/export/a", "homes"): what `sharectl batch` and `dump` write and
 // what the daemon's audit log quotes. kManageGroup gives its name and
-// group only (it is never in a batch file).
+// group only, "release GROUP" when it clears the mark (it is never in a
+// batch file).
 std::vector<std::string> OperationWords(const Operation& op);
 
 struct Batch {

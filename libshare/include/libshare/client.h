@@ -99,6 +99,13 @@ struct DaemonStats {
   KernelStats kernel;
   StoreStatus store;  // records.h
   std::vector<FollowedFileStatus> followed;  // sharemgrd --follow-exports
+  bool insecure = false;  // sharemgrd runs --insecure (MNT from any port)
+  // `shares` split: served; of enabled groups but not served (not on the
+  // file system recorded for them, as the file-system watch's last round
+  // found); of disabled groups.
+  uint64_t shares_served = 0;
+  uint64_t shares_not_served = 0;
+  uint64_t shares_disabled = 0;
 };
 
 // One mount record (`sharectl mounts`).
@@ -191,6 +198,19 @@ class Client {
   // Apply().
   [[nodiscard]] virtual absl::StatusOr<FollowSyncResult> FollowSync() {
     return absl::UnimplementedError("FollowSync: not supported by this client");
+  }
+
+  // `sharectl rerecord`: has the daemon record anew the file system each
+  // share at `paths` is on now (a share added before its file system was
+  // mounted was recorded on the parent's, and is not served once its own
+  // is mounted), and probe them. One line per path: what it recorded and
+  // what was recorded before. All or nothing: kNotFound for a path that
+  // is no share, kInvalidArgument for one that is not a directory on a
+  // mount now (the message names it); kPermissionDenied as for Apply().
+  [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> Rerecord(
+      const std::vector<std::string>& paths) {
+    (void)paths;
+    return absl::UnimplementedError("Rerecord: not supported by this client");
   }
 
   // The batches committed after `generation`, from the daemon's bounded

@@ -55,11 +55,11 @@ class UniqueFd {
 
 // Who walks. `root`: no permission check (the daemon's own rights; a
 // client whose root is kept). Otherwise search (x) permission on every
-// directory passed is checked against its owner, group and mode bits for
-// `uid`, `gid` and the supplementary `groups` (an AUTH_SYS credential's
-// gids<16>, RFC 5531), as the kernel checks them; POSIX ACLs are not
-// read, so a walk an ACL alone allows is refused, one only an ACL forbids
-// is allowed.
+// directory passed is checked for `uid`, `gid` and the supplementary
+// `groups` (an AUTH_SYS credential's gids<16>, RFC 5531) as the kernel
+// checks it: against the directory's POSIX access ACL when it has one
+// (read from system.posix_acl_access; an ACL that cannot be read or
+// parsed refuses), else its owner, group and mode bits.
 struct WalkIdentity {
   bool root = true;
   uint32_t uid = 0;

@@ -77,8 +77,12 @@ class MgmtServiceTest : public ::testing::Test {
   // whose credentials are known); returns the reply's bytes. *accepted,
   // if given, is set to the call's accept status; else it must be SUCCESS.
   std::string CallAs(uid_t uid, uint32_t proc, std::string in,
-                     accept_stat* accepted = nullptr) {
+                     accept_stat* accepted = nullptr,
+                     const std::atomic<std::size_t>* replies_held = nullptr,
+                     std::size_t reply_budget = 0) {
     CallContext ctx;
+    ctx.replies_held = replies_held;
+    ctx.reply_budget = reply_budget;
     ctx.transport = Transport::kUnix;
     ctx.has_peer_cred = true;
     ctx.peer_uid = uid;
@@ -266,6 +270,47 @@ TEST_F(MgmtServiceTest, PreparedBatchSaysWhatWasWarmedAhead) {
   EXPECT_FALSE(std::regex_search(c, m, warmed)) << "reported twice: " << c;
   EXPECT_EQ(catalog_->share_count(), 75u);
   ASSERT_TRUE(SetLogFile("").ok());
+}
+
+// The status of a reply whose union starts with mgmt_status (every one).
+mgmt_status ReplyStatus(const std::string& out) {
+  if (out.size() < 4) return MGMT_ERR_INTERNAL;
+  return static_cast<mgmt_status>(
+      (uint32_t{static_cast<unsigned char>(out[0])} << 24) |
+      (uint32_t{static_cast<unsigned char>(out[1])} << 16) |
+      (uint32_t{static_cast<unsigned char>(out[2])} << 8) |
+      uint32_t{static_cast<unsigned char>(out[3])});
+}
+
+// A listing under the readers' budget of unread replies is refused when
+// its reply would pass it, and served when it fits.
+TEST_F(MgmtServiceTest, ListingPastTheReplyBudgetIsRefusedBusy) {
+  ASSERT_EQ(BatchAs(0), MGMT_OK);
+  const std::string no_groups(4, '\0');  // groups<>: empty, every group
+  std::atomic<std::size_t> held{0};
+  std::string out =
+      CallAs(65534, MGMTPROC_LIST_SHARES, no_groups, nullptr, &held, 1 << 20);
+  EXPECT_EQ(ReplyStatus(out), MGMT_OK);
+  held = 1 << 20;  // spent by others
+  out = CallAs(65534, MGMTPROC_LIST_SHARES, no_groups, nullptr, &held, 1 << 20);
+  EXPECT_EQ(ReplyStatus(out), MGMT_ERR_INTERNAL);
+  EXPECT_NE(out.find("busy"), std::string::npos);
+  held = (1 << 20) - 8;  // room, but not for this reply
+  out = CallAs(65534, MGMTPROC_SHARETAB, "", nullptr, &held, 1 << 20);
+  EXPECT_EQ(ReplyStatus(out), MGMT_ERR_INTERNAL);
+  // Small replies are not listings: STATS is answered whatever is held.
+  out = CallAs(65534, MGMTPROC_STATS, "", nullptr, &held, 1 << 20);
+  EXPECT_EQ(ReplyStatus(out), MGMT_OK);
+}
+
+TEST_F(MgmtServiceTest, RerecordNeedsChangeRights) {
+  const std::string no_paths(4, '\0');
+  EXPECT_EQ(ReplyStatus(CallAs(65534, MGMTPROC_RERECORD, no_paths)),
+            MGMT_ERR_PERM);
+  // This service watches no file systems: refused, saying so.
+  std::string out = CallAs(0, MGMTPROC_RERECORD, no_paths);
+  EXPECT_EQ(ReplyStatus(out), MGMT_ERR_INTERNAL);
+  EXPECT_NE(out.find("does not watch file systems"), std::string::npos);
 }
 
 TEST_F(MgmtServiceTest, BatchFromRootIsAppliedAndWritesTheSharetab) {

@@ -287,6 +287,14 @@ class ServedShareAccessTest : public ShareAccessTest {
     watch_.reset();
     ShareAccessTest::TearDown();
   }
+  // The reason of a share recorded on "/" whose own file system was
+  // mounted since: it names the remedy.
+  std::string MountedSinceReason() const {
+    return "recorded on a file system mounted at /, now " + share_ +
+           " (mounted since the share was added; if the share is meant to "
+           "be on it, sharectl rerecord -s " +
+           share_ + " records it)";
+  }
   // The share recorded on "/" by a round, the watch closed, and a file
   // system mounted at the share since: no round has seen it yet.
   void RecordOnRootThenMountAtTheShare() {
@@ -299,6 +307,30 @@ class ServedShareAccessTest : public ShareAccessTest {
   }
   std::unique_ptr<FsWatch> watch_;
 };
+
+TEST_F(ServedShareAccessTest, RerecordServesTheShareOnItsFileSystemNow) {
+  RecordOnRootThenMountAtTheShare();
+  OpenWatch();
+  watch_->ProbeAll();
+  ASSERT_EQ(watch_->NotServed(share_, false), MountedSinceReason());
+  // A path that is no share refuses the call: nothing is recorded.
+  absl::StatusOr<std::vector<std::string>> bad =
+      watch_->Rerecord({share_, share_ + "/none"});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(watch_->NotServed(share_, false), MountedSinceReason());
+  absl::StatusOr<std::vector<std::string>> lines = watch_->Rerecord({share_});
+  ASSERT_TRUE(lines.ok()) << lines.status();
+  ASSERT_EQ(lines->size(), 1u);
+  EXPECT_THAT((*lines)[0], HasSubstr(share_ + ": recorded on data ("));
+  EXPECT_THAT((*lines)[0], HasSubstr("mounted at " + share_ + " (was root ("));
+  EXPECT_EQ(watch_->NotServed(share_, false), std::nullopt);
+  EXPECT_TRUE(DecideServed(share_).granted());
+  // Kept in the store: a new watch (a restart) serves it from the start.
+  watch_.reset();
+  OpenWatch();
+  watch_->ProbeAll();
+  EXPECT_EQ(watch_->NotServed(share_, false), std::nullopt);
+}
 
 TEST_F(ServedShareAccessTest, ShareOnItsRecordedMountIsServed) {
   Share("rw");
@@ -356,7 +388,7 @@ TEST_F(ServedShareAccessTest, RecordedOnTheParentRefusedOnceADatasetIsMounted) {
   OpenWatch();  // no round yet
   std::optional<std::string> why = watch_->NotServed(share_, false);
   ASSERT_TRUE(why.has_value());
-  EXPECT_EQ(*why, "recorded on a file system mounted at /, now " + share_);
+  EXPECT_EQ(*why, MountedSinceReason());
   watch_->ProbeAll();  // the round says the same
   EXPECT_EQ(watch_->NotServed(share_, false), why);
 }
@@ -382,8 +414,7 @@ TEST_F(ServedShareAccessTest, WatchOpenedWhileTheCatalogLoadsDecidesTheSame) {
   ASSERT_TRUE(opened.ok()) << opened.status();
   watch_ = std::move(*opened);
   watch_->SetCatalog(catalog_.get());
-  const std::string why =
-      "recorded on a file system mounted at /, now " + share_;
+  const std::string why = MountedSinceReason();
   EXPECT_EQ(watch_->NotServed(share_, false), why);  // no round yet
   AccessResult r = DecideServed(share_);
   EXPECT_TRUE(r.not_served);
@@ -420,8 +451,7 @@ TEST_F(ServedShareAccessTest, WatchOpenedWithoutTheCatalogBoundsItsReserve) {
   ASSERT_TRUE(w.ok()) << w.status();
   watch_ = std::move(*w);
   watch_->SetCatalog(catalog_.get());
-  EXPECT_EQ(watch_->NotServed(share_, false),
-            "recorded on a file system mounted at /, now " + share_);
+  EXPECT_EQ(watch_->NotServed(share_, false), MountedSinceReason());
 }
 
 // A walk to the share that meets a link asks the watch for a full round

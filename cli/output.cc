@@ -46,7 +46,7 @@ std::string IdentityDiffers(const std::string& recorded,
                             const std::string& live) {
   return absl::StrCat("file-system identity differs: recorded ", recorded,
                       ", its file system now has ", live,
-                      "; the kernel mode answers the recorded one");
+                      "; the kernel mode answers the recorded identity");
 }
 
 // A control character as \xNN, so that text from the daemon (which

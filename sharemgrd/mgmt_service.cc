@@ -1126,7 +1126,11 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
   std::string fs_identity, live;
   if (m.has_value() && m->fs_uuid) {
     fs_identity = libshare::FormatFsIdentity(*m->fs_uuid);
-    live = LiveIdentityDiffering(m->path, fs_identity);
+    // A share not served is not on its file system: the reason says so.
+    if (served_ == nullptr ||
+        !served_->NotServed(m->path, false, m->options->mountpoint)) {
+      live = LiveIdentityDiffering(m->path, fs_identity);
+    }
   }
   mgmt_check_res res{};
   res.status = MGMT_OK;

@@ -139,7 +139,7 @@ class RecordedIdentityProbe final : public FsProbe {
                                   ")");
       log_(absl::StrCat(path, ": its file system's identity is now ", now,
                         ", recorded ", libshare::FormatFsIdentity(*want),
-                        " when it was added: answered with the recorded one"));
+                        " when it was added: the recorded identity is answered"));
     }
     id->uuid = want;
     return id;

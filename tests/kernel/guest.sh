@@ -313,6 +313,11 @@ boot() {  # MODE (run|shell) SCENARIO_PATH...
     echo "SHAREMGRD='$sharemgrd'"
     echo "SHARECTL='$sharectl'"
     echo "KT_SCENARIO_TIMEOUT='${KT_SCENARIO_TIMEOUT:-150}'"
+    # A PostgreSQL data folder made here, for scenarios with an engine
+    # (pg_server.sh copies it: initdb under emulation takes about 80 s).
+    if "$SRC/tests/support/pg_server.sh" initdb "$res/pg-template" >/dev/null 2>&1; then
+      echo "SHAREMGR_PG_TEMPLATE='/results/pg-template/pgdata'"
+    fi
   } >"$res/guest.env"
   printf '%s\n' "${scenarios[@]}" >"$res/scenarios"
 
@@ -467,6 +472,7 @@ guest_main() {
   # shellcheck disable=SC1091
   source /results/guest.env
   export KT_SRC SHAREMGRD SHARECTL KT_RESULTS=/results
+  [[ -n ${SHAREMGR_PG_TEMPLATE:-} ]] && export SHAREMGR_PG_TEMPLATE
   local log=/results/services.log
   {
     hostname kguest

@@ -10,6 +10,11 @@
 #                               immediate: as a crash)
 #   pg_server.sh psql DIR SQL   runs SQL, prints the rows unaligned
 #   pg_server.sh bindir         where initdb and pg_ctl are
+#   pg_server.sh initdb DIR     only the initdb (DIR/pgdata): a template
+#
+# With SHAREMGR_PG_TEMPLATE naming such a DIR/pgdata, start copies it
+# instead of running initdb (the kernel guest: initdb takes about 80 s
+# under QEMU's emulation, a copy a few).
 set -euo pipefail
 
 bindir() {
@@ -46,6 +51,11 @@ case $cmd in
       # The folders above it must let postgres through (mode 0755).
       chown postgres: "$dir"
     fi
+    if [[ ! -d $data && -f ${SHAREMGR_PG_TEMPLATE:-/nonexistent}/PG_VERSION ]]; then
+      cp -a "$SHAREMGR_PG_TEMPLATE" "$data"
+      [[ $(id -u) -eq 0 ]] && chown -R postgres: "$data"
+      chmod 700 "$data"
+    fi
     if [[ ! -d $data ]]; then
       as_owner "$bin/initdb" -D "$data" -A trust -U postgres -E UTF8 \
         --no-instructions >"$dir/initdb.log" 2>&1 ||
@@ -55,6 +65,16 @@ case $cmd in
       -o "-k $dir -p 5432 -c listen_addresses= -c max_connections=60" \
       start >/dev/null || { tail -20 "$dir/server.log" >&2; exit 1; }
     echo "host=$dir port=5432 dbname=postgres user=postgres"
+    ;;
+  initdb)
+    mkdir -p "$dir"
+    [[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
+    as_owner "$bin/initdb" -D "$data" -A trust -U postgres -E UTF8 \
+      --no-instructions >"$dir/initdb.log" 2>&1 ||
+      { cat "$dir/initdb.log" >&2; exit 1; }
+    # initdb chose by this host (POSIX shared memory); where a copy starts
+    # (the guest) may have no /dev/shm: files in the data folder always do.
+    echo "dynamic_shared_memory_type = mmap" >>"$data/postgresql.conf"
     ;;
   stop)
     as_owner "$bin/pg_ctl" -D "$data" -m "${3:-fast}" -w -t 60 stop >/dev/null

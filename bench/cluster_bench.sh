@@ -38,7 +38,7 @@ start() {  # NAME ARGS...
     "$@" 2>"$dir/$name.log" &
   pids+=($!)
   for _ in $(seq 400); do
-    grep -q '^sharemgrd: serving' "$dir/$name.log" && return 0
+    grep -qs '^sharemgrd: serving' "$dir/$name.log" && return 0
     sleep 0.05
   done
   cat "$dir/$name.log" >&2; exit 1

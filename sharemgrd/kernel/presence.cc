@@ -24,6 +24,19 @@ absl::StatusOr<bool> NfsdAvailable(const std::string& proc_root) {
   return absl::FailedPreconditionError(absl::StrCat(f, ": ", strerror(errno)));
 }
 
+namespace {
+
+// The network namespace of process `pid` ("net:[INODE]"), or "" if it
+// cannot be read.
+std::string NetNamespace(const std::string& proc_root, const std::string& pid) {
+  char target[64];
+  const std::string link = absl::StrCat(proc_root, "/", pid, "/ns/net");
+  const ssize_t n = readlink(link.c_str(), target, sizeof target - 1);
+  return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+}
+
+}  // namespace
+
 absl::Status CheckNoOtherResponder(const std::string& proc_root) {
   DIR* procs = opendir(proc_root.c_str());
   if (procs == nullptr) {
@@ -31,6 +44,9 @@ absl::Status CheckNoOtherResponder(const std::string& proc_root) {
         absl::StrCat(proc_root, ": ", strerror(errno)));
   }
   const std::string self = std::to_string(getpid());
+  // Each network namespace has its own nfsd and cache channels (a second
+  // head in a container or namespace): only a responder in ours is one.
+  const std::string own_net = NetNamespace(proc_root, self);
   const std::string caches[] = {kIpCache, kGidCache, kFhCache, kExportCache};
   absl::Status result = absl::OkStatus();
   while (dirent* e = readdir(procs)) {
@@ -39,6 +55,10 @@ absl::Status CheckNoOtherResponder(const std::string& proc_root) {
         pid.find_first_not_of("0123456789") != std::string::npos ||
         pid == self) {
       continue;
+    }
+    if (!own_net.empty()) {
+      const std::string net = NetNamespace(proc_root, pid);
+      if (!net.empty() && net != own_net) continue;
     }
     const std::string fd_dir = absl::StrCat(proc_root, "/", pid, "/fd");
     DIR* fds = opendir(fd_dir.c_str());

@@ -510,6 +510,28 @@ TEST(CheckNoOtherResponderTest, NamesTheProcessHoldingAChannel) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("nfsd.export"));
 }
 
+// Each network namespace has its own nfsd: a responder in another one (a
+// second head) holds another channel of the same name.
+TEST(CheckNoOtherResponderTest, IgnoresAResponderOfAnotherNetworkNamespace) {
+  libshare::testing::TempDir proc;
+  const std::string self = std::to_string(getpid());
+  proc.Mkdir(self + "/ns");
+  proc.Mkdir("4242/fd");
+  proc.Mkdir("4242/ns");
+  std::filesystem::create_symlink("net:[4026531840]",
+                                  proc.path() + "/" + self + "/ns/net");
+  std::filesystem::create_symlink("net:[4026532999]",
+                                  proc.path() + "/4242/ns/net");
+  std::filesystem::create_symlink("/proc/4242/net/rpc/nfsd.export/channel",
+                                  proc.path() + "/4242/fd/5");
+  EXPECT_TRUE(CheckNoOtherResponder(proc.path()).ok());
+  // The same namespace: refused.
+  std::filesystem::remove(proc.path() + "/4242/ns/net");
+  std::filesystem::create_symlink("net:[4026531840]",
+                                  proc.path() + "/4242/ns/net");
+  EXPECT_FALSE(CheckNoOtherResponder(proc.path()).ok());
+}
+
 TEST(CheckNoOtherResponderTest, IgnoresItself) {
   libshare::testing::TempDir proc;
   const std::string self = std::to_string(getpid());

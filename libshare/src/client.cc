@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "libshare/heap_reserve.h"
+#include "libshare/mgmt_codec.h"
 #include "libshare/mgmt_prot.h"
 
 namespace libshare {
@@ -696,27 +697,9 @@ absl::StatusOr<ChangeList> RpcClient::ChangesSince(uint64_t generation) {
   ChangeList out;
   out.generation = r.generation;
   out.oldest = r.oldest;
+  out.batches.reserve(r.batches.batches_len);
   for (u_int i = 0; i < r.batches.batches_len; ++i) {
-    const mgmt_change_batch& b = r.batches.batches_val[i];
-    ChangeRecord& c = out.batches.emplace_back();
-    c.generation = b.generation;
-    c.time = b.time;
-    c.uid = b.uid;
-    c.pid = b.pid;
-    c.origin = Text(b.origin);
-    c.operations = b.operations;
-    c.summary = Text(b.summary);
-    for (u_int k = 0; k < b.shares.shares_len; ++k) {
-      const mgmt_changed_share& m = b.shares.shares_val[k];
-      ShareChange& sc = c.shares.emplace_back();
-      const std::string kind = Text(m.kind);
-      sc.kind = kind == "added"     ? ShareChange::Kind::kAdded
-                : kind == "removed" ? ShareChange::Kind::kRemoved
-                                    : ShareChange::Kind::kChanged;
-      sc.path = Text(m.path);
-      sc.id = m.id;
-      sc.active = m.active;
-    }
+    out.batches.push_back(DecodeChangeBatch(r.batches.batches_val[i]));
   }
   return out;
 }

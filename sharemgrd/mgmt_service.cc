@@ -1172,15 +1172,7 @@ accept_stat MgmtService::Stats(std::string* out) {
   s.mounts_dropped = mounts_->mounts_dropped();
   s.mount_limit = mounts_->mount_limit();
   s.mount_client_limit = mounts_->mount_client_limit();
-  s.cache.entries = c.entries;
-  s.cache.hits = c.hits;
-  s.cache.misses = c.misses;
-  s.cache.coalesced = c.coalesced;
-  s.cache.refreshes = c.refreshes;
-  s.cache.reclaims = c.reclaims;
-  s.cache.lookups = c.lookups;
-  s.cache.lookup_failures = c.lookup_failures;
-  s.cache.timeouts = c.timeouts;
+  s.cache = libshare::EncodeCacheStats(c);
   s.requests.requests_len = static_cast<u_int>(req.size());
   s.requests.requests_val = req.data();
   s.sharetab_error = Mutable(sharetab_error);

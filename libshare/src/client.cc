@@ -616,15 +616,7 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
   out.mounts_dropped = m.mounts_dropped;
   out.mount_limit = m.mount_limit;
   out.mount_client_limit = m.mount_client_limit;
-  out.cache.entries = m.cache.entries;
-  out.cache.hits = m.cache.hits;
-  out.cache.misses = m.cache.misses;
-  out.cache.coalesced = m.cache.coalesced;
-  out.cache.refreshes = m.cache.refreshes;
-  out.cache.reclaims = m.cache.reclaims;
-  out.cache.lookups = m.cache.lookups;
-  out.cache.lookup_failures = m.cache.lookup_failures;
-  out.cache.timeouts = m.cache.timeouts;
+  out.cache = DecodeCacheStats(m.cache);
   out.kernel.mode = Text(m.kernel.mode);
   out.kernel.upcalls = m.kernel.upcalls;
   out.kernel.negative = m.kernel.negative;

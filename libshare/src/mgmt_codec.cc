@@ -64,4 +64,32 @@ ChangeRecord DecodeChangeBatch(const mgmt_change_batch& b) {
   return c;
 }
 
+mgmt_cache_stats EncodeCacheStats(const CacheStats& c) {
+  mgmt_cache_stats m{};
+  m.entries = c.entries;
+  m.hits = c.hits;
+  m.misses = c.misses;
+  m.coalesced = c.coalesced;
+  m.refreshes = c.refreshes;
+  m.reclaims = c.reclaims;
+  m.lookups = c.lookups;
+  m.lookup_failures = c.lookup_failures;
+  m.timeouts = c.timeouts;
+  return m;
+}
+
+CacheStats DecodeCacheStats(const mgmt_cache_stats& m) {
+  CacheStats c;
+  c.entries = m.entries;
+  c.hits = m.hits;
+  c.misses = m.misses;
+  c.coalesced = m.coalesced;
+  c.refreshes = m.refreshes;
+  c.reclaims = m.reclaims;
+  c.lookups = m.lookups;
+  c.lookup_failures = m.lookup_failures;
+  c.timeouts = m.timeouts;
+  return c;
+}
+
 }  // namespace libshare

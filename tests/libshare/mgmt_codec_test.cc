@@ -76,5 +76,41 @@ TEST(MgmtCodecTest, ChangeRecordsSurviveTheWire) {
   ::xdr_free(fn, reinterpret_cast<char*>(&got));
 }
 
+TEST(MgmtCodecTest, CacheCountersSurviveTheWire) {
+  CacheStats in;
+  in.entries = 1;
+  in.hits = 2;
+  in.misses = 3;
+  in.coalesced = 4;
+  in.refreshes = 5;
+  in.reclaims = 6;
+  in.lookups = 7;
+  in.lookup_failures = 8;
+  in.timeouts = 1ull << 63;
+  mgmt_cache_stats m = EncodeCacheStats(in);
+  const xdrproc_t fn = reinterpret_cast<xdrproc_t>(xdr_mgmt_cache_stats);
+  std::string bytes(::xdr_sizeof(fn, &m), '\0');
+  XDR x;
+  ::xdrmem_create(&x, bytes.data(), static_cast<u_int>(bytes.size()),
+                  XDR_ENCODE);
+  ASSERT_TRUE(xdr_mgmt_cache_stats(&x, &m));
+  xdr_destroy(&x);
+  mgmt_cache_stats got{};
+  ::xdrmem_create(&x, bytes.data(), static_cast<u_int>(bytes.size()),
+                  XDR_DECODE);
+  ASSERT_TRUE(xdr_mgmt_cache_stats(&x, &got));
+  xdr_destroy(&x);
+  const CacheStats out = DecodeCacheStats(got);
+  EXPECT_EQ(out.entries, 1u);
+  EXPECT_EQ(out.hits, 2u);
+  EXPECT_EQ(out.misses, 3u);
+  EXPECT_EQ(out.coalesced, 4u);
+  EXPECT_EQ(out.refreshes, 5u);
+  EXPECT_EQ(out.reclaims, 6u);
+  EXPECT_EQ(out.lookups, 7u);
+  EXPECT_EQ(out.lookup_failures, 8u);
+  EXPECT_EQ(out.timeouts, 1ull << 63);
+}
+
 }  // namespace
 }  // namespace libshare

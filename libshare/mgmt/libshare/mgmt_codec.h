@@ -6,6 +6,7 @@
 //   ChangeBatchesView v(answer.batches);      // server: views, no copies
 //   r.batches.batches_val = v.data();  r.batches.batches_len = v.size();
 //   ChangeRecord c = DecodeChangeBatch(r.batches.batches_val[i]);  // client
+//   s.cache = EncodeCacheStats(cache->counters());   // and DecodeCacheStats
 //
 // Thread-compatible.
 #ifndef LIBSHARE_MGMT_CODEC_H_
@@ -36,6 +37,12 @@ class ChangeBatchesView {
 // A decoded record as libshare's type. A kind other than "added" or
 // "removed" is a change.
 ChangeRecord DecodeChangeBatch(const mgmt_change_batch& b);
+
+// The authorization cache's counters (STATS), field for field: the one
+// place they cross between authcache::AuthCacheCounters (the same type)
+// and the wire.
+mgmt_cache_stats EncodeCacheStats(const CacheStats& c);
+CacheStats DecodeCacheStats(const mgmt_cache_stats& m);
 
 }  // namespace libshare
 

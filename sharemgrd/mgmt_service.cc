@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "libshare/fs_identity.h"
 #include "libshare/heap_reserve.h"
+#include "libshare/mgmt_codec.h"
 #include "libshare/path.h"
 #include "libshare/sharetab.h"
 #include "log.h"
@@ -987,37 +988,14 @@ accept_stat MgmtService::ChangesSince(XDR* args, std::string* out,
   }
   ChangeLog::Answer answer = changes_.Since(since);
   // Views into `answer`, which outlives the encoding.
-  std::vector<mgmt_change_batch> batches(answer.batches.size());
-  std::vector<std::vector<mgmt_changed_share>> shares(answer.batches.size());
-  for (std::size_t i = 0; i < answer.batches.size(); ++i) {
-    const libshare::ChangeRecord& in = answer.batches[i];
-    mgmt_change_batch& b = batches[i];
-    b.generation = in.generation;
-    b.time = in.time;
-    b.uid = in.uid;
-    b.pid = in.pid;
-    b.origin = Mutable(in.origin);
-    b.operations = in.operations;
-    b.summary = Mutable(in.summary);
-    shares[i].resize(in.shares.size());
-    for (std::size_t k = 0; k < in.shares.size(); ++k) {
-      const libshare::ShareChange& c = in.shares[k];
-      shares[i][k].kind =
-          const_cast<char*>(libshare::ShareChangeKindName(c.kind).data());
-      shares[i][k].path = Mutable(c.path);
-      shares[i][k].id = c.id;
-      shares[i][k].active = c.active;
-    }
-    b.shares.shares_len = static_cast<u_int>(shares[i].size());
-    b.shares.shares_val = shares[i].data();
-  }
+  libshare::ChangeBatchesView batches(answer.batches);
   mgmt_changes_res res{};
   res.status = MGMT_OK;
   mgmt_changes_result& r = res.mgmt_changes_res_u.result;
   r.generation = now;
   r.oldest = answer.oldest;
   r.too_old = answer.too_old;
-  r.batches.batches_len = static_cast<u_int>(batches.size());
+  r.batches.batches_len = batches.size();
   r.batches.batches_val = batches.data();
   return Encode(Proc(xdr_mgmt_changes_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
@@ -1194,15 +1172,7 @@ accept_stat MgmtService::Stats(std::string* out) {
   s.mounts_dropped = mounts_->mounts_dropped();
   s.mount_limit = mounts_->mount_limit();
   s.mount_client_limit = mounts_->mount_client_limit();
-  s.cache.entries = c.entries;
-  s.cache.hits = c.hits;
-  s.cache.misses = c.misses;
-  s.cache.coalesced = c.coalesced;
-  s.cache.refreshes = c.refreshes;
-  s.cache.reclaims = c.reclaims;
-  s.cache.lookups = c.lookups;
-  s.cache.lookup_failures = c.lookup_failures;
-  s.cache.timeouts = c.timeouts;
+  s.cache = libshare::EncodeCacheStats(c);
   s.requests.requests_len = static_cast<u_int>(req.size());
   s.requests.requests_val = req.data();
   s.sharetab_error = Mutable(sharetab_error);

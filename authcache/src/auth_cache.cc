@@ -35,7 +35,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
-#include "lookup_pool.h"
+#include "libshare/work_pool.h"
 
 namespace authcache {
 namespace {
@@ -426,8 +426,8 @@ struct AuthCache::Impl {
   std::atomic<uint64_t> timeouts{0};
   // Declared last: destroyed first, so no task outlives the state above.
   // The refresh pool waits on lookups, so it goes before the lookup pool.
-  internal::LookupPool lookup_pool;
-  internal::LookupPool refresh_pool;
+  libshare::WorkPool lookup_pool;
+  libshare::WorkPool refresh_pool;
 };
 
 // The ClientIdentity evaluation sees inside the cache: every answer comes

@@ -26,7 +26,7 @@ while (($#)); do
     *) echo "usage: $0 [--shares N] [--seconds S] [--bin DIR]" >&2; exit 2 ;;
   esac
 done
-source "$here/../../tests/sharemgrd/lib.sh"
+source "$here/../../tests/support/daemon_lib.sh"
 [[ -x $MOUNT_LOAD ]] || fail "program not built: $MOUNT_LOAD"
 sm_setup
 groups=16

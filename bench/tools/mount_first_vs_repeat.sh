@@ -63,7 +63,7 @@ while (($#)); do
        exit 2 ;;
   esac
 done
-source "$here/../../tests/sharemgrd/lib.sh"
+source "$here/../../tests/support/daemon_lib.sh"
 [[ -x $MOUNT_LOAD ]] || fail "program not built: $MOUNT_LOAD"
 ((calls < 1000)) || fail "--calls must stay below the per-client record limit (1000)"
 sm_setup

@@ -30,7 +30,7 @@ while (($#)); do
     *) echo "usage: $0 [--shares N] [--rounds R] [--gap MS] [--bin DIR]" >&2; exit 2 ;;
   esac
 done
-source "$here/../../tests/sharemgrd/lib.sh"
+source "$here/../../tests/support/daemon_lib.sh"
 sm_setup
 start_daemon --no-rpcbind
 home=$SM_DIR/export/home

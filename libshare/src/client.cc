@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "libshare/heap_reserve.h"
+#include "libshare/mgmt_codec.h"
 #include "libshare/mgmt_prot.h"
 
 namespace libshare {
@@ -615,15 +616,7 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
   out.mounts_dropped = m.mounts_dropped;
   out.mount_limit = m.mount_limit;
   out.mount_client_limit = m.mount_client_limit;
-  out.cache.entries = m.cache.entries;
-  out.cache.hits = m.cache.hits;
-  out.cache.misses = m.cache.misses;
-  out.cache.coalesced = m.cache.coalesced;
-  out.cache.refreshes = m.cache.refreshes;
-  out.cache.reclaims = m.cache.reclaims;
-  out.cache.lookups = m.cache.lookups;
-  out.cache.lookup_failures = m.cache.lookup_failures;
-  out.cache.timeouts = m.cache.timeouts;
+  out.cache = DecodeCacheStats(m.cache);
   out.kernel.mode = Text(m.kernel.mode);
   out.kernel.upcalls = m.kernel.upcalls;
   out.kernel.negative = m.kernel.negative;
@@ -696,27 +689,9 @@ absl::StatusOr<ChangeList> RpcClient::ChangesSince(uint64_t generation) {
   ChangeList out;
   out.generation = r.generation;
   out.oldest = r.oldest;
+  out.batches.reserve(r.batches.batches_len);
   for (u_int i = 0; i < r.batches.batches_len; ++i) {
-    const mgmt_change_batch& b = r.batches.batches_val[i];
-    ChangeRecord& c = out.batches.emplace_back();
-    c.generation = b.generation;
-    c.time = b.time;
-    c.uid = b.uid;
-    c.pid = b.pid;
-    c.origin = Text(b.origin);
-    c.operations = b.operations;
-    c.summary = Text(b.summary);
-    for (u_int k = 0; k < b.shares.shares_len; ++k) {
-      const mgmt_changed_share& m = b.shares.shares_val[k];
-      ShareChange& sc = c.shares.emplace_back();
-      const std::string kind = Text(m.kind);
-      sc.kind = kind == "added"     ? ShareChange::Kind::kAdded
-                : kind == "removed" ? ShareChange::Kind::kRemoved
-                                    : ShareChange::Kind::kChanged;
-      sc.path = Text(m.path);
-      sc.id = m.id;
-      sc.active = m.active;
-    }
+    out.batches.push_back(DecodeChangeBatch(r.batches.batches_val[i]));
   }
   return out;
 }

@@ -5,7 +5,7 @@
 #                    (lib.sh's daemon), both on it; group g made on A
 #   scb ARGS         sharectl against head B
 #   engine SQL       rows of SQL run on the engine
-source "$(dirname "${BASH_SOURCE[0]}")/../sharemgrd/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../support/daemon_lib.sh"
 PG_SERVER=$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)/pg_server.sh
 B_PID=
 

@@ -11,7 +11,7 @@
 #    is refused with exit 3 naming the engine; nothing changed;
 #  - the engine back: the change goes through and both heads converge;
 #  - a password in --store is refused at start, naming where it belongs.
-source "$(dirname "$0")/../sharemgrd/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 PG_SERVER=$(cd "$(dirname "$0")/../support" && pwd)/pg_server.sh
 sm_setup
 ensure_rpcbind

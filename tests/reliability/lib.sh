@@ -1,4 +1,4 @@
-# Helpers for the reliability tests, on top of tests/sharemgrd/lib.sh
+# Helpers for the reliability tests, on top of tests/support/daemon_lib.sh
 # (sm_setup, start_daemon, wait_serving, stop_daemon, sc, probe, fail...).
 #
 #   source "$(dirname "$0")/lib.sh"
@@ -6,7 +6,7 @@
 # Adds: state_digest (table + sharetab view + EXPORT, one line per part),
 # start_daemon_nowait, kill_daemon, rss_kib, make_many_dirs.
 
-source "$(dirname "${BASH_SOURCE[0]}")/../sharemgrd/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../support/daemon_lib.sh"
 
 # Starts sharemgrd like start_daemon but returns at once (DAEMON_PID set),
 # so a test can kill it during its start-up load.

@@ -5,7 +5,7 @@
 # there now, says what it recorded and what was before, and the share is
 # served at once (and after a restart: the record is kept). A path that
 # is no share is refused naming it, and changes nothing.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || fail "needs root (mounts a tmpfs)"
 read -r home <<<"$(make_dirs home)"

@@ -3,7 +3,7 @@
 # origin and what it did: operation by operation for a small batch, counts
 # per command for a big one. Refused batches say so; dry runs are not
 # logged as changes.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon --log-file "$SM_DIR/audit.log"
 uid=$(id -u)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A batch with one bad operation is refused whole: nothing changes, and the
 # bad line is named.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon
 read -r a b c <<<"$(make_dirs a b c)"

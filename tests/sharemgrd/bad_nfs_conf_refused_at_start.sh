@@ -4,7 +4,7 @@
 # store, no socket); a good file's settings are taken and the log says
 # from which line (here port= becomes the MOUNT port, which rpcinfo-free
 # clients reach); a flag given wins over the file.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 port=$(free_port)
 other=$(free_port)

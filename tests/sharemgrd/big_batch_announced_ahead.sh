@@ -5,7 +5,7 @@
 # The batch is applied as any other. A caller who may not change shares
 # has nothing warmed and its batch is refused as before; a small file is
 # not announced.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || { echo "SKIP: needs root to run as nobody"; exit 0; }
 IFS=. read -r major minor _ <<<"$(uname -r)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # DUMP shows a mount made with MNT; the record survives a restart; UMNT
 # removes it (and UMNTALL removes a client's others).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon
 read -r p q <<<"$(make_dirs p q)"

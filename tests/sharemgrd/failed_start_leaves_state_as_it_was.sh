@@ -4,7 +4,7 @@
 # created: store, lock files, socket, sharetab view and the folders made
 # for them; files that were there before stay, and so does another
 # daemon's lock.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 port=$(free_port)
 python3 -c "

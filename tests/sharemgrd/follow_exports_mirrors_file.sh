@@ -4,7 +4,7 @@
 # of the group are refused naming the file; a bad line keeps the last good
 # state and shows in `sharectl stats`; a deleted file empties the group; the
 # mark survives a restart.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 read -r a b c <<<"$(make_dirs a b c)"
 mkdir -p "$SM_DIR/exports.d"

@@ -10,7 +10,7 @@
 #    every user, a link to a root-owned file in a world-writable folder:
 #    each refused (nothing of it served; `stats` and the log say why);
 #  - a root-owned 0644 file beside them is applied.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 read -r a b c d <<<"$(make_dirs a b c d)"
 open=$SM_DIR/open.d

@@ -4,7 +4,7 @@
 # once existed were, and `--json stats` had no member for followed files.
 # Each file shows its state: applied (at which generation), or refused
 # since when and why, and whether anything of it is served.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 read -r a b <<<"$(make_dirs a b)"
 mkdir -p "$SM_DIR/exports.d"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Generations only grow, across restarts too; `sharectl changes --since`
 # answers from the daemon's log, and "too old" for what it does not hold.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon
 mkdir -p "$SM_DIR/e/a" "$SM_DIR/e/b"

@@ -5,7 +5,7 @@
 # priority is the daemon's own (not lowered: two of them hold the catalog's
 # read lock while they copy the table, and a starved one would hold up
 # commits).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon --kernel=off
 mkdir -p "$SM_DIR/e/a"

@@ -6,7 +6,7 @@
 # once, naming the file and why. After a rotation in which a FIFO took the
 # name, SIGHUP keeps the old file, nothing reaches the FIFO's reader, and
 # the daemon goes on answering.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || skip "needs root (files owned by another user)"
 

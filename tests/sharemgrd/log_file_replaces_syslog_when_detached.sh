@@ -2,7 +2,7 @@
 # --log-file: a detached daemon logs there (timestamped), SIGHUP reopens
 # it by name after a rotation, and a log file that cannot be opened is a
 # start failure said on the terminal.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 LOGF=$SM_DIR/sharemgrd-file.log
 "$SHAREMGRD" --no-rpcbind --kernel=off --mount-port 0 --db "$SM_DB" \

@@ -2,7 +2,7 @@
 # MNT v3 from distinct 127.x.y.z addresses on reserved ports: each decision
 # under --hosts/--netgroups files matches `sharectl check` for that client
 # and path.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 cat >"$SM_DIR/hosts" <<H
 127.0.1.1 alpha.example.com alpha

@@ -7,7 +7,7 @@
 # NOTDIR only for names inside what the client reaches. `sharectl check`
 # agrees and says why. Share paths with a symlink component are refused at
 # add-share time, naming the canonical form.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon
 read -r real other swap <<<"$(make_dirs real other swap)"

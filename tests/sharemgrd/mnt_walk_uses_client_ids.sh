@@ -6,7 +6,7 @@
 # POSIX ACL entry that denies a user (user:1000:--- on a 0755 folder) stops
 # its walk, with ACCES whether or not the name behind it exists (it once
 # answered OK and NOENT: an existence oracle).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || { echo "SKIP: needs root (chown)"; exit 0; }
 read -r a b <<<"$(make_dirs a b)"

@@ -4,7 +4,7 @@
 # by @NET entries and by names; `--listen` limits MOUNT to the addresses
 # given. A ULA address (fd00:5a:1::2/128) is put on lo when the test may
 # (root), for a client outside ::1; that part is skipped otherwise.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ -e /proc/net/if_inet6 ]] || { echo "skipped: no IPv6 on this host"; exit 0; }
 ensure_rpcbind

@@ -2,7 +2,7 @@
 # One client mounting 1,010 directories keeps at most 1,000 mount records;
 # `sharectl stats` shows the count, the limits and what was not kept. The
 # MNTs themselves are all answered.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 read -r a <<<"$(make_dirs a)"
 (cd "$a" && seq -f "s%04g" 0 1009 | xargs mkdir)

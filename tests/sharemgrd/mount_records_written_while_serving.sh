@@ -3,7 +3,7 @@
 # stop: once the MNTs pause, and about every second during a storm that
 # does not pause (a new client address every call, for 6 s). A daemon
 # killed with SIGKILL after that has them all again once restarted.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ -x $MOUNT_LOAD ]] || fail "program not built: $MOUNT_LOAD"
 start_daemon

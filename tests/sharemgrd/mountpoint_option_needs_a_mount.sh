@@ -5,7 +5,7 @@
 # refused (MNT, showmount -e, check); mounted, it is served without an admin
 # step; unmounted, refused again; a share without the option on the same
 # kind of folder is served throughout.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || fail "needs root (mounts a tmpfs)"
 read -r parent plain <<<"$(make_dirs parent plain)"

@@ -7,7 +7,7 @@
 # MOUNT stage only (its message, and DUMP for the admitted mount).
 # nfs-ls is pointed at the daemon with libnfs's URL argument mountport=,
 # and at a closed port for NFS (nfsport=) so the NFS stage fails at once.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 command -v nfs-ls >/dev/null || fail "nfs-ls (libnfs-utils) is not installed"
 # --insecure: nfs-ls binds a reserved source port when it can get one, and

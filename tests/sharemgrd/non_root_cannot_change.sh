@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A caller that is neither root nor in --admin-group gets a clear
 # permission error for every change, and nothing changes; it can still read.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || { echo "SKIP: needs root to run as nobody"; exit 0; }
 start_daemon

@@ -3,7 +3,7 @@
 # by sharectl before sending, with an error saying so (exit 1), and nothing
 # changes; it once failed as "Broken pipe", exit 3 (daemon unreachable),
 # although the daemon was fine.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon
 sc create g || fail "setup refused"

@@ -7,7 +7,7 @@
 # But when it was added no file system was mounted at it: the folder is
 # what was shared, on its parent's file system mounted anew. MNT and check
 # serve it at once, and the round records the new file system as its own.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || fail "needs root (mounts a tmpfs)"
 read -r home <<<"$(make_dirs home)"

@@ -6,7 +6,7 @@
 # (showmount -e) and the log says why (no mount changed and no change of
 # the share woke it). Once the link is a folder again, the next MNT serves
 # it and its round says so, without an admin step.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 read -r top other <<<"$(make_dirs top other)"
 mkdir -p "$top/s" "$other/a" "$other/b"

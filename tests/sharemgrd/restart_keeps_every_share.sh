@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A restart keeps every group, share, option and state.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon
 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rpcinfo -p lists MOUNT (100005) versions 1 and 3 on tcp and udp, on the
 # daemon's port.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 ensure_rpcbind
 SM_RPCBIND=1 start_daemon

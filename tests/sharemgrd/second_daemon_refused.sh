@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A second daemon on the same store and socket, or on the same sharetab
 # view, refuses to start, says why, and the first keeps serving.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon
 sc create g || fail "create refused"

@@ -2,7 +2,7 @@
 # `sharectl mounts` lists who has what mounted: the client address, the
 # path and the time of the MNT (UTC); --json the same; UMNT removes a line;
 # a record from before a restart shows "-" (null in JSON).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon
 read -r p q <<<"$(make_dirs p q)"

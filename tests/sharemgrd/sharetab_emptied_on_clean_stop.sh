@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Without the kernel mode nothing is served once the daemon stops: a clean
 # stop empties the sharetab view; the next start writes it again.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon --kernel=off
 mkdir -p "$SM_DIR/e/a" "$SM_DIR/e/b"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # showmount -e lists exactly the shares of enabled groups with the names of
 # their access lists; a disabled group's shares vanish from it.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 ensure_rpcbind
 SM_RPCBIND=1 start_daemon

@@ -3,7 +3,7 @@
 # MNT from the stalled host in flight): the daemon exits 0 within the
 # lookup timeout (5 s) plus a margin, not after the stalled call returns;
 # the mount made just before by another host still reaches the store.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 A=127.0.4.1 B=127.0.4.2
 cat >"$SM_DIR/hosts" <<H

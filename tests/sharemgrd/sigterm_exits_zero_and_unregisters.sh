@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SIGTERM: the daemon exits 0 and its MOUNT registrations leave rpcbind.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 ensure_rpcbind
 SM_RPCBIND=1 start_daemon

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # While the resolver stalls on host A (a test-only delay), a MNT from host B,
 # whose decision is cached, completes while A's MNT is still pending.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 A=127.0.3.1 B=127.0.3.2
 cat >"$SM_DIR/hosts" <<H

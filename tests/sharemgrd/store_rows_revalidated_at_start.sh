@@ -4,7 +4,7 @@
 # a relative path, "/" above a share on the same file system, a newline in
 # a description, an escape in a resource, a path stored twice (the store
 # has no index by path since schema 5). Fixing the row lets it start.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 command -v sqlite3 >/dev/null || fail "sqlite3 is not installed"
 start_daemon

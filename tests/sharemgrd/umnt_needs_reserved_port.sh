@@ -2,7 +2,7 @@
 # UMNT and UMNTALL from a non-reserved source port change nothing (unless
 # --insecure), like MNT: a local user cannot erase the mount records that
 # root's mounts made.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon
 read -r p q <<<"$(make_dirs p q)"

@@ -6,7 +6,7 @@
 # check refuse it at once, the round neither serves it nor records the
 # parent's file system as its own, and once a file system is mounted at
 # the path again it is served and that one recorded, with no admin step.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || fail "needs root (mounts a tmpfs)"
 read -r home <<<"$(make_dirs home)"

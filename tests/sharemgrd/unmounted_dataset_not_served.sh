@@ -7,7 +7,7 @@
 # with no admin step, and a restart while it is unmounted keeps it
 # unserved (the recorded file system survives). A share whose folder was
 # removed is refused at once.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 [[ $(id -u) == 0 ]] || fail "needs root (mounts a tmpfs)"
 ensure_rpcbind

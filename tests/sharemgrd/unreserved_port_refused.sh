@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # MNT from a non-reserved source port is refused unless --insecure.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/daemon_lib.sh"
 sm_setup
 start_daemon
 read -r p <<<"$(make_dirs p)"

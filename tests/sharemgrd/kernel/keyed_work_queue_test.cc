@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -51,6 +52,34 @@ TEST(KeyedWorkQueueTest, ABlockedKeyLeavesOthersRunning) {
   EXPECT_EQ(q.pending(), 2u);
   release.Notify();
   q.WaitIdle();
+  EXPECT_EQ(q.pending(), 0u);
+}
+
+TEST(KeyedWorkQueueTest, StopDropsJobsNotStartedAndWaitsForTheRunningOne) {
+  KeyedWorkQueue q(1);
+  absl::Notification started, release;
+  std::atomic<bool> finished{false}, later_ran{false};
+  q.Submit("a", [&] {
+    started.Notify();
+    release.WaitForNotification();
+    finished = true;
+  });
+  q.Submit("a", [&] { later_ran = true; });
+  q.Submit("b", [&] { later_ran = true; });
+  started.WaitForNotification();
+  std::thread stopper([&] { q.Stop(); });
+  // Stop has begun once a submit no longer counts (it is ignored).
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (absl::Now() < deadline) {
+    const std::size_t before = q.pending();
+    q.Submit("probe", [&] { later_ran = true; });
+    if (q.pending() == before) break;
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  release.Notify();
+  stopper.join();
+  EXPECT_TRUE(finished);  // Stop returned after the running job ended
+  EXPECT_FALSE(later_ran);
   EXPECT_EQ(q.pending(), 0u);
 }
 

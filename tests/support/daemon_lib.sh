@@ -1,7 +1,9 @@
-# Shared helpers for the bash integration tests of sharemgrd and sharectl.
+# Shared helpers for the bash integration tests of sharemgrd and sharectl,
+# and for the benchmark scripts that start daemons (bench/tools/*.sh):
+# tests/support is the one part of tests/ that bench may use.
 # Source it from a test script:
 #
-#   source "$(dirname "$0")/lib.sh"
+#   source "$(dirname "$0")/../support/daemon_lib.sh"
 #   sm_setup                       # temp dir, traps, binaries checked
 #   start_daemon --hosts "$SM_DIR/hosts"   # extra sharemgrd arguments
 #   sc create g1                   # sharectl against this daemon

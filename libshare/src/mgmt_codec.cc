@@ -1,0 +1,95 @@
+#include "libshare/mgmt_codec.h"
+
+#include <string>
+#include <string_view>
+
+namespace libshare {
+namespace {
+
+// The XDR structs hold char*; encoding only reads through them.
+char* Mutable(std::string_view s) { return const_cast<char*>(s.data()); }
+std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
+
+}  // namespace
+
+ChangeBatchesView::ChangeBatchesView(const std::vector<ChangeRecord>& records)
+    : batches_(records.size()), shares_(records.size()) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const ChangeRecord& in = records[i];
+    mgmt_change_batch& b = batches_[i];
+    b.generation = in.generation;
+    b.time = in.time;
+    b.uid = in.uid;
+    b.pid = in.pid;
+    b.origin = Mutable(in.origin);
+    b.operations = in.operations;
+    b.summary = Mutable(in.summary);
+    std::vector<mgmt_changed_share>& shares = shares_[i];
+    shares.resize(in.shares.size());
+    for (std::size_t k = 0; k < in.shares.size(); ++k) {
+      const ShareChange& c = in.shares[k];
+      shares[k].kind = Mutable(ShareChangeKindName(c.kind));
+      shares[k].path = Mutable(c.path);
+      shares[k].id = c.id;
+      shares[k].active = c.active;
+    }
+    b.shares.shares_len = static_cast<u_int>(shares.size());
+    b.shares.shares_val = shares.data();
+  }
+}
+
+ChangeRecord DecodeChangeBatch(const mgmt_change_batch& b) {
+  ChangeRecord c;
+  c.generation = b.generation;
+  c.time = b.time;
+  c.uid = b.uid;
+  c.pid = b.pid;
+  c.origin = Text(b.origin);
+  c.operations = b.operations;
+  c.summary = Text(b.summary);
+  c.shares.reserve(b.shares.shares_len);
+  for (u_int k = 0; k < b.shares.shares_len; ++k) {
+    const mgmt_changed_share& m = b.shares.shares_val[k];
+    ShareChange& sc = c.shares.emplace_back();
+    const std::string_view kind = m.kind ? m.kind : "";
+    sc.kind = kind == ShareChangeKindName(ShareChange::Kind::kAdded)
+                  ? ShareChange::Kind::kAdded
+              : kind == ShareChangeKindName(ShareChange::Kind::kRemoved)
+                  ? ShareChange::Kind::kRemoved
+                  : ShareChange::Kind::kChanged;
+    sc.path = Text(m.path);
+    sc.id = m.id;
+    sc.active = m.active;
+  }
+  return c;
+}
+
+mgmt_cache_stats EncodeCacheStats(const CacheStats& c) {
+  mgmt_cache_stats m{};
+  m.entries = c.entries;
+  m.hits = c.hits;
+  m.misses = c.misses;
+  m.coalesced = c.coalesced;
+  m.refreshes = c.refreshes;
+  m.reclaims = c.reclaims;
+  m.lookups = c.lookups;
+  m.lookup_failures = c.lookup_failures;
+  m.timeouts = c.timeouts;
+  return m;
+}
+
+CacheStats DecodeCacheStats(const mgmt_cache_stats& m) {
+  CacheStats c;
+  c.entries = m.entries;
+  c.hits = m.hits;
+  c.misses = m.misses;
+  c.coalesced = m.coalesced;
+  c.refreshes = m.refreshes;
+  c.reclaims = m.reclaims;
+  c.lookups = m.lookups;
+  c.lookup_failures = m.lookup_failures;
+  c.timeouts = m.timeouts;
+  return c;
+}
+
+}  // namespace libshare

@@ -479,3 +479,36 @@ kt_since() {  # START
 kt_kernel_stat() {  # FIELD
   kt_sc --json stats | jq -r ".kernel.$1"
 }
+
+# A client program holding DIR/file open (O_DIRECT) across a failover
+# (held_file_client.py): started on DIR (in network namespace NS if
+# given), asked one command at a time, stopped. One at a time per
+# scenario. Daemons started meanwhile inherit its command FIFO, so it is
+# ended by "quit", not by the FIFO's end.
+kt_held_client_start() {  # DIR [NS]
+  local ns=()
+  [[ -n ${2:-} ]] && ns=(ip netns exec "$2")
+  rm -f "$KT_WORK/held.in" "$KT_WORK/held.out"
+  mkfifo "$KT_WORK/held.in"
+  "${ns[@]}" python3 -u "$KT_SRC/tests/kernel/held_file_client.py" "$1" \
+    <"$KT_WORK/held.in" >"$KT_WORK/held.out" 2>&1 &
+  KT_HELD_PID=$!
+  exec {KT_HELD_FD}>"$KT_WORK/held.in"
+  kt_wait_until 20 "the client opened $1/file" grep -q opened "$KT_WORK/held.out"
+}
+
+# Sends COMMAND to the held client; prints its answer (waits at most 120 s).
+kt_held_client_ask() {  # COMMAND
+  local before
+  before=$(wc -l <"$KT_WORK/held.out")
+  echo "$1" >&"$KT_HELD_FD"
+  kt_wait_until 120 "the client's answer to $1" \
+    bash -c "(( \$(wc -l <'$KT_WORK/held.out') > $before ))"
+  tail -n 1 "$KT_WORK/held.out"
+}
+
+kt_held_client_stop() {
+  echo quit >&"$KT_HELD_FD"
+  exec {KT_HELD_FD}>&-
+  wait "$KT_HELD_PID" || true
+}

@@ -81,40 +81,8 @@ kt_wait_until 20 "B has the share" b_has_share
 
 step "the client mounts the service address (A) and holds a file open"
 KT_NS=cl kt_must_mount 3 10.88.0.10:/srv/data /mnt/svc
-mkfifo "$KT_WORK/c.in"
-cat >"$KT_WORK/client.py" <<'PY'
-import mmap, os, sys
-d = sys.argv[1]
-fd = os.open(os.path.join(d, "file"), os.O_RDONLY | os.O_DIRECT)
-buf = mmap.mmap(-1, 4096)
-print("opened", flush=True)
-for cmd in sys.stdin:
-    cmd = cmd.strip()
-    if cmd == "quit":
-        break
-    try:
-        if cmd == "read-open":
-            n = os.preadv(fd, [buf], 0)
-            print("ok", bytes(buf[:n]).decode().strip(), flush=True)
-        elif cmd.startswith("write "):
-            with open(os.path.join(d, cmd[6:]), "w") as f:
-                f.write(cmd[6:] + "\n")
-            print("ok written", flush=True)
-    except OSError as e:
-        print("err", e.strerror, flush=True)
-PY
-ip netns exec cl python3 -u "$KT_WORK/client.py" /mnt/svc <"$KT_WORK/c.in" >"$KT_WORK/c.out" 2>&1 &
-CLIENT_PID=$!
-exec {CLIENT_FD}>"$KT_WORK/c.in"
-kt_wait_until 20 "the client opened the file" grep -q opened "$KT_WORK/c.out"
-ask() {  # COMMAND
-  local before
-  before=$(wc -l <"$KT_WORK/c.out")
-  echo "$1" >&"$CLIENT_FD"
-  kt_wait_until 120 "the client's answer to $1" \
-    bash -c "(( \$(wc -l <'$KT_WORK/c.out') > $before ))"
-  tail -n 1 "$KT_WORK/c.out"
-}
+kt_held_client_start /mnt/svc cl
+ask() { kt_held_client_ask "$1"; }  # COMMAND
 assert_eq "ok written" "$(ask "write before")" "a write through A"
 assert_eq "ok written before the failover" "$(ask read-open)" "the open file through A"
 
@@ -132,7 +100,5 @@ assert_eq "ok written before the failover" "$answer" "the open file through B"
 assert_eq "ok written" "$(ask "write after")" "a write through B"
 assert_eq "before" "$(cat /srv/data/before)" "the write before the failover"
 assert_eq "after" "$(cat /srv/data/after)" "the write after the failover"
-echo quit >&"$CLIENT_FD"
-exec {CLIENT_FD}>&-
-wait "$CLIENT_PID" || true
+kt_held_client_stop
 echo ok

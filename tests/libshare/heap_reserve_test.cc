@@ -597,15 +597,21 @@ TEST(MemoryWarmer, StreamReturnsForAWarmPausedBeforeItsFirstStep) {
   if (!StartLongWarm(w)) GTEST_SKIP() << "too little memory for 512 MiB";
   w.RequestPause();  // most likely before its first step
   const std::size_t got = w.Stream(4 * kWarmStep);
-  EXPECT_GE(got, kWarmStep);
-  if (!w.Holds()) {
+  // 0 is a documented answer too: the kernel populated nothing (memory
+  // short) or the pause ended the warm before Stream came (this thread
+  // held up for kKeptWarm on a busy machine). Returning at all is what
+  // this test is for.
+  if (got == 0 || !w.Holds()) {
     (void)w.Stop();
-    GTEST_SKIP() << "the warm was done before its pause";
+    GTEST_SKIP() << "the warm populated nothing, or was done before its "
+                    "pause (got " << got << ")";
   }
   WaitWarmed(w, 4 * kWarmStep);
   // Past the need it gave back itself; up to it, it holds.
   EXPECT_EQ(w.GiveBack(8 * kWarmStep), 4 * kWarmStep);
-  EXPECT_LE(w.Stop(), std::max(got, 5 * kWarmStep));
+  // A warm held up past its first steps before the pause (a busy machine)
+  // finishes the step it was in after Stream returned: one more than got.
+  EXPECT_LE(w.Stop(), std::max(got + kWarmStep, 5 * kWarmStep));
 }
 
 TEST(MemoryWarmer, StreamReturnsAfterAPauseEndedTheWarm) {

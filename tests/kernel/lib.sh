@@ -482,33 +482,111 @@ kt_kernel_stat() {  # FIELD
 
 # A client program holding DIR/file open (O_DIRECT) across a failover
 # (held_file_client.py): started on DIR (in network namespace NS if
-# given), asked one command at a time, stopped. One at a time per
-# scenario. Daemons started meanwhile inherit its command FIFO, so it is
-# ended by "quit", not by the FIFO's end.
-kt_held_client_start() {  # DIR [NS]
-  local ns=()
+# given; NAME tells several apart, "held" if not given), asked one
+# command at a time, stopped. Daemons started meanwhile inherit its
+# command FIFO, so it is ended by "quit", not by the FIFO's end.
+declare -A KT_HELD_PIDS KT_HELD_FDS
+kt_held_client_start() {  # DIR [NS] [NAME]
+  local ns=() name=${3:-held} fd
   [[ -n ${2:-} ]] && ns=(ip netns exec "$2")
-  rm -f "$KT_WORK/held.in" "$KT_WORK/held.out"
-  mkfifo "$KT_WORK/held.in"
+  rm -f "$KT_WORK/$name.in" "$KT_WORK/$name.out"
+  mkfifo "$KT_WORK/$name.in"
   "${ns[@]}" python3 -u "$KT_SRC/tests/kernel/held_file_client.py" "$1" \
-    <"$KT_WORK/held.in" >"$KT_WORK/held.out" 2>&1 &
-  KT_HELD_PID=$!
-  exec {KT_HELD_FD}>"$KT_WORK/held.in"
-  kt_wait_until 20 "the client opened $1/file" grep -q opened "$KT_WORK/held.out"
+    <"$KT_WORK/$name.in" >"$KT_WORK/$name.out" 2>&1 &
+  KT_HELD_PIDS[$name]=$!
+  exec {fd}>"$KT_WORK/$name.in"
+  KT_HELD_FDS[$name]=$fd
+  kt_wait_until 20 "the client opened $1/file" grep -q opened "$KT_WORK/$name.out"
 }
 
-# Sends COMMAND to the held client; prints its answer (waits at most 120 s).
-kt_held_client_ask() {  # COMMAND
-  local before
-  before=$(wc -l <"$KT_WORK/held.out")
-  echo "$1" >&"$KT_HELD_FD"
-  kt_wait_until 120 "the client's answer to $1" \
-    bash -c "(( \$(wc -l <'$KT_WORK/held.out') > $before ))"
-  tail -n 1 "$KT_WORK/held.out"
+# Sends COMMAND to the held client NAME; prints its answer (waits at most
+# 120 s).
+kt_held_client_ask() {  # COMMAND [NAME]
+  local name=${2:-held} before
+  before=$(wc -l <"$KT_WORK/$name.out")
+  echo "$1" >&"${KT_HELD_FDS[$name]}"
+  kt_wait_until 120 "the client $name's answer to $1" \
+    bash -c "(( \$(wc -l <'$KT_WORK/$name.out') > $before ))"
+  tail -n 1 "$KT_WORK/$name.out"
 }
 
-kt_held_client_stop() {
-  echo quit >&"$KT_HELD_FD"
-  exec {KT_HELD_FD}>&-
-  wait "$KT_HELD_PID" || true
+kt_held_client_stop() {  # [NAME]
+  local name=${1:-held} fd
+  fd=${KT_HELD_FDS[$name]}
+  echo quit >&"$fd"
+  exec {fd}>&-
+  wait "${KT_HELD_PIDS[$name]}" || true
+  unset "KT_HELD_PIDS[$name]" "KT_HELD_FDS[$name]"
 }
+
+# ---------------------------------------------------------------- two heads
+
+# The failover network (issue 47): head A is the guest's root namespace,
+# head B the network namespace headB, the client the namespace cl with a
+# link to each (a0-ca to A, b0-cb to B; the guest kernel has no bridge
+# module). The client reaches the service address KT_SVC through the
+# link kt_client_via names; KT_CLIENT_ADDR is the client's address on both.
+KT_SVC=10.88.0.10
+KT_CLIENT_ADDR=10.88.0.3
+kt_failover_net() {
+  ip netns add headB
+  ip netns add cl
+  ip link add a0 type veth peer name ca netns cl
+  ip link add b0 netns headB type veth peer name cb netns cl
+  ip link set a0 up
+  ip route add $KT_CLIENT_ADDR/32 dev a0
+  ip -n headB link set b0 up
+  ip -n headB link set lo up
+  ip -n headB route add $KT_CLIENT_ADDR/32 dev b0
+  ip -n cl addr add $KT_CLIENT_ADDR/32 dev ca
+  ip -n cl addr add $KT_CLIENT_ADDR/32 dev cb
+  ip -n cl link set ca up
+  ip -n cl link set cb up
+  ip -n cl link set lo up
+  kt_client_via a
+}
+
+# The client's route to the service address through A's or B's link,
+# its neighbours forgotten (what a bridge and a gratuitous ARP would do).
+kt_client_via() {  # a|b
+  local dev=ca
+  [[ $1 == b ]] && dev=cb
+  ip -n cl route replace $KT_SVC/32 dev $dev src $KT_CLIENT_ADDR
+  ip -n cl neigh flush all
+}
+
+kt_failover_net_del() {
+  ip netns pids headB 2>/dev/null | xargs -r kill -KILL
+  ip netns del headB 2>/dev/null
+  ip netns del cl 2>/dev/null
+  ip link del a0 2>/dev/null
+  return 0
+}
+
+# Head B: in network namespace headB, with a mount namespace of its own
+# (nfsd's file system, a tmpfs /run with rpc_pipefs, its own rpcbind),
+# sharemgrd --kernel=on --head b on the engine URL, its socket
+# $KT_WORK/b.sock, its log $KT_WORK/b.log. SETUP is shell run there first
+# (e.g. a replica mounted, or "rpc.nfsd -G 10 4"). KT_B_PID is sharemgrd's
+# pid (kt_in_b runs a command in B's namespaces); kt_scb is sharectl on B.
+kt_head_b_start() {  # URL [SETUP]
+  cat >"$KT_WORK/headb.sh" <<EOF
+set -e
+mount -t nfsd nfsd /proc/fs/nfsd
+mount -t tmpfs runB /run
+mkdir -p /run/rpc_pipefs
+mount -t rpc_pipefs sunrpc /run/rpc_pipefs
+rpcbind -w
+${2:-}
+exec "$SHAREMGRD" --kernel=on --foreground --store "$1" --head b \\
+  --db "$KT_WORK/b.db" --socket "$KT_WORK/b.sock" --sharetab "$KT_WORK/b.sharetab"
+EOF
+  : >"$KT_WORK/b.log"
+  ip netns exec headB unshare -m --propagation private bash "$KT_WORK/headb.sh" \
+    2>>"$KT_WORK/b.log" &
+  KT_B_PID=$!
+  kt_wait_until 30 "head B serving" grep -q '^sharemgrd: serving' "$KT_WORK/b.log"
+}
+
+kt_in_b() { nsenter -t "$KT_B_PID" -m -n "$@"; }
+kt_scb() { "$SHARECTL" --socket "$KT_WORK/b.sock" "$@"; }

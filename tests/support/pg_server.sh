@@ -14,7 +14,10 @@
 #
 # With SHAREMGR_PG_TEMPLATE naming such a DIR/pgdata, start copies it
 # instead of running initdb (the kernel guest: initdb takes about 80 s
-# under QEMU's emulation, a copy a few).
+# under QEMU's emulation, a copy a few). With SHAREMGR_PG_LISTEN naming
+# addresses, start also listens there over TCP (port 5432), trusting the
+# clients of the subnets this machine is on (a head cut from the engine
+# by a route, in the kernel guest).
 set -euo pipefail
 
 bindir() {
@@ -61,8 +64,12 @@ case $cmd in
         --no-instructions >"$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; exit 1; }
     fi
+    if [[ -n ${SHAREMGR_PG_LISTEN:-} ]] &&
+       ! grep -q '^host all all samenet trust' "$data/pg_hba.conf"; then
+      echo "host all all samenet trust" >>"$data/pg_hba.conf"
+    fi
     as_owner "$bin/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
-      -o "-k $dir -p 5432 -c listen_addresses= -c max_connections=60" \
+      -o "-k $dir -p 5432 -c listen_addresses=${SHAREMGR_PG_LISTEN:-} -c max_connections=60" \
       start >/dev/null || { tail -20 "$dir/server.log" >&2; exit 1; }
     echo "host=$dir port=5432 dbname=postgres user=postgres"
     ;;

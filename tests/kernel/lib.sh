@@ -350,7 +350,9 @@ kt_dump_caches() {
   [[ -w $dbg ]] && old=$(cat "$dbg") && echo $((old | 0x800)) >"$dbg"
   for c in auth.unix.ip auth.unix.gid nfsd.fh nfsd.export; do
     echo "--- /proc/net/rpc/$c/content (flush $(cat "/proc/net/rpc/$c/flush" 2>/dev/null), now $(date +%s)):"
-    grep -v '^#path\|^#class\|^#domain\|^#uid' "/proc/net/rpc/$c/content" 2>&1 | tail -n 12
+    # (an empty cache is no reason to end the scenario before its message)
+    { grep -v '^#path\|^#class\|^#domain\|^#uid' "/proc/net/rpc/$c/content" 2>&1 || true; } |
+      tail -n 12
   done
   [[ -n $old ]] && echo "$old" >"$dbg"
   if [[ -n $KT_SHAREMGRD_PID && -S ${KT_SM_SOCKET:-} ]]; then
@@ -534,10 +536,8 @@ kt_failover_net() {
   ip link add a0 type veth peer name ca netns cl
   ip link add b0 netns headB type veth peer name cb netns cl
   ip link set a0 up
-  ip route add $KT_CLIENT_ADDR/32 dev a0
   ip -n headB link set b0 up
   ip -n headB link set lo up
-  ip -n headB route add $KT_CLIENT_ADDR/32 dev b0
   ip -n cl addr add $KT_CLIENT_ADDR/32 dev ca
   ip -n cl addr add $KT_CLIENT_ADDR/32 dev cb
   ip -n cl link set ca up
@@ -547,11 +547,18 @@ kt_failover_net() {
 }
 
 # The client's route to the service address through A's or B's link,
-# its neighbours forgotten (what a bridge and a gratuitous ARP would do).
+# its neighbours forgotten (what a bridge and a gratuitous ARP would do),
+# and that head's route to the client (the kernel drops a link's routes
+# with its last address, when a takeover's stop removed the service
+# address). Call it once the head has the address.
 kt_client_via() {  # a|b
-  local dev=ca
-  [[ $1 == b ]] && dev=cb
-  ip -n cl route replace $KT_SVC/32 dev $dev src $KT_CLIENT_ADDR
+  if [[ $1 == b ]]; then
+    ip -n headB route replace $KT_CLIENT_ADDR/32 dev b0
+    ip -n cl route replace $KT_SVC/32 dev cb src $KT_CLIENT_ADDR
+  else
+    ip route replace $KT_CLIENT_ADDR/32 dev a0
+    ip -n cl route replace $KT_SVC/32 dev ca src $KT_CLIENT_ADDR
+  fi
   ip -n cl neigh flush all
 }
 
@@ -570,6 +577,28 @@ kt_failover_net_del() {
 # (e.g. a replica mounted, or "rpc.nfsd -G 10 4"). KT_B_PID is sharemgrd's
 # pid (kt_in_b runs a command in B's namespaces); kt_scb is sharectl on B.
 kt_head_b_start() {  # URL [SETUP]
+  kt_head_b_run "${2:-}" \
+    "exec \"$SHAREMGRD\" --kernel=on --foreground --store \"$1\" --head b \\
+  --db \"$KT_WORK/b.db\" --socket \"$KT_WORK/b.sock\" --sharetab \"$KT_WORK/b.sharetab\""
+  kt_wait_until 30 "head B serving" grep -q '^sharemgrd: serving' "$KT_WORK/b.log"
+}
+
+# Head B as above with rpc.mountd instead (the baseline): B's own
+# /var/lib/nfs and /etc/exports (EXPORTS_TEXT), exportfs -r, rpc.mountd
+# in the foreground. KT_B_PID is rpc.mountd's pid.
+kt_head_b_mountd_start() {  # EXPORTS_TEXT [SETUP]
+  printf '%s\n' "$1" >"$KT_WORK/b.exports"
+  kt_head_b_run "${2:-}
+mount -t tmpfs varlibnfsB /var/lib/nfs
+touch /var/lib/nfs/etab /var/lib/nfs/rmtab
+mount --bind \"$KT_WORK/b.exports\" /etc/exports
+exportfs -r" "exec rpc.mountd -F"
+  kt_wait_until 30 "head B's rpc.mountd registered" \
+    bash -c "ip netns exec headB rpcinfo -p 127.0.0.1 2>/dev/null | grep -q mountd"
+}
+
+# Runs head B's namespaces' set-up, SETUP, then LAST (an exec).
+kt_head_b_run() {  # SETUP LAST
   cat >"$KT_WORK/headb.sh" <<EOF
 set -e
 mount -t nfsd nfsd /proc/fs/nfsd
@@ -577,15 +606,13 @@ mount -t tmpfs runB /run
 mkdir -p /run/rpc_pipefs
 mount -t rpc_pipefs sunrpc /run/rpc_pipefs
 rpcbind -w
-${2:-}
-exec "$SHAREMGRD" --kernel=on --foreground --store "$1" --head b \\
-  --db "$KT_WORK/b.db" --socket "$KT_WORK/b.sock" --sharetab "$KT_WORK/b.sharetab"
+$1
+$2
 EOF
   : >"$KT_WORK/b.log"
   ip netns exec headB unshare -m --propagation private bash "$KT_WORK/headb.sh" \
     2>>"$KT_WORK/b.log" &
   KT_B_PID=$!
-  kt_wait_until 30 "head B serving" grep -q '^sharemgrd: serving' "$KT_WORK/b.log"
 }
 
 kt_in_b() { nsenter -t "$KT_B_PID" -m -n "$@"; }

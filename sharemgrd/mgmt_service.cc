@@ -198,19 +198,6 @@ void EncodeFailure(mgmt_status st, const std::string& message,
   Encode(Proc(xdr_mgmt_flush_res), &r, out);
 }
 
-mgmt_status MgmtStatusOf(const absl::Status& s) {
-  switch (s.code()) {
-    case absl::StatusCode::kPermissionDenied:
-      return MGMT_ERR_PERM;
-    case absl::StatusCode::kInvalidArgument:
-      return MGMT_ERR_INVAL;
-    case absl::StatusCode::kNotFound:
-      return MGMT_ERR_NOENT;
-    default:
-      return MGMT_ERR_INTERNAL;
-  }
-}
-
 // "uid 0 (root) pid 4242": who called, from SO_PEERCRED.
 std::string Caller(const CallContext& ctx) {
   if (!ctx.has_peer_cred) return "unknown caller";
@@ -518,7 +505,7 @@ accept_stat MgmtService::ListShares(XDR* args, std::string* out, bool* error) {
       catalog_->ListShares(names);
   if (!shares.ok()) {
     *error = true;
-    EncodeFailure(MgmtStatusOf(shares.status()),
+    EncodeFailure(libshare::MgmtStatusOf(shares.status()),
                   std::string(shares.status().message()), out);
     return SUCCESS;
   }
@@ -1274,7 +1261,7 @@ accept_stat MgmtService::Rerecord(const CallContext& ctx, XDR* args,
                 "this daemon does not watch file systems"));
   if (!lines.ok()) {
     *error = true;
-    EncodeFailure(MgmtStatusOf(lines.status()),
+    EncodeFailure(libshare::MgmtStatusOf(lines.status()),
                   std::string(lines.status().message()), out);
     return SUCCESS;
   }

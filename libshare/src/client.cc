@@ -201,23 +201,6 @@ class Conn {
   std::string path_;
 };
 
-absl::Status StatusFromMgmt(mgmt_status st, const char* message) {
-  std::string m = Text(message);
-  switch (st) {
-    case MGMT_OK:
-      return absl::OkStatus();
-    case MGMT_ERR_PERM:
-      return absl::PermissionDeniedError(m);
-    case MGMT_ERR_INVAL:
-      return absl::InvalidArgumentError(m);
-    case MGMT_ERR_NOENT:
-      return absl::NotFoundError(m);
-    case MGMT_ERR_INTERNAL:
-      return absl::InternalError(m);
-  }
-  return absl::InternalError(absl::StrCat("unknown status ", st, ": ", m));
-}
-
 // Frees an rpcgen-decoded result when it goes out of scope.
 template <typename T>
 class Decoded {

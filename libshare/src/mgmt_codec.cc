@@ -3,12 +3,26 @@
 #include <string>
 #include <string_view>
 
+#include "absl/strings/str_cat.h"
+
 namespace libshare {
 namespace {
 
 // The XDR structs hold char*; encoding only reads through them.
 char* Mutable(std::string_view s) { return const_cast<char*>(s.data()); }
 std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
+
+// The refusals the protocol names, and the code each stands for.
+struct StatusPair {
+  mgmt_status wire;
+  absl::StatusCode code;
+};
+constexpr StatusPair kStatusPairs[] = {
+    {MGMT_ERR_PERM, absl::StatusCode::kPermissionDenied},
+    {MGMT_ERR_INVAL, absl::StatusCode::kInvalidArgument},
+    {MGMT_ERR_NOENT, absl::StatusCode::kNotFound},
+    {MGMT_ERR_INTERNAL, absl::StatusCode::kInternal},
+};
 
 }  // namespace
 
@@ -90,6 +104,22 @@ CacheStats DecodeCacheStats(const mgmt_cache_stats& m) {
   c.lookup_failures = m.lookup_failures;
   c.timeouts = m.timeouts;
   return c;
+}
+
+mgmt_status MgmtStatusOf(const absl::Status& s) {
+  for (const StatusPair& p : kStatusPairs) {
+    if (p.code == s.code()) return p.wire;
+  }
+  return MGMT_ERR_INTERNAL;
+}
+
+absl::Status StatusFromMgmt(mgmt_status st, const char* message) {
+  if (st == MGMT_OK) return absl::OkStatus();
+  std::string m = Text(message);
+  for (const StatusPair& p : kStatusPairs) {
+    if (p.wire == st) return absl::Status(p.code, m);
+  }
+  return absl::InternalError(absl::StrCat("unknown status ", st, ": ", m));
 }
 
 }  // namespace libshare

@@ -1,6 +1,6 @@
 // The codec shared by the client API and the daemon (libshare/
-// mgmt_codec.h): a change list encoded as the daemon sends it and decoded
-// as the client reads it comes back field for field.
+// mgmt_codec.h): each record encoded as the daemon sends it and decoded as
+// the client reads it comes back field for field.
 #include "libshare/mgmt_codec.h"
 
 #include <rpc/rpc.h>
@@ -9,11 +9,44 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "libshare/mgmt_prot.h"
 
 namespace libshare {
 namespace {
+
+// `in` encoded as the daemon sends it (its XDR views), then decoded as the
+// client reads it (rpcgen's decoder, which allocates); freed at the end.
+template <typename T>
+class OverTheWire {
+ public:
+  OverTheWire(bool_t (*fn)(XDR*, T*), T* in)
+      : fn_(reinterpret_cast<xdrproc_t>(fn)) {
+    std::string bytes(::xdr_sizeof(fn_, in), '\0');
+    XDR x;
+    ::xdrmem_create(&x, bytes.data(), static_cast<u_int>(bytes.size()),
+                    XDR_ENCODE);
+    ok_ = fn(&x, in);
+    xdr_destroy(&x);
+    std::memset(&got_, 0, sizeof got_);
+    ::xdrmem_create(&x, bytes.data(), static_cast<u_int>(bytes.size()),
+                    XDR_DECODE);
+    ok_ = ok_ && fn(&x, &got_);
+    xdr_destroy(&x);
+  }
+  ~OverTheWire() { ::xdr_free(fn_, reinterpret_cast<char*>(&got_)); }
+  OverTheWire(const OverTheWire&) = delete;
+  OverTheWire& operator=(const OverTheWire&) = delete;
+  bool ok() const { return ok_; }
+  const T& operator*() const { return got_; }
+  const T* operator->() const { return &got_; }
+
+ private:
+  xdrproc_t fn_;
+  bool ok_ = false;
+  T got_;
+};
 
 std::vector<ChangeRecord> Records() {
   ChangeRecord a;
@@ -40,21 +73,9 @@ TEST(MgmtCodecTest, ChangeRecordsSurviveTheWire) {
   res.mgmt_changes_res_u.result.generation = 8;
   res.mgmt_changes_res_u.result.batches.batches_len = view.size();
   res.mgmt_changes_res_u.result.batches.batches_val = view.data();
-  const xdrproc_t fn = reinterpret_cast<xdrproc_t>(xdr_mgmt_changes_res);
-  std::string bytes(::xdr_sizeof(fn, &res), '\0');
-  XDR x;
-  ::xdrmem_create(&x, bytes.data(), static_cast<u_int>(bytes.size()),
-                  XDR_ENCODE);
-  ASSERT_TRUE(xdr_mgmt_changes_res(&x, &res));
-  xdr_destroy(&x);
-
-  mgmt_changes_res got;
-  std::memset(&got, 0, sizeof got);
-  ::xdrmem_create(&x, bytes.data(), static_cast<u_int>(bytes.size()),
-                  XDR_DECODE);
-  ASSERT_TRUE(xdr_mgmt_changes_res(&x, &got));
-  xdr_destroy(&x);
-  const auto& wire = got.mgmt_changes_res_u.result.batches;
+  OverTheWire got(xdr_mgmt_changes_res, &res);
+  ASSERT_TRUE(got.ok());
+  const auto& wire = got->mgmt_changes_res_u.result.batches;
   ASSERT_EQ(wire.batches_len, in.size());
   for (u_int i = 0; i < wire.batches_len; ++i) {
     const ChangeRecord out = DecodeChangeBatch(wire.batches_val[i]);
@@ -73,7 +94,6 @@ TEST(MgmtCodecTest, ChangeRecordsSurviveTheWire) {
       EXPECT_EQ(out.shares[k].active, in[i].shares[k].active);
     }
   }
-  ::xdr_free(fn, reinterpret_cast<char*>(&got));
 }
 
 TEST(MgmtCodecTest, CacheCountersSurviveTheWire) {
@@ -88,19 +108,9 @@ TEST(MgmtCodecTest, CacheCountersSurviveTheWire) {
   in.lookup_failures = 8;
   in.timeouts = 1ull << 63;
   mgmt_cache_stats m = EncodeCacheStats(in);
-  const xdrproc_t fn = reinterpret_cast<xdrproc_t>(xdr_mgmt_cache_stats);
-  std::string bytes(::xdr_sizeof(fn, &m), '\0');
-  XDR x;
-  ::xdrmem_create(&x, bytes.data(), static_cast<u_int>(bytes.size()),
-                  XDR_ENCODE);
-  ASSERT_TRUE(xdr_mgmt_cache_stats(&x, &m));
-  xdr_destroy(&x);
-  mgmt_cache_stats got{};
-  ::xdrmem_create(&x, bytes.data(), static_cast<u_int>(bytes.size()),
-                  XDR_DECODE);
-  ASSERT_TRUE(xdr_mgmt_cache_stats(&x, &got));
-  xdr_destroy(&x);
-  const CacheStats out = DecodeCacheStats(got);
+  OverTheWire got(xdr_mgmt_cache_stats, &m);
+  ASSERT_TRUE(got.ok());
+  const CacheStats out = DecodeCacheStats(*got);
   EXPECT_EQ(out.entries, 1u);
   EXPECT_EQ(out.hits, 2u);
   EXPECT_EQ(out.misses, 3u);
@@ -110,6 +120,43 @@ TEST(MgmtCodecTest, CacheCountersSurviveTheWire) {
   EXPECT_EQ(out.lookups, 7u);
   EXPECT_EQ(out.lookup_failures, 8u);
   EXPECT_EQ(out.timeouts, 1ull << 63);
+}
+
+// A refusal as the daemon encodes it (EncodeFailure: any result union's
+// status and message) and the status the client makes of it.
+absl::Status RefusalOverTheWire(const absl::Status& refusal) {
+  std::string message(refusal.message());
+  mgmt_flush_res r{};
+  r.status = MgmtStatusOf(refusal);
+  r.mgmt_flush_res_u.message = message.data();
+  OverTheWire got(xdr_mgmt_flush_res, &r);
+  EXPECT_TRUE(got.ok());
+  return StatusFromMgmt(got->status, got->mgmt_flush_res_u.message);
+}
+
+TEST(MgmtCodecTest, RefusalsKeepTheirCodeAndMessage) {
+  for (const absl::Status& in :
+       {absl::PermissionDeniedError("permission denied: changing shares"),
+        absl::InvalidArgumentError("sec \"x\": not a flavor"),
+        absl::NotFoundError("group \"g\" does not exist"),
+        absl::InternalError(""), absl::InternalError("disk full")}) {
+    EXPECT_EQ(RefusalOverTheWire(in), in);
+  }
+}
+
+TEST(MgmtCodecTest, OtherFailuresComeBackAsInternal) {
+  EXPECT_EQ(RefusalOverTheWire(absl::UnavailableError("no watch")),
+            absl::InternalError("no watch"));
+  EXPECT_EQ(RefusalOverTheWire(absl::OutOfRangeError("")),
+            absl::InternalError(""));
+}
+
+TEST(MgmtCodecTest, OkIsOkAndAnUnknownStatusIsNamed) {
+  EXPECT_TRUE(StatusFromMgmt(MGMT_OK, "ignored").ok());
+  EXPECT_TRUE(StatusFromMgmt(MGMT_OK, nullptr).ok());
+  EXPECT_EQ(StatusFromMgmt(MGMT_ERR_NOENT, nullptr), absl::NotFoundError(""));
+  EXPECT_EQ(StatusFromMgmt(static_cast<mgmt_status>(9), "x"),
+            absl::InternalError("unknown status 9: x"));
 }
 
 }  // namespace

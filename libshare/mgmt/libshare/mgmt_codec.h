@@ -7,6 +7,8 @@
 //   r.batches.batches_val = v.data();  r.batches.batches_len = v.size();
 //   ChangeRecord c = DecodeChangeBatch(r.batches.batches_val[i]);  // client
 //   s.cache = EncodeCacheStats(cache->counters());   // and DecodeCacheStats
+//   EncodeFailure(MgmtStatusOf(status), ...);          // server's refusal
+//   return StatusFromMgmt(res->status, res->..._u.message);  // client's
 //
 // Thread-compatible.
 #ifndef LIBSHARE_MGMT_CODEC_H_
@@ -16,6 +18,7 @@
 
 #include <vector>
 
+#include "absl/status/status.h"
 #include "libshare/client.h"
 #include "libshare/mgmt_prot.h"
 
@@ -43,6 +46,16 @@ ChangeRecord DecodeChangeBatch(const mgmt_change_batch& b);
 // and the wire.
 mgmt_cache_stats EncodeCacheStats(const CacheStats& c);
 CacheStats DecodeCacheStats(const mgmt_cache_stats& m);
+
+// The status of a refused call, one table both ways: PermissionDenied,
+// InvalidArgument and NotFound cross as MGMT_ERR_PERM, MGMT_ERR_INVAL and
+// MGMT_ERR_NOENT; every other code (the daemon failed) as
+// MGMT_ERR_INTERNAL, which comes back as Internal. `s` is a failure (an
+// OK status is MGMT_ERR_INTERNAL too: a caller never sends it).
+mgmt_status MgmtStatusOf(const absl::Status& s);
+// MGMT_OK is OkStatus; a refusal keeps its message (null reads as ""); a
+// status this side does not know is Internal, naming its value.
+absl::Status StatusFromMgmt(mgmt_status st, const char* message);
 
 }  // namespace libshare
 

@@ -509,36 +509,20 @@ accept_stat MgmtService::ListShares(XDR* args, std::string* out, bool* error) {
                   std::string(shares.status().message()), out);
     return SUCCESS;
   }
-  std::vector<mgmt_share> s(shares->size());
-  for (std::size_t i = 0; i < shares->size(); ++i) {
-    const libshare::ShareInfo& in = (*shares)[i];
-    s[i].id = in.id;
-    s[i].generation = in.generation;
-    s[i].path = Mutable(in.path);
-    s[i].group = Mutable(in.group);
-    s[i].resource = Mutable(in.resource);
-    s[i].description = Mutable(in.description);
-    s[i].options = Mutable(in.options);
-    s[i].effective_options = Mutable(in.effective_options);
-    s[i].active = in.active;
-    s[i].fs_identity = Mutable(in.fs_identity);
-  }
   // Why a share is not served, and its file system's identity where it
-  // differs from the recorded one (kept alive until encoded).
-  std::vector<std::string> not_served(shares->size());
-  std::vector<std::string> live(shares->size());
-  for (std::size_t i = 0; i < shares->size(); ++i) {
-    const libshare::ShareInfo& si = (*shares)[i];
-    if (served_ != nullptr) {
-      not_served[i] =
-          served_->NotServed(si.path, false, si.mountpoint).value_or("");
-    }
-    if (!si.fs_identity.empty() && not_served[i].empty()) {
-      live[i] = LiveIdentityDiffering(si.path, si.fs_identity);
-    }
-    s[i].not_served = Mutable(not_served[i]);
-    s[i].live_fs_identity = Mutable(live[i]);
+  // differs from the recorded one: the daemon's to say.
+  for (libshare::ShareInfo& si : *shares) {
+    si.not_served =
+        served_ != nullptr
+            ? served_->NotServed(si.path, false, si.mountpoint).value_or("")
+            : std::string();
+    si.live_fs_identity = !si.fs_identity.empty() && si.not_served.empty()
+                              ? LiveIdentityDiffering(si.path, si.fs_identity)
+                              : std::string();
   }
+  // Views into *shares, which outlives the encoding.
+  std::vector<mgmt_share> s =
+      libshare::EncodeAll(*shares, libshare::EncodeShare);
   mgmt_list_shares_res r{};
   r.status = MGMT_OK;
   r.mgmt_list_shares_res_u.shares.shares_len = static_cast<u_int>(s.size());

@@ -488,24 +488,7 @@ absl::StatusOr<std::vector<ShareInfo>> RpcClient::ListShares(
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_list_shares_res_u.message);
   const auto& l = res->mgmt_list_shares_res_u.shares;
-  std::vector<ShareInfo> out(l.shares_len);
-  for (u_int i = 0; i < l.shares_len; ++i) {
-    const mgmt_share& m = l.shares_val[i];
-    ShareInfo& s = out[i];
-    s.id = m.id;
-    s.generation = m.generation;
-    s.path = Text(m.path);
-    s.group = Text(m.group);
-    s.resource = Text(m.resource);
-    s.description = Text(m.description);
-    s.options = Text(m.options);
-    s.effective_options = Text(m.effective_options);
-    s.active = m.active;
-    s.not_served = Text(m.not_served);
-    s.fs_identity = Text(m.fs_identity);
-    s.live_fs_identity = Text(m.live_fs_identity);
-  }
-  return out;
+  return DecodeAll(l.shares_val, l.shares_len, DecodeShare);
 }
 
 absl::StatusOr<std::vector<SharetabEntry>> RpcClient::Sharetab() {

@@ -106,6 +106,40 @@ CacheStats DecodeCacheStats(const mgmt_cache_stats& m) {
   return c;
 }
 
+mgmt_share EncodeShare(const ShareInfo& s) {
+  mgmt_share m{};
+  m.id = s.id;
+  m.generation = s.generation;
+  m.path = Mutable(s.path);
+  m.group = Mutable(s.group);
+  m.resource = Mutable(s.resource);
+  m.description = Mutable(s.description);
+  m.options = Mutable(s.options);
+  m.effective_options = Mutable(s.effective_options);
+  m.active = s.active;
+  m.not_served = Mutable(s.not_served);
+  m.fs_identity = Mutable(s.fs_identity);
+  m.live_fs_identity = Mutable(s.live_fs_identity);
+  return m;
+}
+
+ShareInfo DecodeShare(const mgmt_share& m) {
+  ShareInfo s;
+  s.id = m.id;
+  s.generation = m.generation;
+  s.path = Text(m.path);
+  s.group = Text(m.group);
+  s.resource = Text(m.resource);
+  s.description = Text(m.description);
+  s.options = Text(m.options);
+  s.effective_options = Text(m.effective_options);
+  s.active = m.active;
+  s.not_served = Text(m.not_served);
+  s.fs_identity = Text(m.fs_identity);
+  s.live_fs_identity = Text(m.live_fs_identity);
+  return s;
+}
+
 mgmt_status MgmtStatusOf(const absl::Status& s) {
   for (const StatusPair& p : kStatusPairs) {
     if (p.code == s.code()) return p.wire;

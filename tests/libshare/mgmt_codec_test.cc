@@ -5,6 +5,7 @@
 
 #include <rpc/rpc.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -120,6 +121,51 @@ TEST(MgmtCodecTest, CacheCountersSurviveTheWire) {
   EXPECT_EQ(out.lookups, 7u);
   EXPECT_EQ(out.lookup_failures, 8u);
   EXPECT_EQ(out.timeouts, 1ull << 63);
+}
+
+TEST(MgmtCodecTest, SharesSurviveTheWire) {
+  ShareInfo a;
+  a.id = UINT64_MAX;
+  a.generation = UINT64_MAX - 1;
+  a.path = "/export/a b";
+  a.group = "homes";
+  a.resource = "res";
+  a.description = "d\xe9sc \"quoted\"";
+  a.options = "rw=@10.0.0.0/8";
+  a.effective_options = "rw=@10.0.0.0/8,sec=sys";
+  a.active = true;
+  a.not_served = "not on its recorded file system";
+  a.fs_identity = "uuid:0123456789abcdef0123456789abcdef";
+  a.live_fs_identity = "none";
+  ShareInfo b;  // every text empty, zeros
+  b.active = false;
+  const std::vector<ShareInfo> in = {a, b};
+  std::vector<mgmt_share> view = EncodeAll(in, EncodeShare);
+  mgmt_list_shares_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_list_shares_res_u.shares.shares_len =
+      static_cast<u_int>(view.size());
+  res.mgmt_list_shares_res_u.shares.shares_val = view.data();
+  OverTheWire got(xdr_mgmt_list_shares_res, &res);
+  ASSERT_TRUE(got.ok());
+  const auto& l = got->mgmt_list_shares_res_u.shares;
+  const std::vector<ShareInfo> out =
+      DecodeAll(l.shares_val, l.shares_len, DecodeShare);
+  ASSERT_EQ(out.size(), in.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    EXPECT_EQ(out[i].id, in[i].id) << i;
+    EXPECT_EQ(out[i].generation, in[i].generation);
+    EXPECT_EQ(out[i].path, in[i].path);
+    EXPECT_EQ(out[i].group, in[i].group);
+    EXPECT_EQ(out[i].resource, in[i].resource);
+    EXPECT_EQ(out[i].description, in[i].description);
+    EXPECT_EQ(out[i].options, in[i].options);
+    EXPECT_EQ(out[i].effective_options, in[i].effective_options);
+    EXPECT_EQ(out[i].active, in[i].active);
+    EXPECT_EQ(out[i].not_served, in[i].not_served);
+    EXPECT_EQ(out[i].fs_identity, in[i].fs_identity);
+    EXPECT_EQ(out[i].live_fs_identity, in[i].live_fs_identity);
+  }
 }
 
 // A refusal as the daemon encodes it (EncodeFailure: any result union's

@@ -7,6 +7,8 @@
 //   r.batches.batches_val = v.data();  r.batches.batches_len = v.size();
 //   ChangeRecord c = DecodeChangeBatch(r.batches.batches_val[i]);  // client
 //   s.cache = EncodeCacheStats(cache->counters());   // and DecodeCacheStats
+//   std::vector<mgmt_share> v = EncodeAll(shares, EncodeShare);  // views
+//   std::vector<ShareInfo> s = DecodeAll(val, len, DecodeShare);  // copies
 //   EncodeFailure(MgmtStatusOf(status), ...);          // server's refusal
 //   return StatusFromMgmt(res->status, res->..._u.message);  // client's
 //
@@ -23,6 +25,34 @@
 #include "libshare/mgmt_prot.h"
 
 namespace libshare {
+
+// Ownership, for every Encode* below: the XDR record's texts point into
+// the libshare record (no copy), which must outlive it and stay unchanged
+// while it is encoded; never xdr_free an encoded record. Every Decode*
+// copies, so the rpcgen-decoded result may be xdr_free'd after it.
+
+// An XDR array of records, element by element (encode's ownership).
+template <typename Wire, typename Record>
+std::vector<Wire> EncodeAll(const std::vector<Record>& records,
+                            Wire (*encode)(const Record&)) {
+  std::vector<Wire> out;
+  out.reserve(records.size());
+  for (const Record& r : records) out.push_back(encode(r));
+  return out;
+}
+template <typename Record, typename Wire>
+std::vector<Record> DecodeAll(const Wire* val, u_int len,
+                              Record (*decode)(const Wire&)) {
+  std::vector<Record> out;
+  out.reserve(len);
+  for (u_int i = 0; i < len; ++i) out.push_back(decode(val[i]));
+  return out;
+}
+
+// LIST_SHARES: every field of mgmt_share. The daemon's own fields
+// (dev, mount_root, mountpoint) stay home: decoded, they are defaults.
+mgmt_share EncodeShare(const ShareInfo& s);
+ShareInfo DecodeShare(const mgmt_share& m);
 
 // mgmt_change_batch records that point into `records`, which must outlive
 // the view and stay unchanged while it is encoded.

@@ -366,16 +366,14 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
       break;
     case MGMTPROC_LIST_GROUPS: {
       std::vector<libshare::GroupInfo> groups = catalog_->ListGroups();
-      std::vector<mgmt_group> g(groups.size());
-      for (std::size_t i = 0; i < groups.size(); ++i) {
-        g[i].name = Mutable(groups[i].name);
-        g[i].enabled = groups[i].enabled;
-        g[i].options = Mutable(groups[i].options);
-        g[i].share_count = groups[i].share_count;
-        g[i].managed_by = Mutable(groups[i].managed_by);
-        if (follow_error_) groups[i].follow_error = follow_error_(groups[i]);
-        g[i].follow_error = Mutable(groups[i].follow_error);
+      if (follow_error_) {
+        for (libshare::GroupInfo& gi : groups) {
+          gi.follow_error = follow_error_(gi);
+        }
       }
+      // Views into `groups`, which outlives the encoding.
+      std::vector<mgmt_group> g =
+          libshare::EncodeAll(groups, libshare::EncodeGroup);
       mgmt_list_groups_res r{};
       r.status = MGMT_OK;
       r.mgmt_list_groups_res_u.groups.groups_len = static_cast<u_int>(g.size());

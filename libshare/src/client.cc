@@ -457,16 +457,7 @@ absl::StatusOr<std::vector<GroupInfo>> RpcClient::ListGroups() {
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_list_groups_res_u.message);
   const auto& g = res->mgmt_list_groups_res_u.groups;
-  std::vector<GroupInfo> out(g.groups_len);
-  for (u_int i = 0; i < g.groups_len; ++i) {
-    out[i].name = Text(g.groups_val[i].name);
-    out[i].enabled = g.groups_val[i].enabled;
-    out[i].options = Text(g.groups_val[i].options);
-    out[i].share_count = static_cast<size_t>(g.groups_val[i].share_count);
-    out[i].managed_by = Text(g.groups_val[i].managed_by);
-    out[i].follow_error = Text(g.groups_val[i].follow_error);
-  }
-  return out;
+  return DecodeAll(g.groups_val, g.groups_len, DecodeGroup);
 }
 
 absl::StatusOr<std::vector<ShareInfo>> RpcClient::ListShares(

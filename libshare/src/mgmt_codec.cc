@@ -140,6 +140,28 @@ ShareInfo DecodeShare(const mgmt_share& m) {
   return s;
 }
 
+mgmt_group EncodeGroup(const GroupInfo& g) {
+  mgmt_group m{};
+  m.name = Mutable(g.name);
+  m.enabled = g.enabled;
+  m.options = Mutable(g.options);
+  m.share_count = g.share_count;
+  m.managed_by = Mutable(g.managed_by);
+  m.follow_error = Mutable(g.follow_error);
+  return m;
+}
+
+GroupInfo DecodeGroup(const mgmt_group& m) {
+  GroupInfo g;
+  g.name = Text(m.name);
+  g.enabled = m.enabled;
+  g.options = Text(m.options);
+  g.share_count = static_cast<std::size_t>(m.share_count);
+  g.managed_by = Text(m.managed_by);
+  g.follow_error = Text(m.follow_error);
+  return g;
+}
+
 mgmt_status MgmtStatusOf(const absl::Status& s) {
   for (const StatusPair& p : kStatusPairs) {
     if (p.code == s.code()) return p.wire;

@@ -168,6 +168,38 @@ TEST(MgmtCodecTest, SharesSurviveTheWire) {
   }
 }
 
+TEST(MgmtCodecTest, GroupsSurviveTheWire) {
+  GroupInfo a;
+  a.name = "exports-zfs";
+  a.enabled = false;
+  a.options = "ro";
+  a.share_count = SIZE_MAX;
+  a.managed_by = "/etc/exports.d/zfs.exports";
+  a.follow_error = "/etc/exports.d/zfs.exports:3: bad option";
+  GroupInfo b;  // enabled, no shares, every text empty
+  const std::vector<GroupInfo> in = {a, b};
+  std::vector<mgmt_group> view = EncodeAll(in, EncodeGroup);
+  mgmt_list_groups_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_list_groups_res_u.groups.groups_len =
+      static_cast<u_int>(view.size());
+  res.mgmt_list_groups_res_u.groups.groups_val = view.data();
+  OverTheWire got(xdr_mgmt_list_groups_res, &res);
+  ASSERT_TRUE(got.ok());
+  const auto& l = got->mgmt_list_groups_res_u.groups;
+  const std::vector<GroupInfo> out =
+      DecodeAll(l.groups_val, l.groups_len, DecodeGroup);
+  ASSERT_EQ(out.size(), in.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    EXPECT_EQ(out[i].name, in[i].name) << i;
+    EXPECT_EQ(out[i].enabled, in[i].enabled);
+    EXPECT_EQ(out[i].options, in[i].options);
+    EXPECT_EQ(out[i].share_count, in[i].share_count);
+    EXPECT_EQ(out[i].managed_by, in[i].managed_by);
+    EXPECT_EQ(out[i].follow_error, in[i].follow_error);
+  }
+}
+
 // A refusal as the daemon encodes it (EncodeFailure: any result union's
 // status and message) and the status the client makes of it.
 absl::Status RefusalOverTheWire(const absl::Status& refusal) {

@@ -54,6 +54,10 @@ std::vector<Record> DecodeAll(const Wire* val, u_int len,
 mgmt_share EncodeShare(const ShareInfo& s);
 ShareInfo DecodeShare(const mgmt_share& m);
 
+// LIST_GROUPS: every field of mgmt_group.
+mgmt_group EncodeGroup(const GroupInfo& g);
+GroupInfo DecodeGroup(const mgmt_group& m);
+
 // mgmt_change_batch records that point into `records`, which must outlive
 // the view and stay unchanged while it is encoded.
 class ChangeBatchesView {

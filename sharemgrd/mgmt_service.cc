@@ -386,14 +386,9 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
       break;
     case MGMTPROC_SHARETAB: {
       std::vector<libshare::SharetabEntry> entries = ServedSharetabEntries();
-      std::vector<mgmt_sharetab_entry> e(entries.size());
-      for (std::size_t i = 0; i < entries.size(); ++i) {
-        e[i].path = Mutable(entries[i].path);
-        e[i].resource = Mutable(entries[i].resource);
-        e[i].fstype = Mutable(entries[i].fstype);
-        e[i].options = Mutable(entries[i].options);
-        e[i].description = Mutable(entries[i].description);
-      }
+      // Views into `entries`, which outlives the encoding.
+      std::vector<mgmt_sharetab_entry> e =
+          libshare::EncodeAll(entries, libshare::EncodeSharetabEntry);
       mgmt_sharetab_res r{};
       r.status = MGMT_OK;
       r.mgmt_sharetab_res_u.entries.entries_len = static_cast<u_int>(e.size());

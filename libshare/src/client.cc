@@ -493,16 +493,7 @@ absl::StatusOr<std::vector<SharetabEntry>> RpcClient::Sharetab() {
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_sharetab_res_u.message);
   const auto& l = res->mgmt_sharetab_res_u.entries;
-  std::vector<SharetabEntry> out(l.entries_len);
-  for (u_int i = 0; i < l.entries_len; ++i) {
-    const mgmt_sharetab_entry& m = l.entries_val[i];
-    out[i].path = Text(m.path);
-    out[i].resource = Text(m.resource);
-    out[i].fstype = Text(m.fstype);
-    out[i].options = Text(m.options);
-    out[i].description = Text(m.description);
-  }
-  return out;
+  return DecodeAll(l.entries_val, l.entries_len, DecodeSharetabEntry);
 }
 
 absl::StatusOr<CheckResult> RpcClient::Check(const std::string& client,

@@ -162,6 +162,26 @@ GroupInfo DecodeGroup(const mgmt_group& m) {
   return g;
 }
 
+mgmt_sharetab_entry EncodeSharetabEntry(const SharetabEntry& e) {
+  mgmt_sharetab_entry m{};
+  m.path = Mutable(e.path);
+  m.resource = Mutable(e.resource);
+  m.fstype = Mutable(e.fstype);
+  m.options = Mutable(e.options);
+  m.description = Mutable(e.description);
+  return m;
+}
+
+SharetabEntry DecodeSharetabEntry(const mgmt_sharetab_entry& m) {
+  SharetabEntry e;
+  e.path = Text(m.path);
+  e.resource = Text(m.resource);
+  e.fstype = Text(m.fstype);
+  e.options = Text(m.options);
+  e.description = Text(m.description);
+  return e;
+}
+
 mgmt_status MgmtStatusOf(const absl::Status& s) {
   for (const StatusPair& p : kStatusPairs) {
     if (p.code == s.code()) return p.wire;

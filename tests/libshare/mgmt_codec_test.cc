@@ -200,6 +200,35 @@ TEST(MgmtCodecTest, GroupsSurviveTheWire) {
   }
 }
 
+TEST(MgmtCodecTest, SharetabEntriesSurviveTheWire) {
+  SharetabEntry a;
+  a.path = "/export/a";
+  a.resource = "-";
+  a.options = "rw,sec=krb5";
+  a.description = "tab\there";
+  SharetabEntry b;  // empty texts, and an empty fstype (not "nfs")
+  b.fstype = "";
+  const std::vector<SharetabEntry> in = {a, b};
+  std::vector<mgmt_sharetab_entry> view = EncodeAll(in, EncodeSharetabEntry);
+  mgmt_sharetab_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_sharetab_res_u.entries.entries_len = static_cast<u_int>(view.size());
+  res.mgmt_sharetab_res_u.entries.entries_val = view.data();
+  OverTheWire got(xdr_mgmt_sharetab_res, &res);
+  ASSERT_TRUE(got.ok());
+  const auto& l = got->mgmt_sharetab_res_u.entries;
+  const std::vector<SharetabEntry> out =
+      DecodeAll(l.entries_val, l.entries_len, DecodeSharetabEntry);
+  ASSERT_EQ(out.size(), in.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    EXPECT_EQ(out[i].path, in[i].path) << i;
+    EXPECT_EQ(out[i].resource, in[i].resource);
+    EXPECT_EQ(out[i].fstype, in[i].fstype);
+    EXPECT_EQ(out[i].options, in[i].options);
+    EXPECT_EQ(out[i].description, in[i].description);
+  }
+}
+
 // A refusal as the daemon encodes it (EncodeFailure: any result union's
 // status and message) and the status the client makes of it.
 absl::Status RefusalOverTheWire(const absl::Status& refusal) {

@@ -58,6 +58,10 @@ ShareInfo DecodeShare(const mgmt_share& m);
 mgmt_group EncodeGroup(const GroupInfo& g);
 GroupInfo DecodeGroup(const mgmt_group& m);
 
+// SHARETAB: every field of mgmt_sharetab_entry (mountpoint stays home).
+mgmt_sharetab_entry EncodeSharetabEntry(const SharetabEntry& e);
+SharetabEntry DecodeSharetabEntry(const mgmt_sharetab_entry& m);
+
 // mgmt_change_batch records that point into `records`, which must outlive
 // the view and stay unchanged while it is encoded.
 class ChangeBatchesView {

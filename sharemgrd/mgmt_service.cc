@@ -1022,28 +1022,29 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
     return SUCCESS;
   }
 
-  std::string address = addr->ToString();
-  std::string access = "none";
-  bool root = false;
-  std::string share, option, entry;
-  std::string reason = r.reason;
+  libshare::CheckResult c;
+  c.client = std::move(client);
+  c.address = addr->ToString();
+  c.access = "none";
+  c.reason = r.reason;
+  c.sec = std::move(sec);
   const std::optional<libshare::ShareMatch>& m = r.share;
-  if (m.has_value()) share = m->path;
+  if (m.has_value()) c.share = m->path;
   switch (r.outcome) {
     case AccessOutcome::kNosub:
-      option = "nosub";
+      c.option = "nosub";
       break;
     case AccessOutcome::kGranted:
     case AccessOutcome::kDenied:
     case AccessOutcome::kNoent:
     case AccessOutcome::kNotdir:
-      access = std::string(authcache::AccessName(r.decision.access));
-      root = r.decision.root;
-      option = r.decision.option;
-      entry = r.decision.entry;
+      c.access = std::string(authcache::AccessName(r.decision.access));
+      c.root = r.decision.root;
+      c.option = r.decision.option;
+      c.entry = r.decision.entry;
       if (r.outcome == AccessOutcome::kNoent ||
           r.outcome == AccessOutcome::kNotdir) {
-        reason = absl::StrCat(
+        c.reason = absl::StrCat(
             r.decision.reason, "; but MNT answers ",
             r.outcome == AccessOutcome::kNoent ? "NOENT: " : "NOTDIR: ",
             r.reason);
@@ -1059,36 +1060,24 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
     std::vector<std::string> notes =
         libshare::OptionsWithoutKernelEffect(*m->options);
     if (!notes.empty()) {
-      absl::StrAppend(&reason,
+      absl::StrAppend(&c.reason,
                       "; in kernel mode these options have no "
                       "effect: ",
                       absl::StrJoin(notes, "; "));
     }
   }
-  std::string fs_identity, live;
   if (m.has_value() && m->fs_uuid) {
-    fs_identity = libshare::FormatFsIdentity(*m->fs_uuid);
+    c.fs_identity = libshare::FormatFsIdentity(*m->fs_uuid);
     // A share not served is not on its file system: the reason says so.
     if (served_ == nullptr ||
         !served_->NotServed(m->path, false, m->options->mountpoint)) {
-      live = LiveIdentityDiffering(m->path, fs_identity);
+      c.live_fs_identity = LiveIdentityDiffering(m->path, c.fs_identity);
     }
   }
   mgmt_check_res res{};
   res.status = MGMT_OK;
-  mgmt_check_result& cr = res.mgmt_check_res_u.result;
-  cr.client = Mutable(client);
-  cr.address = Mutable(address);
-  cr.access = Mutable(access);
-  cr.root = root;
-  cr.has_share = m.has_value();
-  cr.share = Mutable(share);
-  cr.option = Mutable(option);
-  cr.entry = Mutable(entry);
-  cr.reason = Mutable(reason);
-  cr.sec = Mutable(sec);
-  cr.fs_identity = Mutable(fs_identity);
-  cr.live_fs_identity = Mutable(live);
+  // A view into `c`, which outlives the encoding.
+  res.mgmt_check_res_u.result = libshare::EncodeCheckResult(c);
   return Encode(Proc(xdr_mgmt_check_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 

@@ -508,20 +508,7 @@ absl::StatusOr<CheckResult> RpcClient::Check(const std::string& client,
     return s;
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_check_res_u.message);
-  const mgmt_check_result& m = res->mgmt_check_res_u.result;
-  CheckResult out;
-  out.client = Text(m.client);
-  out.address = Text(m.address);
-  out.access = Text(m.access);
-  out.root = m.root;
-  if (m.has_share) out.share = Text(m.share);
-  out.option = Text(m.option);
-  out.entry = Text(m.entry);
-  out.reason = Text(m.reason);
-  out.sec = Text(m.sec);
-  out.fs_identity = Text(m.fs_identity);
-  out.live_fs_identity = Text(m.live_fs_identity);
-  return out;
+  return DecodeCheckResult(res->mgmt_check_res_u.result);
 }
 
 absl::StatusOr<std::vector<MountInfo>> RpcClient::Mounts() {

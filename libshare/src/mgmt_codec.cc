@@ -182,6 +182,39 @@ SharetabEntry DecodeSharetabEntry(const mgmt_sharetab_entry& m) {
   return e;
 }
 
+mgmt_check_result EncodeCheckResult(const CheckResult& c) {
+  mgmt_check_result m{};
+  m.client = Mutable(c.client);
+  m.address = Mutable(c.address);
+  m.access = Mutable(c.access);
+  m.root = c.root;
+  m.has_share = c.share.has_value();
+  m.share = Mutable(c.share.has_value() ? std::string_view(*c.share) : "");
+  m.option = Mutable(c.option);
+  m.entry = Mutable(c.entry);
+  m.reason = Mutable(c.reason);
+  m.sec = Mutable(c.sec);
+  m.fs_identity = Mutable(c.fs_identity);
+  m.live_fs_identity = Mutable(c.live_fs_identity);
+  return m;
+}
+
+CheckResult DecodeCheckResult(const mgmt_check_result& m) {
+  CheckResult c;
+  c.client = Text(m.client);
+  c.address = Text(m.address);
+  c.access = Text(m.access);
+  c.root = m.root;
+  if (m.has_share) c.share = Text(m.share);
+  c.option = Text(m.option);
+  c.entry = Text(m.entry);
+  c.reason = Text(m.reason);
+  c.sec = Text(m.sec);
+  c.fs_identity = Text(m.fs_identity);
+  c.live_fs_identity = Text(m.live_fs_identity);
+  return c;
+}
+
 mgmt_status MgmtStatusOf(const absl::Status& s) {
   for (const StatusPair& p : kStatusPairs) {
     if (p.code == s.code()) return p.wire;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -227,6 +228,57 @@ TEST(MgmtCodecTest, SharetabEntriesSurviveTheWire) {
     EXPECT_EQ(out[i].options, in[i].options);
     EXPECT_EQ(out[i].description, in[i].description);
   }
+}
+
+// A CHECK answer encoded as the daemon does, decoded as the client does.
+CheckResult CheckOverTheWire(const CheckResult& in) {
+  mgmt_check_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_check_res_u.result = EncodeCheckResult(in);
+  OverTheWire got(xdr_mgmt_check_res, &res);
+  EXPECT_TRUE(got.ok());
+  return DecodeCheckResult(got->mgmt_check_res_u.result);
+}
+
+TEST(MgmtCodecTest, CheckAnswerSurvivesTheWire) {
+  CheckResult in;
+  in.client = "host.example";
+  in.address = "2001:db8::1";
+  in.access = "rw";
+  in.root = true;
+  in.share = "/export/a";
+  in.option = "rw=";
+  in.entry = "@2001:db8::/32";
+  in.reason = "rw= lists @2001:db8::/32";
+  in.sec = "krb5p";
+  in.fs_identity = "uuid:0123456789abcdef0123456789abcdef";
+  in.live_fs_identity = "none";
+  const CheckResult out = CheckOverTheWire(in);
+  EXPECT_EQ(out.client, in.client);
+  EXPECT_EQ(out.address, in.address);
+  EXPECT_EQ(out.access, in.access);
+  EXPECT_EQ(out.root, in.root);
+  EXPECT_EQ(out.share, in.share);
+  EXPECT_EQ(out.option, in.option);
+  EXPECT_EQ(out.entry, in.entry);
+  EXPECT_EQ(out.reason, in.reason);
+  EXPECT_EQ(out.sec, in.sec);
+  EXPECT_EQ(out.fs_identity, in.fs_identity);
+  EXPECT_EQ(out.live_fs_identity, in.live_fs_identity);
+}
+
+TEST(MgmtCodecTest, CheckAnswerKeepsAnEmptyShareApartFromNone) {
+  CheckResult none;  // not shared: no share, every text empty
+  none.access = "none";
+  const CheckResult out = CheckOverTheWire(none);
+  EXPECT_FALSE(out.share.has_value());
+  EXPECT_EQ(out.access, "none");
+  EXPECT_FALSE(out.root);
+  EXPECT_EQ(out.client, "");
+  EXPECT_EQ(out.reason, "");
+  CheckResult empty;  // a share whose path is "" (has_share, share "")
+  empty.share = "";
+  EXPECT_EQ(CheckOverTheWire(empty).share, std::optional<std::string>(""));
 }
 
 // A refusal as the daemon encodes it (EncodeFailure: any result union's

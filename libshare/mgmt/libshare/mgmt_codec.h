@@ -62,6 +62,11 @@ GroupInfo DecodeGroup(const mgmt_group& m);
 mgmt_sharetab_entry EncodeSharetabEntry(const SharetabEntry& e);
 SharetabEntry DecodeSharetabEntry(const mgmt_sharetab_entry& m);
 
+// CHECK's answer: has_share says whether `share` is there (absent, it
+// crosses as ""); every other field as it is.
+mgmt_check_result EncodeCheckResult(const CheckResult& c);
+CheckResult DecodeCheckResult(const mgmt_check_result& m);
+
 // mgmt_change_batch records that point into `records`, which must outlive
 // the view and stay unchanged while it is encoded.
 class ChangeBatchesView {

@@ -1244,14 +1244,15 @@ accept_stat MgmtService::Rerecord(const CallContext& ctx, XDR* args,
 
 accept_stat MgmtService::Mounts(std::string* out) {
   std::vector<MountListing> list = mounts_->ListMounts();
-  std::vector<std::string> clients(list.size());
-  std::vector<mgmt_mount> m(list.size());
+  std::vector<libshare::MountInfo> mounts(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) {
-    clients[i] = list[i].client.ToString();
-    m[i].client = Mutable(clients[i]);
-    m[i].path = Mutable(list[i].path);
-    m[i].since = list[i].since;
+    mounts[i].client = list[i].client.ToString();
+    mounts[i].path = std::move(list[i].path);
+    mounts[i].since = list[i].since;
   }
+  // Views into `mounts`, which outlives the encoding.
+  std::vector<mgmt_mount> m =
+      libshare::EncodeAll(mounts, libshare::EncodeMount);
   mgmt_mounts_res res{};
   res.status = MGMT_OK;
   res.mgmt_mounts_res_u.mounts.mounts_len = static_cast<u_int>(m.size());

@@ -522,13 +522,7 @@ absl::StatusOr<std::vector<MountInfo>> RpcClient::Mounts() {
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_mounts_res_u.message);
   const auto& l = res->mgmt_mounts_res_u.mounts;
-  std::vector<MountInfo> out(l.mounts_len);
-  for (u_int i = 0; i < l.mounts_len; ++i) {
-    out[i].client = Text(l.mounts_val[i].client);
-    out[i].path = Text(l.mounts_val[i].path);
-    out[i].since = l.mounts_val[i].since;
-  }
-  return out;
+  return DecodeAll(l.mounts_val, l.mounts_len, DecodeMount);
 }
 
 absl::StatusOr<DaemonStats> RpcClient::Stats() {

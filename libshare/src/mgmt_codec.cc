@@ -215,6 +215,22 @@ CheckResult DecodeCheckResult(const mgmt_check_result& m) {
   return c;
 }
 
+mgmt_mount EncodeMount(const MountInfo& m) {
+  mgmt_mount w{};
+  w.client = Mutable(m.client);
+  w.path = Mutable(m.path);
+  w.since = m.since;
+  return w;
+}
+
+MountInfo DecodeMount(const mgmt_mount& w) {
+  MountInfo m;
+  m.client = Text(w.client);
+  m.path = Text(w.path);
+  m.since = w.since;
+  return m;
+}
+
 mgmt_status MgmtStatusOf(const absl::Status& s) {
   for (const StatusPair& p : kStatusPairs) {
     if (p.code == s.code()) return p.wire;

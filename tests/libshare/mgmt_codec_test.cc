@@ -281,6 +281,29 @@ TEST(MgmtCodecTest, CheckAnswerKeepsAnEmptyShareApartFromNone) {
   EXPECT_EQ(CheckOverTheWire(empty).share, std::optional<std::string>(""));
 }
 
+TEST(MgmtCodecTest, MountRecordsSurviveTheWire) {
+  const std::vector<MountInfo> in = {
+      {"192.0.2.7", "/export/a", INT64_MAX},
+      {"2001:db8::1", "/export/b c", -1},  // hyper: signed
+      {"", "", 0}};                        // recorded before the daemon's start
+  std::vector<mgmt_mount> view = EncodeAll(in, EncodeMount);
+  mgmt_mounts_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_mounts_res_u.mounts.mounts_len = static_cast<u_int>(view.size());
+  res.mgmt_mounts_res_u.mounts.mounts_val = view.data();
+  OverTheWire got(xdr_mgmt_mounts_res, &res);
+  ASSERT_TRUE(got.ok());
+  const auto& l = got->mgmt_mounts_res_u.mounts;
+  const std::vector<MountInfo> out =
+      DecodeAll(l.mounts_val, l.mounts_len, DecodeMount);
+  ASSERT_EQ(out.size(), in.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    EXPECT_EQ(out[i].client, in[i].client) << i;
+    EXPECT_EQ(out[i].path, in[i].path);
+    EXPECT_EQ(out[i].since, in[i].since);
+  }
+}
+
 // A refusal as the daemon encodes it (EncodeFailure: any result union's
 // status and message) and the status the client makes of it.
 absl::Status RefusalOverTheWire(const absl::Status& refusal) {

@@ -67,6 +67,10 @@ SharetabEntry DecodeSharetabEntry(const mgmt_sharetab_entry& m);
 mgmt_check_result EncodeCheckResult(const CheckResult& c);
 CheckResult DecodeCheckResult(const mgmt_check_result& m);
 
+// MOUNTS: one mount record (the client's address as text).
+mgmt_mount EncodeMount(const MountInfo& m);
+MountInfo DecodeMount(const mgmt_mount& m);
+
 // mgmt_change_batch records that point into `records`, which must outlive
 // the view and stay unchanged while it is encoded.
 class ChangeBatchesView {

@@ -1081,7 +1081,7 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
   return Encode(Proc(xdr_mgmt_check_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
-void MgmtService::ShareCounts(mgmt_stats* s) const {
+void MgmtService::ShareCounts(libshare::DaemonStats* s) const {
   uint64_t disabled = 0;
   for (const libshare::GroupInfo& g : catalog_->ListGroups()) {
     if (!g.enabled) disabled += g.share_count;
@@ -1101,67 +1101,35 @@ void MgmtService::ShareCounts(mgmt_stats* s) const {
 
 accept_stat MgmtService::Stats(std::string* out) {
   libshare::LoadStats load = catalog_->load_stats();
-  authcache::AuthCacheCounters c = cache_->counters();
+  libshare::DaemonStats d;
+  d.cache = cache_->counters();
   std::vector<ProcedureStats> procs = mounts_->stats();
   for (ProcedureStats& p : stats_.Snapshot()) procs.push_back(std::move(p));
-  std::string sharetab_error = sharetab_.error();
-  std::vector<mgmt_request_stats> req(procs.size());
-  for (std::size_t i = 0; i < procs.size(); ++i) {
-    req[i].name = Mutable(procs[i].name);
-    req[i].count = procs[i].count;
-    req[i].errors = procs[i].errors;
-    req[i].p50_us = procs[i].p50_us;
-    req[i].p99_us = procs[i].p99_us;
+  d.requests.reserve(procs.size());
+  for (ProcedureStats& p : procs) {
+    d.requests.push_back(
+        {std::move(p.name), p.count, p.errors, p.p50_us, p.p99_us});
   }
+  d.sharetab_error = sharetab_.error();
+  d.shares = catalog_->share_count();
+  d.groups = catalog_->group_count();
+  d.generation = catalog_->generation();
+  d.load_ms = load.load_ms;
+  d.load_threads = load.threads;
+  d.mounts = mounts_->mount_count();
+  d.mounts_dropped = mounts_->mounts_dropped();
+  d.mount_limit = mounts_->mount_limit();
+  d.mount_client_limit = mounts_->mount_client_limit();
+  if (kernel_.stats) d.kernel = kernel_.stats();
+  d.store = catalog_->store_status();
+  if (follow_sync_.status) d.followed = follow_sync_.status();
+  d.insecure = mounts_->insecure();
+  ShareCounts(&d);
+  // Views into `d`, which outlives the encoding.
+  libshare::DaemonStatsView view(d);
   mgmt_stats_res res{};
   res.status = MGMT_OK;
-  mgmt_stats& s = res.mgmt_stats_res_u.stats;
-  s.shares = catalog_->share_count();
-  s.groups = catalog_->group_count();
-  s.generation = catalog_->generation();
-  s.load_ms = load.load_ms;
-  s.load_threads = load.threads;
-  s.mounts = mounts_->mount_count();
-  s.mounts_dropped = mounts_->mounts_dropped();
-  s.mount_limit = mounts_->mount_limit();
-  s.mount_client_limit = mounts_->mount_client_limit();
-  s.cache = libshare::EncodeCacheStats(c);
-  s.requests.requests_len = static_cast<u_int>(req.size());
-  s.requests.requests_val = req.data();
-  s.sharetab_error = Mutable(sharetab_error);
-  libshare::KernelStats kernel;
-  if (kernel_.stats) kernel = kernel_.stats();
-  s.kernel.mode = Mutable(kernel.mode);
-  s.kernel.upcalls = kernel.upcalls;
-  s.kernel.negative = kernel.negative;
-  s.kernel.pushed = kernel.pushed;
-  s.kernel.flushes = kernel.flushes;
-  s.kernel.answer_p99_us = kernel.answer_p99_us;
-  const libshare::StoreStatus store = catalog_->store_status();
-  s.store.kind = Mutable(store.kind);
-  s.store.engine = Mutable(store.engine);
-  s.store.head = Mutable(store.head);
-  s.store.applied = store.applied;
-  s.store.cluster = store.cluster;
-  s.store.reachable = store.reachable;
-  s.store.unreachable_since = store.unreachable_since;
-  s.store.error = Mutable(store.error);
-  s.store.resyncs = store.resyncs;
-  std::vector<libshare::FollowedFileStatus> followed;
-  if (follow_sync_.status) followed = follow_sync_.status();
-  std::vector<mgmt_followed_status> files(followed.size());
-  for (std::size_t i = 0; i < followed.size(); ++i) {
-    files[i].path = Mutable(followed[i].path);
-    files[i].group = Mutable(followed[i].group);
-    files[i].applied_generation = followed[i].applied_generation;
-    files[i].in_step = followed[i].in_step;
-    files[i].error = Mutable(followed[i].error);
-    files[i].error_since = followed[i].error_since;
-  }
-  s.followed.followed_len = static_cast<u_int>(files.size());
-  s.followed.followed_val = files.data();
-  s.insecure = mounts_->insecure();
-  ShareCounts(&s);
+  res.mgmt_stats_res_u.stats = view.get();
   return Encode(Proc(xdr_mgmt_stats_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 

@@ -534,55 +534,7 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
     return s;
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_stats_res_u.message);
-  const mgmt_stats& m = res->mgmt_stats_res_u.stats;
-  DaemonStats out;
-  out.shares = m.shares;
-  out.groups = m.groups;
-  out.generation = m.generation;
-  out.load_ms = m.load_ms;
-  out.load_threads = m.load_threads;
-  out.mounts = m.mounts;
-  out.mounts_dropped = m.mounts_dropped;
-  out.mount_limit = m.mount_limit;
-  out.mount_client_limit = m.mount_client_limit;
-  out.cache = DecodeCacheStats(m.cache);
-  out.kernel.mode = Text(m.kernel.mode);
-  out.kernel.upcalls = m.kernel.upcalls;
-  out.kernel.negative = m.kernel.negative;
-  out.kernel.pushed = m.kernel.pushed;
-  out.kernel.flushes = m.kernel.flushes;
-  out.kernel.answer_p99_us = m.kernel.answer_p99_us;
-  out.store.kind = Text(m.store.kind);
-  out.store.engine = Text(m.store.engine);
-  out.store.head = Text(m.store.head);
-  out.store.applied = m.store.applied;
-  out.store.cluster = m.store.cluster;
-  out.store.reachable = m.store.reachable;
-  out.store.unreachable_since = m.store.unreachable_since;
-  out.store.error = Text(m.store.error);
-  out.store.resyncs = m.store.resyncs;
-  for (u_int i = 0; i < m.followed.followed_len; ++i) {
-    const mgmt_followed_status& f = m.followed.followed_val[i];
-    FollowedFileStatus st;
-    st.path = Text(f.path);
-    st.group = Text(f.group);
-    st.applied_generation = f.applied_generation;
-    st.in_step = f.in_step;
-    st.error = Text(f.error);
-    st.error_since = f.error_since;
-    out.followed.push_back(std::move(st));
-  }
-  for (u_int i = 0; i < m.requests.requests_len; ++i) {
-    const mgmt_request_stats& r = m.requests.requests_val[i];
-    out.requests.push_back(
-        {Text(r.name), r.count, r.errors, r.p50_us, r.p99_us});
-  }
-  out.sharetab_error = Text(m.sharetab_error);
-  out.insecure = m.insecure;
-  out.shares_served = m.shares_served;
-  out.shares_not_served = m.shares_not_served;
-  out.shares_disabled = m.shares_disabled;
-  return out;
+  return DecodeDaemonStats(res->mgmt_stats_res_u.stats);
 }
 
 absl::Status RpcClient::FlushCache() {

@@ -231,6 +231,125 @@ MountInfo DecodeMount(const mgmt_mount& w) {
   return m;
 }
 
+namespace {
+
+mgmt_request_stats EncodeRequestStats(const RequestStats& r) {
+  mgmt_request_stats m{};
+  m.name = Mutable(r.name);
+  m.count = r.count;
+  m.errors = r.errors;
+  m.p50_us = r.p50_us;
+  m.p99_us = r.p99_us;
+  return m;
+}
+
+RequestStats DecodeRequestStats(const mgmt_request_stats& m) {
+  return {Text(m.name), m.count, m.errors, m.p50_us, m.p99_us};
+}
+
+mgmt_followed_status EncodeFollowedStatus(const FollowedFileStatus& f) {
+  mgmt_followed_status m{};
+  m.path = Mutable(f.path);
+  m.group = Mutable(f.group);
+  m.applied_generation = f.applied_generation;
+  m.in_step = f.in_step;
+  m.error = Mutable(f.error);
+  m.error_since = f.error_since;
+  return m;
+}
+
+FollowedFileStatus DecodeFollowedStatus(const mgmt_followed_status& m) {
+  FollowedFileStatus f;
+  f.path = Text(m.path);
+  f.group = Text(m.group);
+  f.applied_generation = m.applied_generation;
+  f.in_step = m.in_step;
+  f.error = Text(m.error);
+  f.error_since = m.error_since;
+  return f;
+}
+
+}  // namespace
+
+DaemonStatsView::DaemonStatsView(const DaemonStats& d)
+    : requests_(EncodeAll(d.requests, EncodeRequestStats)),
+      followed_(EncodeAll(d.followed, EncodeFollowedStatus)) {
+  mgmt_stats& s = stats_;
+  s.shares = d.shares;
+  s.groups = d.groups;
+  s.generation = d.generation;
+  s.load_ms = d.load_ms;
+  s.load_threads = d.load_threads;
+  s.mounts = d.mounts;
+  s.mounts_dropped = d.mounts_dropped;
+  s.mount_limit = d.mount_limit;
+  s.mount_client_limit = d.mount_client_limit;
+  s.cache = EncodeCacheStats(d.cache);
+  s.requests.requests_len = static_cast<u_int>(requests_.size());
+  s.requests.requests_val = requests_.data();
+  s.sharetab_error = Mutable(d.sharetab_error);
+  s.kernel.mode = Mutable(d.kernel.mode);
+  s.kernel.upcalls = d.kernel.upcalls;
+  s.kernel.negative = d.kernel.negative;
+  s.kernel.pushed = d.kernel.pushed;
+  s.kernel.flushes = d.kernel.flushes;
+  s.kernel.answer_p99_us = d.kernel.answer_p99_us;
+  s.store.kind = Mutable(d.store.kind);
+  s.store.engine = Mutable(d.store.engine);
+  s.store.head = Mutable(d.store.head);
+  s.store.applied = d.store.applied;
+  s.store.cluster = d.store.cluster;
+  s.store.reachable = d.store.reachable;
+  s.store.unreachable_since = d.store.unreachable_since;
+  s.store.error = Mutable(d.store.error);
+  s.store.resyncs = d.store.resyncs;
+  s.followed.followed_len = static_cast<u_int>(followed_.size());
+  s.followed.followed_val = followed_.data();
+  s.insecure = d.insecure;
+  s.shares_served = d.shares_served;
+  s.shares_not_served = d.shares_not_served;
+  s.shares_disabled = d.shares_disabled;
+}
+
+DaemonStats DecodeDaemonStats(const mgmt_stats& m) {
+  DaemonStats d;
+  d.shares = m.shares;
+  d.groups = m.groups;
+  d.generation = m.generation;
+  d.load_ms = m.load_ms;
+  d.load_threads = m.load_threads;
+  d.mounts = m.mounts;
+  d.mounts_dropped = m.mounts_dropped;
+  d.mount_limit = m.mount_limit;
+  d.mount_client_limit = m.mount_client_limit;
+  d.cache = DecodeCacheStats(m.cache);
+  d.requests = DecodeAll(m.requests.requests_val, m.requests.requests_len,
+                         DecodeRequestStats);
+  d.sharetab_error = Text(m.sharetab_error);
+  d.kernel.mode = Text(m.kernel.mode);
+  d.kernel.upcalls = m.kernel.upcalls;
+  d.kernel.negative = m.kernel.negative;
+  d.kernel.pushed = m.kernel.pushed;
+  d.kernel.flushes = m.kernel.flushes;
+  d.kernel.answer_p99_us = m.kernel.answer_p99_us;
+  d.store.kind = Text(m.store.kind);
+  d.store.engine = Text(m.store.engine);
+  d.store.head = Text(m.store.head);
+  d.store.applied = m.store.applied;
+  d.store.cluster = m.store.cluster;
+  d.store.reachable = m.store.reachable;
+  d.store.unreachable_since = m.store.unreachable_since;
+  d.store.error = Text(m.store.error);
+  d.store.resyncs = m.store.resyncs;
+  d.followed = DecodeAll(m.followed.followed_val, m.followed.followed_len,
+                         DecodeFollowedStatus);
+  d.insecure = m.insecure;
+  d.shares_served = m.shares_served;
+  d.shares_not_served = m.shares_not_served;
+  d.shares_disabled = m.shares_disabled;
+  return d;
+}
+
 mgmt_status MgmtStatusOf(const absl::Status& s) {
   for (const StatusPair& p : kStatusPairs) {
     if (p.code == s.code()) return p.wire;

@@ -304,6 +304,118 @@ TEST(MgmtCodecTest, MountRecordsSurviveTheWire) {
   }
 }
 
+// STATS encoded as the daemon does, decoded as the client does.
+DaemonStats StatsOverTheWire(const DaemonStats& in) {
+  DaemonStatsView view(in);
+  mgmt_stats_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_stats_res_u.stats = view.get();
+  OverTheWire got(xdr_mgmt_stats_res, &res);
+  EXPECT_TRUE(got.ok());
+  return DecodeDaemonStats(got->mgmt_stats_res_u.stats);
+}
+
+TEST(MgmtCodecTest, DaemonStatsSurviveTheWire) {
+  DaemonStats in;
+  in.shares = UINT64_MAX;
+  in.groups = 2;
+  in.generation = 3;
+  in.load_ms = 12.5;
+  in.load_threads = -1;
+  in.mounts = 4;
+  in.mounts_dropped = 5;
+  in.mount_limit = 6;
+  in.mount_client_limit = 7;
+  in.cache.hits = 8;
+  in.cache.timeouts = UINT64_MAX;
+  in.requests = {{"MNT", 9, 1, 10.25, 99.5}, {"", 0, 0, 0, 0}};
+  in.sharetab_error = "rename /etc/dfs/sharetab: EROFS";
+  in.kernel = {"on", 11, 12, 13, 14, 15.75};
+  in.store.kind = "postgresql";
+  in.store.engine = "PostgreSQL at db:5432, database sharemgr";
+  in.store.head = "head-a";
+  in.store.applied = 16;
+  in.store.cluster = 17;
+  in.store.reachable = false;
+  in.store.unreachable_since = INT64_MIN;
+  in.store.error = "connection refused";
+  in.store.resyncs = 18;
+  FollowedFileStatus f;
+  f.path = "/etc/exports";
+  f.group = "exports";
+  f.applied_generation = 19;
+  f.in_step = true;
+  f.error = "";
+  f.error_since = INT64_MAX;
+  in.followed = {f, FollowedFileStatus()};
+  in.insecure = true;
+  in.shares_served = 20;
+  in.shares_not_served = 21;
+  in.shares_disabled = 22;
+  const DaemonStats out = StatsOverTheWire(in);
+  EXPECT_EQ(out.shares, in.shares);
+  EXPECT_EQ(out.groups, in.groups);
+  EXPECT_EQ(out.generation, in.generation);
+  EXPECT_EQ(out.load_ms, in.load_ms);
+  EXPECT_EQ(out.load_threads, in.load_threads);
+  EXPECT_EQ(out.mounts, in.mounts);
+  EXPECT_EQ(out.mounts_dropped, in.mounts_dropped);
+  EXPECT_EQ(out.mount_limit, in.mount_limit);
+  EXPECT_EQ(out.mount_client_limit, in.mount_client_limit);
+  // Every counter: CacheCountersSurviveTheWire.
+  EXPECT_EQ(out.cache.hits, in.cache.hits);
+  EXPECT_EQ(out.cache.timeouts, in.cache.timeouts);
+  ASSERT_EQ(out.requests.size(), in.requests.size());
+  for (std::size_t i = 0; i < out.requests.size(); ++i) {
+    EXPECT_EQ(out.requests[i].name, in.requests[i].name) << i;
+    EXPECT_EQ(out.requests[i].count, in.requests[i].count);
+    EXPECT_EQ(out.requests[i].errors, in.requests[i].errors);
+    EXPECT_EQ(out.requests[i].p50_us, in.requests[i].p50_us);
+    EXPECT_EQ(out.requests[i].p99_us, in.requests[i].p99_us);
+  }
+  EXPECT_EQ(out.sharetab_error, in.sharetab_error);
+  EXPECT_EQ(out.kernel.mode, in.kernel.mode);
+  EXPECT_EQ(out.kernel.upcalls, in.kernel.upcalls);
+  EXPECT_EQ(out.kernel.negative, in.kernel.negative);
+  EXPECT_EQ(out.kernel.pushed, in.kernel.pushed);
+  EXPECT_EQ(out.kernel.flushes, in.kernel.flushes);
+  EXPECT_EQ(out.kernel.answer_p99_us, in.kernel.answer_p99_us);
+  EXPECT_EQ(out.store.kind, in.store.kind);
+  EXPECT_EQ(out.store.engine, in.store.engine);
+  EXPECT_EQ(out.store.head, in.store.head);
+  EXPECT_EQ(out.store.applied, in.store.applied);
+  EXPECT_EQ(out.store.cluster, in.store.cluster);
+  EXPECT_EQ(out.store.reachable, in.store.reachable);
+  EXPECT_EQ(out.store.unreachable_since, in.store.unreachable_since);
+  EXPECT_EQ(out.store.error, in.store.error);
+  EXPECT_EQ(out.store.resyncs, in.store.resyncs);
+  ASSERT_EQ(out.followed.size(), in.followed.size());
+  for (std::size_t i = 0; i < out.followed.size(); ++i) {
+    EXPECT_EQ(out.followed[i].path, in.followed[i].path) << i;
+    EXPECT_EQ(out.followed[i].group, in.followed[i].group);
+    EXPECT_EQ(out.followed[i].applied_generation,
+              in.followed[i].applied_generation);
+    EXPECT_EQ(out.followed[i].in_step, in.followed[i].in_step);
+    EXPECT_EQ(out.followed[i].error, in.followed[i].error);
+    EXPECT_EQ(out.followed[i].error_since, in.followed[i].error_since);
+  }
+  EXPECT_EQ(out.insecure, in.insecure);
+  EXPECT_EQ(out.shares_served, in.shares_served);
+  EXPECT_EQ(out.shares_not_served, in.shares_not_served);
+  EXPECT_EQ(out.shares_disabled, in.shares_disabled);
+}
+
+TEST(MgmtCodecTest, DaemonStatsOfAnIdleDaemonSurviveTheWire) {
+  const DaemonStats out = StatsOverTheWire(DaemonStats());
+  EXPECT_TRUE(out.requests.empty());
+  EXPECT_TRUE(out.followed.empty());
+  EXPECT_EQ(out.kernel.mode, "off");
+  EXPECT_EQ(out.store.kind, "sqlite");
+  EXPECT_TRUE(out.store.reachable);
+  EXPECT_EQ(out.sharetab_error, "");
+  EXPECT_FALSE(out.insecure);
+}
+
 // A refusal as the daemon encodes it (EncodeFailure: any result union's
 // status and message) and the status the client makes of it.
 absl::Status RefusalOverTheWire(const absl::Status& refusal) {

@@ -9,6 +9,7 @@
 //   s.cache = EncodeCacheStats(cache->counters());   // and DecodeCacheStats
 //   std::vector<mgmt_share> v = EncodeAll(shares, EncodeShare);  // views
 //   std::vector<ShareInfo> s = DecodeAll(val, len, DecodeShare);  // copies
+//   DaemonStatsView v(stats);  res.mgmt_stats_res_u.stats = v.get();
 //   EncodeFailure(MgmtStatusOf(status), ...);          // server's refusal
 //   return StatusFromMgmt(res->status, res->..._u.message);  // client's
 //
@@ -70,6 +71,25 @@ CheckResult DecodeCheckResult(const mgmt_check_result& m);
 // MOUNTS: one mount record (the client's address as text).
 mgmt_mount EncodeMount(const MountInfo& m);
 MountInfo DecodeMount(const mgmt_mount& m);
+
+// STATS: an mgmt_stats that points into `stats` (its texts; its requests
+// and followed files through arrays the view holds), which must outlive
+// the view and stay unchanged while it is encoded. Not copyable: the
+// record points into the view.
+class DaemonStatsView {
+ public:
+  explicit DaemonStatsView(const DaemonStats& stats);
+  DaemonStatsView(const DaemonStatsView&) = delete;
+  DaemonStatsView& operator=(const DaemonStatsView&) = delete;
+  const mgmt_stats& get() const { return stats_; }
+
+ private:
+  std::vector<mgmt_request_stats> requests_;
+  std::vector<mgmt_followed_status> followed_;
+  mgmt_stats stats_{};
+};
+
+DaemonStats DecodeDaemonStats(const mgmt_stats& m);
 
 // mgmt_change_batch records that point into `records`, which must outlive
 // the view and stay unchanged while it is encoded.

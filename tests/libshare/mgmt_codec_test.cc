@@ -50,6 +50,24 @@ class OverTheWire {
   T got_;
 };
 
+// A list as the daemon sends it (EncodeAll's views, in the array `pick`
+// finds in the result union, status MGMT_OK) and as the client reads it
+// (DecodeAll).
+template <typename Res, typename Pick, typename Record, typename Wire>
+std::vector<Record> ListOverTheWire(bool_t (*fn)(XDR*, Res*), Pick pick,
+                                    const std::vector<Record>& in,
+                                    Wire (*encode)(const Record&),
+                                    Record (*decode)(const Wire&)) {
+  std::vector<Wire> view = EncodeAll(in, encode);
+  Res res{};
+  res.status = MGMT_OK;
+  pick(res) = {static_cast<u_int>(view.size()), view.data()};
+  OverTheWire got(fn, &res);
+  EXPECT_TRUE(got.ok());
+  const auto [len, val] = pick(*got);
+  return DecodeAll(val, len, decode);
+}
+
 std::vector<ChangeRecord> Records() {
   ChangeRecord a;
   a.generation = 7;
@@ -141,17 +159,10 @@ TEST(MgmtCodecTest, SharesSurviveTheWire) {
   ShareInfo b;  // every text empty, zeros
   b.active = false;
   const std::vector<ShareInfo> in = {a, b};
-  std::vector<mgmt_share> view = EncodeAll(in, EncodeShare);
-  mgmt_list_shares_res res{};
-  res.status = MGMT_OK;
-  res.mgmt_list_shares_res_u.shares.shares_len =
-      static_cast<u_int>(view.size());
-  res.mgmt_list_shares_res_u.shares.shares_val = view.data();
-  OverTheWire got(xdr_mgmt_list_shares_res, &res);
-  ASSERT_TRUE(got.ok());
-  const auto& l = got->mgmt_list_shares_res_u.shares;
-  const std::vector<ShareInfo> out =
-      DecodeAll(l.shares_val, l.shares_len, DecodeShare);
+  const std::vector<ShareInfo> out = ListOverTheWire(
+      xdr_mgmt_list_shares_res,
+      [](auto& r) -> auto& { return r.mgmt_list_shares_res_u.shares; }, in,
+      EncodeShare, DecodeShare);
   ASSERT_EQ(out.size(), in.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
     EXPECT_EQ(out[i].id, in[i].id) << i;
@@ -179,17 +190,10 @@ TEST(MgmtCodecTest, GroupsSurviveTheWire) {
   a.follow_error = "/etc/exports.d/zfs.exports:3: bad option";
   GroupInfo b;  // enabled, no shares, every text empty
   const std::vector<GroupInfo> in = {a, b};
-  std::vector<mgmt_group> view = EncodeAll(in, EncodeGroup);
-  mgmt_list_groups_res res{};
-  res.status = MGMT_OK;
-  res.mgmt_list_groups_res_u.groups.groups_len =
-      static_cast<u_int>(view.size());
-  res.mgmt_list_groups_res_u.groups.groups_val = view.data();
-  OverTheWire got(xdr_mgmt_list_groups_res, &res);
-  ASSERT_TRUE(got.ok());
-  const auto& l = got->mgmt_list_groups_res_u.groups;
-  const std::vector<GroupInfo> out =
-      DecodeAll(l.groups_val, l.groups_len, DecodeGroup);
+  const std::vector<GroupInfo> out = ListOverTheWire(
+      xdr_mgmt_list_groups_res,
+      [](auto& r) -> auto& { return r.mgmt_list_groups_res_u.groups; }, in,
+      EncodeGroup, DecodeGroup);
   ASSERT_EQ(out.size(), in.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
     EXPECT_EQ(out[i].name, in[i].name) << i;
@@ -210,16 +214,10 @@ TEST(MgmtCodecTest, SharetabEntriesSurviveTheWire) {
   SharetabEntry b;  // empty texts, and an empty fstype (not "nfs")
   b.fstype = "";
   const std::vector<SharetabEntry> in = {a, b};
-  std::vector<mgmt_sharetab_entry> view = EncodeAll(in, EncodeSharetabEntry);
-  mgmt_sharetab_res res{};
-  res.status = MGMT_OK;
-  res.mgmt_sharetab_res_u.entries.entries_len = static_cast<u_int>(view.size());
-  res.mgmt_sharetab_res_u.entries.entries_val = view.data();
-  OverTheWire got(xdr_mgmt_sharetab_res, &res);
-  ASSERT_TRUE(got.ok());
-  const auto& l = got->mgmt_sharetab_res_u.entries;
-  const std::vector<SharetabEntry> out =
-      DecodeAll(l.entries_val, l.entries_len, DecodeSharetabEntry);
+  const std::vector<SharetabEntry> out = ListOverTheWire(
+      xdr_mgmt_sharetab_res,
+      [](auto& r) -> auto& { return r.mgmt_sharetab_res_u.entries; }, in,
+      EncodeSharetabEntry, DecodeSharetabEntry);
   ASSERT_EQ(out.size(), in.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
     EXPECT_EQ(out[i].path, in[i].path) << i;
@@ -286,16 +284,10 @@ TEST(MgmtCodecTest, MountRecordsSurviveTheWire) {
       {"192.0.2.7", "/export/a", INT64_MAX},
       {"2001:db8::1", "/export/b c", -1},  // hyper: signed
       {"", "", 0}};                        // recorded before the daemon's start
-  std::vector<mgmt_mount> view = EncodeAll(in, EncodeMount);
-  mgmt_mounts_res res{};
-  res.status = MGMT_OK;
-  res.mgmt_mounts_res_u.mounts.mounts_len = static_cast<u_int>(view.size());
-  res.mgmt_mounts_res_u.mounts.mounts_val = view.data();
-  OverTheWire got(xdr_mgmt_mounts_res, &res);
-  ASSERT_TRUE(got.ok());
-  const auto& l = got->mgmt_mounts_res_u.mounts;
-  const std::vector<MountInfo> out =
-      DecodeAll(l.mounts_val, l.mounts_len, DecodeMount);
+  const std::vector<MountInfo> out = ListOverTheWire(
+      xdr_mgmt_mounts_res,
+      [](auto& r) -> auto& { return r.mgmt_mounts_res_u.mounts; }, in,
+      EncodeMount, DecodeMount);
   ASSERT_EQ(out.size(), in.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
     EXPECT_EQ(out[i].client, in[i].client) << i;

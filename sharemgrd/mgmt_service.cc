@@ -919,20 +919,11 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
 
 accept_stat MgmtService::EncodeBatchResult(const libshare::BatchResult& r,
                                            std::string* out) {
-  std::vector<mgmt_op_error> errs(r.errors.size());
-  for (std::size_t i = 0; i < r.errors.size(); ++i) {
-    errs[i].index = r.errors[i].index;
-    errs[i].message = Mutable(r.errors[i].message);
-  }
+  // Views into `r`, which outlives the encoding.
+  libshare::BatchResultView view(r);
   mgmt_batch_res res{};
   res.status = MGMT_OK;
-  mgmt_batch_result& br = res.mgmt_batch_res_u.result;
-  br.errors.errors_len = static_cast<u_int>(errs.size());
-  br.errors.errors_val = errs.data();
-  br.commit_error = Mutable(r.commit_error);
-  br.store_unreachable = r.store_unreachable;
-  br.generation = r.generation;
-  br.applied = r.applied;
+  res.mgmt_batch_res_u.result = view.get();
   return Encode(Proc(xdr_mgmt_batch_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 

@@ -432,18 +432,7 @@ absl::StatusOr<BatchResult> RpcClient::Apply(const Batch& batch) {
     return s;
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_batch_res_u.message);
-  const mgmt_batch_result& r = res->mgmt_batch_res_u.result;
-  BatchResult out;
-  out.errors.reserve(r.errors.errors_len);
-  for (u_int i = 0; i < r.errors.errors_len; ++i) {
-    out.errors.push_back({static_cast<size_t>(r.errors.errors_val[i].index),
-                          Text(r.errors.errors_val[i].message)});
-  }
-  out.commit_error = Text(r.commit_error);
-  out.store_unreachable = r.store_unreachable;
-  out.generation = r.generation;
-  out.applied = static_cast<size_t>(r.applied);
-  return out;
+  return DecodeBatchResult(res->mgmt_batch_res_u.result);
 }
 
 absl::StatusOr<std::vector<GroupInfo>> RpcClient::ListGroups() {

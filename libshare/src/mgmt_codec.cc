@@ -233,6 +233,17 @@ MountInfo DecodeMount(const mgmt_mount& w) {
 
 namespace {
 
+mgmt_op_error EncodeOperationError(const OperationError& e) {
+  mgmt_op_error m{};
+  m.index = e.index;
+  m.message = Mutable(e.message);
+  return m;
+}
+
+OperationError DecodeOperationError(const mgmt_op_error& m) {
+  return {static_cast<std::size_t>(m.index), Text(m.message)};
+}
+
 mgmt_request_stats EncodeRequestStats(const RequestStats& r) {
   mgmt_request_stats m{};
   m.name = Mutable(r.name);
@@ -270,6 +281,27 @@ FollowedFileStatus DecodeFollowedStatus(const mgmt_followed_status& m) {
 }
 
 }  // namespace
+
+BatchResultView::BatchResultView(const BatchResult& r)
+    : errors_(EncodeAll(r.errors, EncodeOperationError)) {
+  result_.errors.errors_len = static_cast<u_int>(errors_.size());
+  result_.errors.errors_val = errors_.data();
+  result_.commit_error = Mutable(r.commit_error);
+  result_.store_unreachable = r.store_unreachable;
+  result_.generation = r.generation;
+  result_.applied = r.applied;
+}
+
+BatchResult DecodeBatchResult(const mgmt_batch_result& m) {
+  BatchResult r;
+  r.errors =
+      DecodeAll(m.errors.errors_val, m.errors.errors_len, DecodeOperationError);
+  r.commit_error = Text(m.commit_error);
+  r.store_unreachable = m.store_unreachable;
+  r.generation = m.generation;
+  r.applied = static_cast<std::size_t>(m.applied);
+  return r;
+}
 
 DaemonStatsView::DaemonStatsView(const DaemonStats& d)
     : requests_(EncodeAll(d.requests, EncodeRequestStats)),

@@ -296,6 +296,53 @@ TEST(MgmtCodecTest, MountRecordsSurviveTheWire) {
   }
 }
 
+// A BATCH answer encoded as the daemon does, decoded as the client does.
+BatchResult BatchResultOverTheWire(const BatchResult& in) {
+  BatchResultView view(in);
+  mgmt_batch_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_batch_res_u.result = view.get();
+  OverTheWire got(xdr_mgmt_batch_res, &res);
+  EXPECT_TRUE(got.ok());
+  return DecodeBatchResult(got->mgmt_batch_res_u.result);
+}
+
+TEST(MgmtCodecTest, RefusedBatchSurvivesTheWire) {
+  BatchResult in;
+  in.errors = {{0, "/export/a: path is inside share /export"}, {SIZE_MAX, ""}};
+  in.commit_error = "database is locked";
+  in.store_unreachable = true;
+  in.generation = UINT64_MAX;
+  in.applied = SIZE_MAX;
+  const BatchResult out = BatchResultOverTheWire(in);
+  ASSERT_EQ(out.errors.size(), in.errors.size());
+  for (std::size_t i = 0; i < out.errors.size(); ++i) {
+    EXPECT_EQ(out.errors[i].index, in.errors[i].index) << i;
+    EXPECT_EQ(out.errors[i].message, in.errors[i].message);
+  }
+  EXPECT_EQ(out.commit_error, in.commit_error);
+  EXPECT_EQ(out.store_unreachable, in.store_unreachable);
+  EXPECT_EQ(out.generation, in.generation);
+  EXPECT_EQ(out.applied, in.applied);
+}
+
+TEST(MgmtCodecTest, CommittedBatchKeepsTheDaemonsOwnFieldsHome) {
+  BatchResult in;
+  in.generation = 5;
+  in.applied = 2;
+  in.changed = true;
+  in.changes = {{ShareChange::Kind::kAdded, "/export/a", 1, true}};
+  in.changes_complete = false;
+  const BatchResult out = BatchResultOverTheWire(in);
+  EXPECT_TRUE(out.ok());
+  EXPECT_EQ(out.commit_error, "");
+  EXPECT_EQ(out.generation, 5u);
+  EXPECT_EQ(out.applied, 2u);
+  EXPECT_FALSE(out.changed);
+  EXPECT_TRUE(out.changes.empty());
+  EXPECT_TRUE(out.changes_complete);
+}
+
 // STATS encoded as the daemon does, decoded as the client does.
 DaemonStats StatsOverTheWire(const DaemonStats& in) {
   DaemonStatsView view(in);

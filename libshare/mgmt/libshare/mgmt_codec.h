@@ -72,6 +72,25 @@ CheckResult DecodeCheckResult(const mgmt_check_result& m);
 mgmt_mount EncodeMount(const MountInfo& m);
 MountInfo DecodeMount(const mgmt_mount& m);
 
+// BATCH's answer: an mgmt_batch_result that points into `result` (its
+// texts; its errors through an array the view holds), which must outlive
+// the view and stay unchanged while it is encoded. What the daemon keeps
+// for itself (changed, changes, changes_complete, times) does not cross:
+// decoded, it is the defaults.
+class BatchResultView {
+ public:
+  explicit BatchResultView(const BatchResult& result);
+  BatchResultView(const BatchResultView&) = delete;
+  BatchResultView& operator=(const BatchResultView&) = delete;
+  const mgmt_batch_result& get() const { return result_; }
+
+ private:
+  std::vector<mgmt_op_error> errors_;
+  mgmt_batch_result result_{};
+};
+
+BatchResult DecodeBatchResult(const mgmt_batch_result& m);
+
 // STATS: an mgmt_stats that points into `stats` (its texts; its requests
 // and followed files through arrays the view holds), which must outlive
 // the view and stay unchanged while it is encoded. Not copyable: the

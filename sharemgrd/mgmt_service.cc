@@ -1141,28 +1141,20 @@ accept_stat MgmtService::FollowSync(const CallContext& ctx, std::string* out,
   }
   LogLine(absl::StrCat("follow: re-reading the followed files now, asked by ",
                        Caller(ctx)));
-  std::vector<libshare::FollowedFile> files = follow_sync_.sync();
+  libshare::FollowSyncResult result;
+  result.files = follow_sync_.sync();
   // Committed; in kernel mode, also wait until the kernel is told.
   if (kernel_.wait_pushed) kernel_.wait_pushed();
-  std::vector<mgmt_followed_file> m(files.size());
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    m[i].path = Mutable(files[i].path);
-    m[i].group = Mutable(files[i].group);
-    m[i].error = Mutable(files[i].error);
-    m[i].changed = files[i].changed;
-    if (!files[i].error.empty()) *error = true;
+  for (const libshare::FollowedFile& f : result.files) {
+    if (!f.error.empty()) *error = true;
   }
-  std::vector<char*> patterns;
-  for (const std::string& p : follow_sync_.patterns)
-    patterns.push_back(Mutable(p));
+  result.patterns = follow_sync_.patterns;
+  result.generation = catalog_->generation();
+  // Views into `result`, which outlives the encoding.
+  libshare::FollowSyncView view(result);
   mgmt_follow_sync_res res{};
   res.status = MGMT_OK;
-  mgmt_follow_sync_result& r = res.mgmt_follow_sync_res_u.result;
-  r.patterns.patterns_len = static_cast<u_int>(patterns.size());
-  r.patterns.patterns_val = patterns.data();
-  r.files.files_len = static_cast<u_int>(m.size());
-  r.files.files_val = m.data();
-  r.generation = catalog_->generation();
+  res.mgmt_follow_sync_res_u.result = view.get();
   return Encode(Proc(xdr_mgmt_follow_sync_res), &res, out) ? SUCCESS
                                                            : SYSTEM_ERR;
 }

@@ -576,18 +576,7 @@ absl::StatusOr<FollowSyncResult> RpcClient::FollowSync() {
     return s;
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_follow_sync_res_u.message);
-  const mgmt_follow_sync_result& r = res->mgmt_follow_sync_res_u.result;
-  FollowSyncResult out;
-  for (u_int i = 0; i < r.patterns.patterns_len; ++i) {
-    out.patterns.push_back(Text(r.patterns.patterns_val[i]));
-  }
-  for (u_int i = 0; i < r.files.files_len; ++i) {
-    const mgmt_followed_file& m = r.files.files_val[i];
-    out.files.push_back(
-        {Text(m.path), Text(m.group), Text(m.error), m.changed != 0});
-  }
-  out.generation = r.generation;
-  return out;
+  return DecodeFollowSyncResult(res->mgmt_follow_sync_res_u.result);
 }
 
 absl::StatusOr<std::vector<std::string>> RpcClient::Rerecord(

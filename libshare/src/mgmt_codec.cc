@@ -233,6 +233,22 @@ MountInfo DecodeMount(const mgmt_mount& w) {
 
 namespace {
 
+char* EncodeText(const std::string& s) { return Mutable(s); }
+std::string DecodeText(char* const& s) { return Text(s); }
+
+mgmt_followed_file EncodeFollowedFile(const FollowedFile& f) {
+  mgmt_followed_file m{};
+  m.path = Mutable(f.path);
+  m.group = Mutable(f.group);
+  m.error = Mutable(f.error);
+  m.changed = f.changed;
+  return m;
+}
+
+FollowedFile DecodeFollowedFile(const mgmt_followed_file& m) {
+  return {Text(m.path), Text(m.group), Text(m.error), m.changed != 0};
+}
+
 mgmt_op_error EncodeOperationError(const OperationError& e) {
   mgmt_op_error m{};
   m.index = e.index;
@@ -300,6 +316,25 @@ BatchResult DecodeBatchResult(const mgmt_batch_result& m) {
   r.store_unreachable = m.store_unreachable;
   r.generation = m.generation;
   r.applied = static_cast<std::size_t>(m.applied);
+  return r;
+}
+
+FollowSyncView::FollowSyncView(const FollowSyncResult& r)
+    : patterns_(EncodeAll(r.patterns, EncodeText)),
+      files_(EncodeAll(r.files, EncodeFollowedFile)) {
+  result_.patterns.patterns_len = static_cast<u_int>(patterns_.size());
+  result_.patterns.patterns_val = patterns_.data();
+  result_.files.files_len = static_cast<u_int>(files_.size());
+  result_.files.files_val = files_.data();
+  result_.generation = r.generation;
+}
+
+FollowSyncResult DecodeFollowSyncResult(const mgmt_follow_sync_result& m) {
+  FollowSyncResult r;
+  r.patterns =
+      DecodeAll(m.patterns.patterns_val, m.patterns.patterns_len, DecodeText);
+  r.files = DecodeAll(m.files.files_val, m.files.files_len, DecodeFollowedFile);
+  r.generation = m.generation;
   return r;
 }
 

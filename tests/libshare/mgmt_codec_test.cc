@@ -343,6 +343,44 @@ TEST(MgmtCodecTest, CommittedBatchKeepsTheDaemonsOwnFieldsHome) {
   EXPECT_TRUE(out.changes_complete);
 }
 
+// A FOLLOW_SYNC answer encoded as the daemon does, decoded as the client
+// does.
+FollowSyncResult FollowSyncOverTheWire(const FollowSyncResult& in) {
+  FollowSyncView view(in);
+  mgmt_follow_sync_res res{};
+  res.status = MGMT_OK;
+  res.mgmt_follow_sync_res_u.result = view.get();
+  OverTheWire got(xdr_mgmt_follow_sync_res, &res);
+  EXPECT_TRUE(got.ok());
+  return DecodeFollowSyncResult(got->mgmt_follow_sync_res_u.result);
+}
+
+TEST(MgmtCodecTest, FollowSyncAnswerSurvivesTheWire) {
+  FollowSyncResult in;
+  in.patterns = {"/etc/exports", "/etc/exports.d/*.exports", ""};
+  in.files = {{"/etc/exports", "exports", "", true},
+              {"/etc/exports.d/zfs.exports", "exports-zfs",
+               "/etc/exports.d/zfs.exports:3: bad option", false}};
+  in.generation = UINT64_MAX;
+  const FollowSyncResult out = FollowSyncOverTheWire(in);
+  EXPECT_EQ(out.patterns, in.patterns);
+  ASSERT_EQ(out.files.size(), in.files.size());
+  for (std::size_t i = 0; i < out.files.size(); ++i) {
+    EXPECT_EQ(out.files[i].path, in.files[i].path) << i;
+    EXPECT_EQ(out.files[i].group, in.files[i].group);
+    EXPECT_EQ(out.files[i].error, in.files[i].error);
+    EXPECT_EQ(out.files[i].changed, in.files[i].changed);
+  }
+  EXPECT_EQ(out.generation, in.generation);
+}
+
+TEST(MgmtCodecTest, FollowSyncAnswerWithNothingFollowedIsEmpty) {
+  const FollowSyncResult out = FollowSyncOverTheWire(FollowSyncResult());
+  EXPECT_TRUE(out.patterns.empty());
+  EXPECT_TRUE(out.files.empty());
+  EXPECT_EQ(out.generation, 0u);
+}
+
 // STATS encoded as the daemon does, decoded as the client does.
 DaemonStats StatsOverTheWire(const DaemonStats& in) {
   DaemonStatsView view(in);

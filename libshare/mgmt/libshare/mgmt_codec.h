@@ -91,6 +91,25 @@ class BatchResultView {
 
 BatchResult DecodeBatchResult(const mgmt_batch_result& m);
 
+// FOLLOW_SYNC's answer: an mgmt_follow_sync_result that points into
+// `result` (its texts; its patterns and files through arrays the view
+// holds), which must outlive the view and stay unchanged while it is
+// encoded.
+class FollowSyncView {
+ public:
+  explicit FollowSyncView(const FollowSyncResult& result);
+  FollowSyncView(const FollowSyncView&) = delete;
+  FollowSyncView& operator=(const FollowSyncView&) = delete;
+  const mgmt_follow_sync_result& get() const { return result_; }
+
+ private:
+  std::vector<char*> patterns_;
+  std::vector<mgmt_followed_file> files_;
+  mgmt_follow_sync_result result_{};
+};
+
+FollowSyncResult DecodeFollowSyncResult(const mgmt_follow_sync_result& m);
+
 // STATS: an mgmt_stats that points into `stats` (its texts; its requests
 // and followed files through arrays the view holds), which must outlive
 // the view and stay unchanged while it is encoded. Not copyable: the

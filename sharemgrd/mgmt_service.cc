@@ -198,19 +198,6 @@ void EncodeFailure(mgmt_status st, const std::string& message,
   Encode(Proc(xdr_mgmt_flush_res), &r, out);
 }
 
-mgmt_status MgmtStatusOf(const absl::Status& s) {
-  switch (s.code()) {
-    case absl::StatusCode::kPermissionDenied:
-      return MGMT_ERR_PERM;
-    case absl::StatusCode::kInvalidArgument:
-      return MGMT_ERR_INVAL;
-    case absl::StatusCode::kNotFound:
-      return MGMT_ERR_NOENT;
-    default:
-      return MGMT_ERR_INTERNAL;
-  }
-}
-
 // "uid 0 (root) pid 4242": who called, from SO_PEERCRED.
 std::string Caller(const CallContext& ctx) {
   if (!ctx.has_peer_cred) return "unknown caller";
@@ -379,16 +366,14 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
       break;
     case MGMTPROC_LIST_GROUPS: {
       std::vector<libshare::GroupInfo> groups = catalog_->ListGroups();
-      std::vector<mgmt_group> g(groups.size());
-      for (std::size_t i = 0; i < groups.size(); ++i) {
-        g[i].name = Mutable(groups[i].name);
-        g[i].enabled = groups[i].enabled;
-        g[i].options = Mutable(groups[i].options);
-        g[i].share_count = groups[i].share_count;
-        g[i].managed_by = Mutable(groups[i].managed_by);
-        if (follow_error_) groups[i].follow_error = follow_error_(groups[i]);
-        g[i].follow_error = Mutable(groups[i].follow_error);
+      if (follow_error_) {
+        for (libshare::GroupInfo& gi : groups) {
+          gi.follow_error = follow_error_(gi);
+        }
       }
+      // Views into `groups`, which outlives the encoding.
+      std::vector<mgmt_group> g =
+          libshare::EncodeAll(groups, libshare::EncodeGroup);
       mgmt_list_groups_res r{};
       r.status = MGMT_OK;
       r.mgmt_list_groups_res_u.groups.groups_len = static_cast<u_int>(g.size());
@@ -401,14 +386,9 @@ accept_stat MgmtService::Call(const CallContext& ctx, XDR* args,
       break;
     case MGMTPROC_SHARETAB: {
       std::vector<libshare::SharetabEntry> entries = ServedSharetabEntries();
-      std::vector<mgmt_sharetab_entry> e(entries.size());
-      for (std::size_t i = 0; i < entries.size(); ++i) {
-        e[i].path = Mutable(entries[i].path);
-        e[i].resource = Mutable(entries[i].resource);
-        e[i].fstype = Mutable(entries[i].fstype);
-        e[i].options = Mutable(entries[i].options);
-        e[i].description = Mutable(entries[i].description);
-      }
+      // Views into `entries`, which outlives the encoding.
+      std::vector<mgmt_sharetab_entry> e =
+          libshare::EncodeAll(entries, libshare::EncodeSharetabEntry);
       mgmt_sharetab_res r{};
       r.status = MGMT_OK;
       r.mgmt_sharetab_res_u.entries.entries_len = static_cast<u_int>(e.size());
@@ -518,40 +498,24 @@ accept_stat MgmtService::ListShares(XDR* args, std::string* out, bool* error) {
       catalog_->ListShares(names);
   if (!shares.ok()) {
     *error = true;
-    EncodeFailure(MgmtStatusOf(shares.status()),
+    EncodeFailure(libshare::MgmtStatusOf(shares.status()),
                   std::string(shares.status().message()), out);
     return SUCCESS;
   }
-  std::vector<mgmt_share> s(shares->size());
-  for (std::size_t i = 0; i < shares->size(); ++i) {
-    const libshare::ShareInfo& in = (*shares)[i];
-    s[i].id = in.id;
-    s[i].generation = in.generation;
-    s[i].path = Mutable(in.path);
-    s[i].group = Mutable(in.group);
-    s[i].resource = Mutable(in.resource);
-    s[i].description = Mutable(in.description);
-    s[i].options = Mutable(in.options);
-    s[i].effective_options = Mutable(in.effective_options);
-    s[i].active = in.active;
-    s[i].fs_identity = Mutable(in.fs_identity);
-  }
   // Why a share is not served, and its file system's identity where it
-  // differs from the recorded one (kept alive until encoded).
-  std::vector<std::string> not_served(shares->size());
-  std::vector<std::string> live(shares->size());
-  for (std::size_t i = 0; i < shares->size(); ++i) {
-    const libshare::ShareInfo& si = (*shares)[i];
-    if (served_ != nullptr) {
-      not_served[i] =
-          served_->NotServed(si.path, false, si.mountpoint).value_or("");
-    }
-    if (!si.fs_identity.empty() && not_served[i].empty()) {
-      live[i] = LiveIdentityDiffering(si.path, si.fs_identity);
-    }
-    s[i].not_served = Mutable(not_served[i]);
-    s[i].live_fs_identity = Mutable(live[i]);
+  // differs from the recorded one: the daemon's to say.
+  for (libshare::ShareInfo& si : *shares) {
+    si.not_served =
+        served_ != nullptr
+            ? served_->NotServed(si.path, false, si.mountpoint).value_or("")
+            : std::string();
+    si.live_fs_identity = !si.fs_identity.empty() && si.not_served.empty()
+                              ? LiveIdentityDiffering(si.path, si.fs_identity)
+                              : std::string();
   }
+  // Views into *shares, which outlives the encoding.
+  std::vector<mgmt_share> s =
+      libshare::EncodeAll(*shares, libshare::EncodeShare);
   mgmt_list_shares_res r{};
   r.status = MGMT_OK;
   r.mgmt_list_shares_res_u.shares.shares_len = static_cast<u_int>(s.size());
@@ -955,20 +919,11 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
 
 accept_stat MgmtService::EncodeBatchResult(const libshare::BatchResult& r,
                                            std::string* out) {
-  std::vector<mgmt_op_error> errs(r.errors.size());
-  for (std::size_t i = 0; i < r.errors.size(); ++i) {
-    errs[i].index = r.errors[i].index;
-    errs[i].message = Mutable(r.errors[i].message);
-  }
+  // Views into `r`, which outlives the encoding.
+  libshare::BatchResultView view(r);
   mgmt_batch_res res{};
   res.status = MGMT_OK;
-  mgmt_batch_result& br = res.mgmt_batch_res_u.result;
-  br.errors.errors_len = static_cast<u_int>(errs.size());
-  br.errors.errors_val = errs.data();
-  br.commit_error = Mutable(r.commit_error);
-  br.store_unreachable = r.store_unreachable;
-  br.generation = r.generation;
-  br.applied = r.applied;
+  res.mgmt_batch_res_u.result = view.get();
   return Encode(Proc(xdr_mgmt_batch_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
@@ -1058,28 +1013,29 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
     return SUCCESS;
   }
 
-  std::string address = addr->ToString();
-  std::string access = "none";
-  bool root = false;
-  std::string share, option, entry;
-  std::string reason = r.reason;
+  libshare::CheckResult c;
+  c.client = std::move(client);
+  c.address = addr->ToString();
+  c.access = "none";
+  c.reason = r.reason;
+  c.sec = std::move(sec);
   const std::optional<libshare::ShareMatch>& m = r.share;
-  if (m.has_value()) share = m->path;
+  if (m.has_value()) c.share = m->path;
   switch (r.outcome) {
     case AccessOutcome::kNosub:
-      option = "nosub";
+      c.option = "nosub";
       break;
     case AccessOutcome::kGranted:
     case AccessOutcome::kDenied:
     case AccessOutcome::kNoent:
     case AccessOutcome::kNotdir:
-      access = std::string(authcache::AccessName(r.decision.access));
-      root = r.decision.root;
-      option = r.decision.option;
-      entry = r.decision.entry;
+      c.access = std::string(authcache::AccessName(r.decision.access));
+      c.root = r.decision.root;
+      c.option = r.decision.option;
+      c.entry = r.decision.entry;
       if (r.outcome == AccessOutcome::kNoent ||
           r.outcome == AccessOutcome::kNotdir) {
-        reason = absl::StrCat(
+        c.reason = absl::StrCat(
             r.decision.reason, "; but MNT answers ",
             r.outcome == AccessOutcome::kNoent ? "NOENT: " : "NOTDIR: ",
             r.reason);
@@ -1095,40 +1051,28 @@ accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
     std::vector<std::string> notes =
         libshare::OptionsWithoutKernelEffect(*m->options);
     if (!notes.empty()) {
-      absl::StrAppend(&reason,
+      absl::StrAppend(&c.reason,
                       "; in kernel mode these options have no "
                       "effect: ",
                       absl::StrJoin(notes, "; "));
     }
   }
-  std::string fs_identity, live;
   if (m.has_value() && m->fs_uuid) {
-    fs_identity = libshare::FormatFsIdentity(*m->fs_uuid);
+    c.fs_identity = libshare::FormatFsIdentity(*m->fs_uuid);
     // A share not served is not on its file system: the reason says so.
     if (served_ == nullptr ||
         !served_->NotServed(m->path, false, m->options->mountpoint)) {
-      live = LiveIdentityDiffering(m->path, fs_identity);
+      c.live_fs_identity = LiveIdentityDiffering(m->path, c.fs_identity);
     }
   }
   mgmt_check_res res{};
   res.status = MGMT_OK;
-  mgmt_check_result& cr = res.mgmt_check_res_u.result;
-  cr.client = Mutable(client);
-  cr.address = Mutable(address);
-  cr.access = Mutable(access);
-  cr.root = root;
-  cr.has_share = m.has_value();
-  cr.share = Mutable(share);
-  cr.option = Mutable(option);
-  cr.entry = Mutable(entry);
-  cr.reason = Mutable(reason);
-  cr.sec = Mutable(sec);
-  cr.fs_identity = Mutable(fs_identity);
-  cr.live_fs_identity = Mutable(live);
+  // A view into `c`, which outlives the encoding.
+  res.mgmt_check_res_u.result = libshare::EncodeCheckResult(c);
   return Encode(Proc(xdr_mgmt_check_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
-void MgmtService::ShareCounts(mgmt_stats* s) const {
+void MgmtService::ShareCounts(libshare::DaemonStats* s) const {
   uint64_t disabled = 0;
   for (const libshare::GroupInfo& g : catalog_->ListGroups()) {
     if (!g.enabled) disabled += g.share_count;
@@ -1148,67 +1092,35 @@ void MgmtService::ShareCounts(mgmt_stats* s) const {
 
 accept_stat MgmtService::Stats(std::string* out) {
   libshare::LoadStats load = catalog_->load_stats();
-  authcache::AuthCacheCounters c = cache_->counters();
+  libshare::DaemonStats d;
+  d.cache = cache_->counters();
   std::vector<ProcedureStats> procs = mounts_->stats();
   for (ProcedureStats& p : stats_.Snapshot()) procs.push_back(std::move(p));
-  std::string sharetab_error = sharetab_.error();
-  std::vector<mgmt_request_stats> req(procs.size());
-  for (std::size_t i = 0; i < procs.size(); ++i) {
-    req[i].name = Mutable(procs[i].name);
-    req[i].count = procs[i].count;
-    req[i].errors = procs[i].errors;
-    req[i].p50_us = procs[i].p50_us;
-    req[i].p99_us = procs[i].p99_us;
+  d.requests.reserve(procs.size());
+  for (ProcedureStats& p : procs) {
+    d.requests.push_back(
+        {std::move(p.name), p.count, p.errors, p.p50_us, p.p99_us});
   }
+  d.sharetab_error = sharetab_.error();
+  d.shares = catalog_->share_count();
+  d.groups = catalog_->group_count();
+  d.generation = catalog_->generation();
+  d.load_ms = load.load_ms;
+  d.load_threads = load.threads;
+  d.mounts = mounts_->mount_count();
+  d.mounts_dropped = mounts_->mounts_dropped();
+  d.mount_limit = mounts_->mount_limit();
+  d.mount_client_limit = mounts_->mount_client_limit();
+  if (kernel_.stats) d.kernel = kernel_.stats();
+  d.store = catalog_->store_status();
+  if (follow_sync_.status) d.followed = follow_sync_.status();
+  d.insecure = mounts_->insecure();
+  ShareCounts(&d);
+  // Views into `d`, which outlives the encoding.
+  libshare::DaemonStatsView view(d);
   mgmt_stats_res res{};
   res.status = MGMT_OK;
-  mgmt_stats& s = res.mgmt_stats_res_u.stats;
-  s.shares = catalog_->share_count();
-  s.groups = catalog_->group_count();
-  s.generation = catalog_->generation();
-  s.load_ms = load.load_ms;
-  s.load_threads = load.threads;
-  s.mounts = mounts_->mount_count();
-  s.mounts_dropped = mounts_->mounts_dropped();
-  s.mount_limit = mounts_->mount_limit();
-  s.mount_client_limit = mounts_->mount_client_limit();
-  s.cache = libshare::EncodeCacheStats(c);
-  s.requests.requests_len = static_cast<u_int>(req.size());
-  s.requests.requests_val = req.data();
-  s.sharetab_error = Mutable(sharetab_error);
-  libshare::KernelStats kernel;
-  if (kernel_.stats) kernel = kernel_.stats();
-  s.kernel.mode = Mutable(kernel.mode);
-  s.kernel.upcalls = kernel.upcalls;
-  s.kernel.negative = kernel.negative;
-  s.kernel.pushed = kernel.pushed;
-  s.kernel.flushes = kernel.flushes;
-  s.kernel.answer_p99_us = kernel.answer_p99_us;
-  const libshare::StoreStatus store = catalog_->store_status();
-  s.store.kind = Mutable(store.kind);
-  s.store.engine = Mutable(store.engine);
-  s.store.head = Mutable(store.head);
-  s.store.applied = store.applied;
-  s.store.cluster = store.cluster;
-  s.store.reachable = store.reachable;
-  s.store.unreachable_since = store.unreachable_since;
-  s.store.error = Mutable(store.error);
-  s.store.resyncs = store.resyncs;
-  std::vector<libshare::FollowedFileStatus> followed;
-  if (follow_sync_.status) followed = follow_sync_.status();
-  std::vector<mgmt_followed_status> files(followed.size());
-  for (std::size_t i = 0; i < followed.size(); ++i) {
-    files[i].path = Mutable(followed[i].path);
-    files[i].group = Mutable(followed[i].group);
-    files[i].applied_generation = followed[i].applied_generation;
-    files[i].in_step = followed[i].in_step;
-    files[i].error = Mutable(followed[i].error);
-    files[i].error_since = followed[i].error_since;
-  }
-  s.followed.followed_len = static_cast<u_int>(files.size());
-  s.followed.followed_val = files.data();
-  s.insecure = mounts_->insecure();
-  ShareCounts(&s);
+  res.mgmt_stats_res_u.stats = view.get();
   return Encode(Proc(xdr_mgmt_stats_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }
 
@@ -1229,28 +1141,20 @@ accept_stat MgmtService::FollowSync(const CallContext& ctx, std::string* out,
   }
   LogLine(absl::StrCat("follow: re-reading the followed files now, asked by ",
                        Caller(ctx)));
-  std::vector<libshare::FollowedFile> files = follow_sync_.sync();
+  libshare::FollowSyncResult result;
+  result.files = follow_sync_.sync();
   // Committed; in kernel mode, also wait until the kernel is told.
   if (kernel_.wait_pushed) kernel_.wait_pushed();
-  std::vector<mgmt_followed_file> m(files.size());
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    m[i].path = Mutable(files[i].path);
-    m[i].group = Mutable(files[i].group);
-    m[i].error = Mutable(files[i].error);
-    m[i].changed = files[i].changed;
-    if (!files[i].error.empty()) *error = true;
+  for (const libshare::FollowedFile& f : result.files) {
+    if (!f.error.empty()) *error = true;
   }
-  std::vector<char*> patterns;
-  for (const std::string& p : follow_sync_.patterns)
-    patterns.push_back(Mutable(p));
+  result.patterns = follow_sync_.patterns;
+  result.generation = catalog_->generation();
+  // Views into `result`, which outlives the encoding.
+  libshare::FollowSyncView view(result);
   mgmt_follow_sync_res res{};
   res.status = MGMT_OK;
-  mgmt_follow_sync_result& r = res.mgmt_follow_sync_res_u.result;
-  r.patterns.patterns_len = static_cast<u_int>(patterns.size());
-  r.patterns.patterns_val = patterns.data();
-  r.files.files_len = static_cast<u_int>(m.size());
-  r.files.files_val = m.data();
-  r.generation = catalog_->generation();
+  res.mgmt_follow_sync_res_u.result = view.get();
   return Encode(Proc(xdr_mgmt_follow_sync_res), &res, out) ? SUCCESS
                                                            : SYSTEM_ERR;
 }
@@ -1274,7 +1178,7 @@ accept_stat MgmtService::Rerecord(const CallContext& ctx, XDR* args,
                 "this daemon does not watch file systems"));
   if (!lines.ok()) {
     *error = true;
-    EncodeFailure(MgmtStatusOf(lines.status()),
+    EncodeFailure(libshare::MgmtStatusOf(lines.status()),
                   std::string(lines.status().message()), out);
     return SUCCESS;
   }
@@ -1291,14 +1195,15 @@ accept_stat MgmtService::Rerecord(const CallContext& ctx, XDR* args,
 
 accept_stat MgmtService::Mounts(std::string* out) {
   std::vector<MountListing> list = mounts_->ListMounts();
-  std::vector<std::string> clients(list.size());
-  std::vector<mgmt_mount> m(list.size());
+  std::vector<libshare::MountInfo> mounts(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) {
-    clients[i] = list[i].client.ToString();
-    m[i].client = Mutable(clients[i]);
-    m[i].path = Mutable(list[i].path);
-    m[i].since = list[i].since;
+    mounts[i].client = list[i].client.ToString();
+    mounts[i].path = std::move(list[i].path);
+    mounts[i].since = list[i].since;
   }
+  // Views into `mounts`, which outlives the encoding.
+  std::vector<mgmt_mount> m =
+      libshare::EncodeAll(mounts, libshare::EncodeMount);
   mgmt_mounts_res res{};
   res.status = MGMT_OK;
   res.mgmt_mounts_res_u.mounts.mounts_len = static_cast<u_int>(m.size());

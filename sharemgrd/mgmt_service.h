@@ -163,7 +163,7 @@ class MgmtService final : public RpcProgram {
   accept_stat Rerecord(const CallContext& ctx, XDR* args, std::string* out,
                        bool* error);
   // Fills the split of s->shares: served, not served, disabled.
-  void ShareCounts(mgmt_stats* s) const;
+  void ShareCounts(libshare::DaemonStats* s) const;
   // The refusal of a listing whose reply would pass the budget of unread
   // replies (CallContext::replies_held).
   accept_stat ReplyBusy(const CallContext& ctx, std::string* out);

@@ -201,23 +201,6 @@ class Conn {
   std::string path_;
 };
 
-absl::Status StatusFromMgmt(mgmt_status st, const char* message) {
-  std::string m = Text(message);
-  switch (st) {
-    case MGMT_OK:
-      return absl::OkStatus();
-    case MGMT_ERR_PERM:
-      return absl::PermissionDeniedError(m);
-    case MGMT_ERR_INVAL:
-      return absl::InvalidArgumentError(m);
-    case MGMT_ERR_NOENT:
-      return absl::NotFoundError(m);
-    case MGMT_ERR_INTERNAL:
-      return absl::InternalError(m);
-  }
-  return absl::InternalError(absl::StrCat("unknown status ", st, ": ", m));
-}
-
 // Frees an rpcgen-decoded result when it goes out of scope.
 template <typename T>
 class Decoded {
@@ -449,18 +432,7 @@ absl::StatusOr<BatchResult> RpcClient::Apply(const Batch& batch) {
     return s;
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_batch_res_u.message);
-  const mgmt_batch_result& r = res->mgmt_batch_res_u.result;
-  BatchResult out;
-  out.errors.reserve(r.errors.errors_len);
-  for (u_int i = 0; i < r.errors.errors_len; ++i) {
-    out.errors.push_back({static_cast<size_t>(r.errors.errors_val[i].index),
-                          Text(r.errors.errors_val[i].message)});
-  }
-  out.commit_error = Text(r.commit_error);
-  out.store_unreachable = r.store_unreachable;
-  out.generation = r.generation;
-  out.applied = static_cast<size_t>(r.applied);
-  return out;
+  return DecodeBatchResult(res->mgmt_batch_res_u.result);
 }
 
 absl::StatusOr<std::vector<GroupInfo>> RpcClient::ListGroups() {
@@ -474,16 +446,7 @@ absl::StatusOr<std::vector<GroupInfo>> RpcClient::ListGroups() {
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_list_groups_res_u.message);
   const auto& g = res->mgmt_list_groups_res_u.groups;
-  std::vector<GroupInfo> out(g.groups_len);
-  for (u_int i = 0; i < g.groups_len; ++i) {
-    out[i].name = Text(g.groups_val[i].name);
-    out[i].enabled = g.groups_val[i].enabled;
-    out[i].options = Text(g.groups_val[i].options);
-    out[i].share_count = static_cast<size_t>(g.groups_val[i].share_count);
-    out[i].managed_by = Text(g.groups_val[i].managed_by);
-    out[i].follow_error = Text(g.groups_val[i].follow_error);
-  }
-  return out;
+  return DecodeAll(g.groups_val, g.groups_len, DecodeGroup);
 }
 
 absl::StatusOr<std::vector<ShareInfo>> RpcClient::ListShares(
@@ -505,24 +468,7 @@ absl::StatusOr<std::vector<ShareInfo>> RpcClient::ListShares(
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_list_shares_res_u.message);
   const auto& l = res->mgmt_list_shares_res_u.shares;
-  std::vector<ShareInfo> out(l.shares_len);
-  for (u_int i = 0; i < l.shares_len; ++i) {
-    const mgmt_share& m = l.shares_val[i];
-    ShareInfo& s = out[i];
-    s.id = m.id;
-    s.generation = m.generation;
-    s.path = Text(m.path);
-    s.group = Text(m.group);
-    s.resource = Text(m.resource);
-    s.description = Text(m.description);
-    s.options = Text(m.options);
-    s.effective_options = Text(m.effective_options);
-    s.active = m.active;
-    s.not_served = Text(m.not_served);
-    s.fs_identity = Text(m.fs_identity);
-    s.live_fs_identity = Text(m.live_fs_identity);
-  }
-  return out;
+  return DecodeAll(l.shares_val, l.shares_len, DecodeShare);
 }
 
 absl::StatusOr<std::vector<SharetabEntry>> RpcClient::Sharetab() {
@@ -536,16 +482,7 @@ absl::StatusOr<std::vector<SharetabEntry>> RpcClient::Sharetab() {
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_sharetab_res_u.message);
   const auto& l = res->mgmt_sharetab_res_u.entries;
-  std::vector<SharetabEntry> out(l.entries_len);
-  for (u_int i = 0; i < l.entries_len; ++i) {
-    const mgmt_sharetab_entry& m = l.entries_val[i];
-    out[i].path = Text(m.path);
-    out[i].resource = Text(m.resource);
-    out[i].fstype = Text(m.fstype);
-    out[i].options = Text(m.options);
-    out[i].description = Text(m.description);
-  }
-  return out;
+  return DecodeAll(l.entries_val, l.entries_len, DecodeSharetabEntry);
 }
 
 absl::StatusOr<CheckResult> RpcClient::Check(const std::string& client,
@@ -560,20 +497,7 @@ absl::StatusOr<CheckResult> RpcClient::Check(const std::string& client,
     return s;
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_check_res_u.message);
-  const mgmt_check_result& m = res->mgmt_check_res_u.result;
-  CheckResult out;
-  out.client = Text(m.client);
-  out.address = Text(m.address);
-  out.access = Text(m.access);
-  out.root = m.root;
-  if (m.has_share) out.share = Text(m.share);
-  out.option = Text(m.option);
-  out.entry = Text(m.entry);
-  out.reason = Text(m.reason);
-  out.sec = Text(m.sec);
-  out.fs_identity = Text(m.fs_identity);
-  out.live_fs_identity = Text(m.live_fs_identity);
-  return out;
+  return DecodeCheckResult(res->mgmt_check_res_u.result);
 }
 
 absl::StatusOr<std::vector<MountInfo>> RpcClient::Mounts() {
@@ -587,13 +511,7 @@ absl::StatusOr<std::vector<MountInfo>> RpcClient::Mounts() {
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_mounts_res_u.message);
   const auto& l = res->mgmt_mounts_res_u.mounts;
-  std::vector<MountInfo> out(l.mounts_len);
-  for (u_int i = 0; i < l.mounts_len; ++i) {
-    out[i].client = Text(l.mounts_val[i].client);
-    out[i].path = Text(l.mounts_val[i].path);
-    out[i].since = l.mounts_val[i].since;
-  }
-  return out;
+  return DecodeAll(l.mounts_val, l.mounts_len, DecodeMount);
 }
 
 absl::StatusOr<DaemonStats> RpcClient::Stats() {
@@ -605,55 +523,7 @@ absl::StatusOr<DaemonStats> RpcClient::Stats() {
     return s;
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_stats_res_u.message);
-  const mgmt_stats& m = res->mgmt_stats_res_u.stats;
-  DaemonStats out;
-  out.shares = m.shares;
-  out.groups = m.groups;
-  out.generation = m.generation;
-  out.load_ms = m.load_ms;
-  out.load_threads = m.load_threads;
-  out.mounts = m.mounts;
-  out.mounts_dropped = m.mounts_dropped;
-  out.mount_limit = m.mount_limit;
-  out.mount_client_limit = m.mount_client_limit;
-  out.cache = DecodeCacheStats(m.cache);
-  out.kernel.mode = Text(m.kernel.mode);
-  out.kernel.upcalls = m.kernel.upcalls;
-  out.kernel.negative = m.kernel.negative;
-  out.kernel.pushed = m.kernel.pushed;
-  out.kernel.flushes = m.kernel.flushes;
-  out.kernel.answer_p99_us = m.kernel.answer_p99_us;
-  out.store.kind = Text(m.store.kind);
-  out.store.engine = Text(m.store.engine);
-  out.store.head = Text(m.store.head);
-  out.store.applied = m.store.applied;
-  out.store.cluster = m.store.cluster;
-  out.store.reachable = m.store.reachable;
-  out.store.unreachable_since = m.store.unreachable_since;
-  out.store.error = Text(m.store.error);
-  out.store.resyncs = m.store.resyncs;
-  for (u_int i = 0; i < m.followed.followed_len; ++i) {
-    const mgmt_followed_status& f = m.followed.followed_val[i];
-    FollowedFileStatus st;
-    st.path = Text(f.path);
-    st.group = Text(f.group);
-    st.applied_generation = f.applied_generation;
-    st.in_step = f.in_step;
-    st.error = Text(f.error);
-    st.error_since = f.error_since;
-    out.followed.push_back(std::move(st));
-  }
-  for (u_int i = 0; i < m.requests.requests_len; ++i) {
-    const mgmt_request_stats& r = m.requests.requests_val[i];
-    out.requests.push_back(
-        {Text(r.name), r.count, r.errors, r.p50_us, r.p99_us});
-  }
-  out.sharetab_error = Text(m.sharetab_error);
-  out.insecure = m.insecure;
-  out.shares_served = m.shares_served;
-  out.shares_not_served = m.shares_not_served;
-  out.shares_disabled = m.shares_disabled;
-  return out;
+  return DecodeDaemonStats(res->mgmt_stats_res_u.stats);
 }
 
 absl::Status RpcClient::FlushCache() {
@@ -706,18 +576,7 @@ absl::StatusOr<FollowSyncResult> RpcClient::FollowSync() {
     return s;
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_follow_sync_res_u.message);
-  const mgmt_follow_sync_result& r = res->mgmt_follow_sync_res_u.result;
-  FollowSyncResult out;
-  for (u_int i = 0; i < r.patterns.patterns_len; ++i) {
-    out.patterns.push_back(Text(r.patterns.patterns_val[i]));
-  }
-  for (u_int i = 0; i < r.files.files_len; ++i) {
-    const mgmt_followed_file& m = r.files.files_val[i];
-    out.files.push_back(
-        {Text(m.path), Text(m.group), Text(m.error), m.changed != 0});
-  }
-  out.generation = r.generation;
-  return out;
+  return DecodeFollowSyncResult(res->mgmt_follow_sync_res_u.result);
 }
 
 absl::StatusOr<std::vector<std::string>> RpcClient::Rerecord(

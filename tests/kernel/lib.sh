@@ -617,3 +617,14 @@ EOF
 
 kt_in_b() { nsenter -t "$KT_B_PID" -m -n "$@"; }
 kt_scb() { "$SHARECTL" --socket "$KT_WORK/b.sock" "$@"; }
+
+# What the scenarios of heads on one engine need: sharemgrd with kernel
+# mode and --store, PostgreSQL's server binaries (the scenario skips
+# otherwise). Sets PG, tests/support/pg_server.sh, which starts the
+# engine in the guest from the host's template (guest.sh).
+kt_pg_require() {
+  kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
+  [[ $("$SHAREMGRD" --help 2>&1) == *--store* ]] || skip "$SHAREMGRD has no --store"
+  PG=$KT_SRC/tests/support/pg_server.sh
+  "$PG" bindir >/dev/null 2>&1 || skip "no PostgreSQL server binaries (initdb)"
+}

@@ -18,10 +18,7 @@
 #   time libpq's timeouts take; B catches up once the link is back.
 # Logs "TIMING": B's refusal of a change while cut, B's catch-up.
 source "$(dirname "$0")/../lib.sh"
-kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
-[[ $("$SHAREMGRD" --help 2>&1) == *--store* ]] || skip "$SHAREMGRD has no --store"
-PG=$KT_SRC/tests/support/pg_server.sh
-"$PG" bindir >/dev/null 2>&1 || skip "no PostgreSQL server binaries (initdb)"
+kt_pg_require
 kt_setup
 chmod 755 "$KT_WORK"
 PGDIR=$KT_WORK/pg

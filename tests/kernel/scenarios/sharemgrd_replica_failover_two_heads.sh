@@ -16,12 +16,9 @@
 #   identity differs, and B logs it.
 # Logs "TIMING replica failover": from A's end to the first read on B.
 source "$(dirname "$0")/../lib.sh"
-kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
-[[ $("$SHAREMGRD" --help 2>&1) == *--store* ]] || skip "$SHAREMGRD has no --store"
+kt_pg_require
 command -v tune2fs >/dev/null || skip "no tune2fs"
 command -v nfsdcld >/dev/null || skip "no nfsdcld (nfs-kernel-server)"
-PG=$KT_SRC/tests/support/pg_server.sh
-"$PG" bindir >/dev/null 2>&1 || skip "no PostgreSQL server binaries (initdb)"
 TAKEOVER=$KT_SRC/sharemgrd/sharemgr-takeover
 export SHARECTL
 kt_setup

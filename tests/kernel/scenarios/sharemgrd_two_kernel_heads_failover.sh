@@ -24,11 +24,8 @@
 # Logs "TIMING failover vN": from the kill to the open file's first read.
 # The guest's own nfsd is started again at the end for the next scenarios.
 source "$(dirname "$0")/../lib.sh"
-kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
-[[ $("$SHAREMGRD" --help 2>&1) == *--store* ]] || skip "$SHAREMGRD has no --store"
+kt_pg_require
 command -v nfsdcld >/dev/null || skip "no nfsdcld (nfs-kernel-server)"
-PG=$KT_SRC/tests/support/pg_server.sh
-"$PG" bindir >/dev/null 2>&1 || skip "no PostgreSQL server binaries (initdb)"
 TAKEOVER=$KT_SRC/sharemgrd/sharemgr-takeover
 # Whether nfsdcld's database on /srv/ha holds a client record.
 nfsdcld_records() {

@@ -132,12 +132,22 @@ class RecordedIdentityProbe final : public FsProbe {
     if (!id.ok()) return id;
     std::optional<Uuid> want = recorded_(path);
     if (!want || id->uuid == want) return id;
+    if (id->fs_root && IsParentsIdentity(path, *id, *want)) {
+      // Added before its own file system was mounted, the share recorded
+      // the one above it: answered, that identity would be two exports'.
+      if (log_ && Differs(path, id->uuid)) {
+        log_(absl::StrCat(
+            path, ": recorded ", libshare::FormatFsIdentity(*want),
+            " is the identity of the file system above it (the share was "
+            "added before its own was mounted): its own, ",
+            Describe(*id), ", is answered; remove the share and add it "
+            "again to record its own"));
+      }
+      return id;
+    }
     if (log_ && Differs(path, id->uuid)) {
-      const std::string now =
-          id->uuid ? libshare::FormatFsIdentity(*id->uuid)
-                   : absl::StrCat("none (device ", id->major, ":", id->minor,
-                                  ")");
-      log_(absl::StrCat(path, ": its file system's identity is now ", now,
+      log_(absl::StrCat(path, ": its file system's identity is now ",
+                        Describe(*id),
                         ", recorded ", libshare::FormatFsIdentity(*want),
                         " when it was added: the recorded identity is answered"));
     }
@@ -146,6 +156,22 @@ class RecordedIdentityProbe final : public FsProbe {
   }
 
  private:
+  static std::string Describe(const FsIdentity& id) {
+    return id.uuid ? libshare::FormatFsIdentity(*id.uuid)
+                   : absl::StrCat("none (device ", id.major, ":", id.minor,
+                                  ")");
+  }
+  // Whether `want` is the live identity of the file system that holds the
+  // directory above `path`, another than `id`'s.
+  bool IsParentsIdentity(const std::string& path, const FsIdentity& id,
+                         const Uuid& want) {
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos || path.size() <= 1) return false;
+    absl::StatusOr<FsIdentity> parent =
+        live_->Probe(slash == 0 ? std::string("/") : path.substr(0, slash));
+    return parent.ok() && parent->uuid == want &&
+           (parent->major != id.major || parent->minor != id.minor);
+  }
   // True the first time `live` is seen for `path` (a bounded memory: past
   // kRemembered paths, each difference is logged).
   bool Differs(const std::string& path, const std::optional<Uuid>& live) {

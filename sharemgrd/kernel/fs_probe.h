@@ -55,7 +55,11 @@ using RecordedUuid = std::function<std::optional<Uuid>(const std::string&)>;
 // (device and inode stay the live ones: a replica copied block for block
 // has the same inodes). A difference is logged once per path and live
 // uuid (`log`, may be null): "PATH: its file system's identity is now
-// uuid:..., recorded uuid:...: answered with the recorded one".
+// uuid:..., recorded uuid:...: answered with the recorded one". Except
+// for a share now at the root of its own file system whose recorded
+// identity is the live one of the file system above it (added before its
+// own was mounted): answering it would give two exports one identity, so
+// its own is answered, and that is logged once.
 std::unique_ptr<FsProbe> MakeRecordedIdentityProbe(
     std::unique_ptr<FsProbe> live, RecordedUuid recorded,
     std::function<void(const std::string&)> log);

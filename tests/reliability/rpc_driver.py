@@ -603,13 +603,25 @@ def mgmt_unread(args):
     while time.time() < deadline:
         peak = max(peak, vm_rss_kib(args.pid))
         time.sleep(0.02)
-    listed = refused = lost = 0
-    for s in conns:
-        s.settimeout(10)
+    # Every reply read at once, as that many clients would: read one after
+    # another, the last ones would wait past the daemon's send timeout
+    # (10 s without progress closes a connection) on a busy machine.
+    replies = [None] * len(conns)
+
+    def read_one(i):
+        conns[i].settimeout(30)
         try:
-            data = read_record(s)
+            replies[i] = read_record(conns[i])
         except (OSError, socket.timeout):
-            data = None
+            pass
+
+    readers = [threading.Thread(target=read_one, args=(i,)) for i in range(len(conns))]
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join()
+    listed = refused = lost = 0
+    for s, data in zip(conns, replies):
         if data is None:
             lost += 1
         elif len(data) > 4096:

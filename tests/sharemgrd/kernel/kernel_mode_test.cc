@@ -245,6 +245,43 @@ TEST_F(KernelModeTest, ShareIsAnsweredWithItsRecordedIdentity) {
                         HasSubstr("recorded uuid:0123456789abcdef"))));
 }
 
+// A share added before its own file system was mounted recorded the
+// identity of the one above it: once mounted, it is answered with its own
+// (the recorded one would be the parent export's too), and that is logged.
+TEST_F(KernelModeTest, IdentityRecordedOnTheParentBeforeItsMountIsNotAnswered) {
+  const std::string p = dir_.Mkdir("dataset");
+  const std::string parent = p.substr(0, p.rfind('/'));
+  libshare::Operation add = libshare::testing::AddShare(p, "g");
+  add.fs_identity = "uuid:0123456789abcdef0123456789abcdef";
+  Apply({libshare::testing::CreateGroup("g"), add});
+  group_made_ = true;
+  FsIdentity above;
+  above.major = 8;
+  above.minor = 1;
+  above.inode = 2;
+  above.uuid = Uuid{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+                    0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+  probe_.Set(parent, above);
+  FsIdentity own;
+  own.major = 8;
+  own.minor = 2;
+  own.inode = 2;
+  own.fs_root = true;
+  own.uuid = Uuid{0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10,
+                  0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10};
+  probe_.Set(p, own);
+  StartKernel();
+  export_->Upcall(absl::StrCat("$10.0.0.1 ", p, "\n"));
+  ASSERT_TRUE(export_->WaitWritten(1));
+  EXPECT_THAT(export_->written()[0],
+              HasSubstr(" uuid \\xfedcba9876543210fedcba9876543210\n"));
+  absl::MutexLock lock(&log_mu_);
+  EXPECT_THAT(log_, Contains(AllOf(
+                        HasSubstr(p),
+                        HasSubstr("is the identity of the file system above it"),
+                        HasSubstr("its own, uuid:fedcba9876543210"))));
+}
+
 TEST_F(KernelModeTest, GidUpcallsAreAnsweredBrieflyWithoutManageGids) {
   // Only made while the kernel still counts a previous responder that
   // managed gids (or our own last answer) as listening: answered at once,

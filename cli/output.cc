@@ -46,7 +46,9 @@ std::string IdentityDiffers(const std::string& recorded,
                             const std::string& live) {
   return absl::StrCat("file-system identity differs: recorded ", recorded,
                       ", its file system now has ", live,
-                      "; the kernel mode answers the recorded identity");
+                      "; the kernel mode answers the recorded identity, "
+                      "unless it is the file system above's (the share was "
+                      "added before its own was mounted)");
 }
 
 // A control character as \xNN, so that text from the daemon (which

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The kernel-mode benchmark, run inside the QEMU guest as a scenario:
-#   tests/kernel/guest.sh run bench/kernel_guest/kernel_guest_bench.sh
+#   tests/support/kernel/guest.sh run bench/kernel_guest/kernel_guest_bench.sh
 # (bench/tools/kernel_guest_bench does that and prints the table).
 #
 # Side by side, same kernel, same client, alternated sessions of
@@ -26,7 +26,7 @@
 #   openzfs The OpenZFS flow (issue 11): KB_OZ_PRE datasets exist (bind
 #           mounts, their lines in /etc/exports.d/zfs.exports, exported at
 #           the responder's start), then KB_OZ_CREATE are created one by
-#           one with tests/kernel's kt_zfs (mount, zfs.exports rewritten by
+#           one with tests/support/kernel's kt_zfs (mount, zfs.exports rewritten by
 #           rename, `/usr/sbin/exportfs -ra`: the real one with rpc.mountd,
 #           build/bin/sharectl bind-mounted over it with sharemgrd
 #           --follow-exports '/etc/exports.d/*.exports'). Per dataset: the
@@ -48,7 +48,7 @@
 # scenario): KB_SHARES (15000), KB_ROUNDS (add/again rounds per session,
 # 1), KB_SESSIONS (sessions per peer, 1), KB_MOUNTED (20),
 # KB_ANSWER_ROUNDS (1), KB_ANSWER_SHARES (5).
-source "$KT_SRC/tests/kernel/lib.sh"
+source "$KT_SRC/tests/support/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 
 N=${KB_SHARES:-15000}

@@ -4,7 +4,7 @@
 # share already mounted is gone and the flush time moves, so that client's
 # next access upcalls again. The kernel mode must do better (entries of
 # unchanged shares kept); this is what it is compared against.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_setup
 kt_fs a
 kt_fs b

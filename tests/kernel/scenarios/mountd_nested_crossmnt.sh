@@ -2,7 +2,7 @@
 # Baseline with rpc.mountd: an ext4 file system mounted inside an exported
 # one is reached by an NFSv4.2 client through the parent's crossmnt, and
 # by an NFSv3 client when it is exported itself with nohide.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_setup
 kt_fs top
 echo "top file" >/srv/top/file

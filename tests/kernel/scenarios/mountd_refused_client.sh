@@ -6,7 +6,7 @@
 # 127.0.0.1 client). An export to one address is refused to the others
 # with NFSv3 ("access denied by server") and NFSv4.2 (the pseudo-root hides
 # it: "No such file or directory"), while each client mounts its own.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_setup
 kt_second_client
 kt_netns_client c2 1

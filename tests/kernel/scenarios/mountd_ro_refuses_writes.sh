@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Baseline with rpc.mountd: a read-only export can be read over NFSv3 and
 # NFSv4.2 and refuses every write with "Read-only file system".
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_setup
 kt_fs data
 echo "server data" >/srv/data/file

@@ -3,7 +3,7 @@
 # user (65534) on a root_squash export, stays root (0) on a no_root_squash
 # one, and under root_squash cannot write into a root-owned 0755 folder;
 # NFSv3 and NFSv4.2 alike. Ownership is read on the server's file system.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_setup
 kt_fs squash
 kt_fs nosquash

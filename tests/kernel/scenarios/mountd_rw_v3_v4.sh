@@ -2,7 +2,7 @@
 # Baseline with the real peer (rpc.mountd + exportfs): an rw export on an
 # ext4 file system is mounted by the kernel client with NFSv3 and NFSv4.2;
 # files written on either side are read on the other.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_setup
 kt_fs data
 kt_mountd_start '/srv/data 127.0.0.1(rw,no_root_squash,no_subtree_check)'

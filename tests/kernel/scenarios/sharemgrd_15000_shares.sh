@@ -8,7 +8,7 @@
 # fresh daemon. Then a v3 and a v4.2 client mount the middle one and two
 # random others, and read and write there; a share outside the table
 # stays refused. Logs the batch time and each mount's time.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 kt_setup
 N=15000

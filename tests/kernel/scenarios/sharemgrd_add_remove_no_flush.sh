@@ -5,7 +5,7 @@
 # new share mounts; removing it makes its mounted client's next write
 # fail while the other share goes on serving.
 # Skipped while sharemgrd has no --kernel option.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel ||
   skip "$SHAREMGRD has no --kernel option yet (kernel mode not built)"
 kt_setup

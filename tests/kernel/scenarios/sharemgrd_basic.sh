@@ -4,7 +4,7 @@
 # v4.2 rw, ro refuses writes, root squash and root=, refused clients (v3
 # and v4, three client addresses), a nested file system reached by v4.
 # Skipped while sharemgrd has no --kernel option.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel ||
   skip "$SHAREMGRD has no --kernel option yet (kernel mode not built); rpc.mountd baselines only"
 kt_setup

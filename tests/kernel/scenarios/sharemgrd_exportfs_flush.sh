@@ -4,7 +4,7 @@
 # v3 and v4.2 clients' next access upcalls, the daemon answers again and
 # they go on working; a new mount works. rpc.mountd re-answers the same
 # way after its own flush (mountd_add_flushes_caches).
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 kt_setup
 kt_fs a

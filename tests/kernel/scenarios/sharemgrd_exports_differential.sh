@@ -6,7 +6,7 @@
 # same file with --follow-exports. Hand-written tricky cases plus
 # 20 seeded random ones (KT_DIFF_CASES, KT_DIFF_SEED: 20 fit the 150 s a
 # scenario may take on a loaded machine), 22 decisions each.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 "$SHAREMGRD" --help | grep -- --follow-exports >/dev/null ||
   skip "$SHAREMGRD has no --follow-exports option"
 [[ -x /usr/bin/python3 ]] || skip "no /usr/bin/python3"

@@ -5,7 +5,7 @@
 # writes without a remount, nothing is flushed (the nfsd.export flush time
 # and the mounted share's kernel entry stay); a bad line keeps the group as
 # it was; a removed line refuses its mounted client.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel ||
   skip "$SHAREMGRD has no --kernel option yet (kernel mode not built)"
 "$SHAREMGRD" --help | grep -- --follow-exports >/dev/null ||

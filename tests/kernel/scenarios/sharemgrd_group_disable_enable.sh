@@ -4,7 +4,7 @@
 # ("Stale file handle"; nothing reaches the server) while g2's mounted
 # share goes on serving with its kernel entry untouched; `sharectl enable g1` lets the same
 # mounts work again without a remount. No cache is flushed.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 kt_setup
 kt_fs a

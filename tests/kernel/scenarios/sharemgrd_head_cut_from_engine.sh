@@ -17,7 +17,7 @@
 #   no error comes back): a change on B is refused all the same, in the
 #   time libpq's timeouts take; B catches up once the link is back.
 # Logs "TIMING": B's refusal of a change while cut, B's catch-up.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_pg_require
 kt_setup
 chmod 755 "$KT_WORK"

@@ -6,7 +6,7 @@
 # a v4.2 one waits (the kernel holds its request: its export upcall finds
 # no answer); after the restart the waiting v4.2 mount completes, new v3 and v4.2 mounts work, and the
 # daemon's stats count the upcalls it answered.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 kt_setup
 for fs in a b c; do kt_fs "$fs"; done

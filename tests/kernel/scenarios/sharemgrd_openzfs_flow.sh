@@ -19,7 +19,7 @@
 # lines: seconds per dataset, both peers, same guest. OZ_DATASETS (default
 # 80) datasets per peer (about 170 s of guest time; the bench kind openzfs
 # measures 5 created beside 500, and larger sets by hand).
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel ||
   skip "$SHAREMGRD has no --kernel option yet (kernel mode not built)"
 "$SHAREMGRD" --help | grep -- --follow-exports >/dev/null ||

@@ -15,7 +15,7 @@
 #   on B's copy; `sharectl check` and `show -v` on B say the live
 #   identity differs, and B logs it.
 # Logs "TIMING replica failover": from A's end to the first read on B.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_pg_require
 command -v tune2fs >/dev/null || skip "no tune2fs"
 command -v nfsdcld >/dev/null || skip "no nfsdcld (nfs-kernel-server)"

@@ -6,7 +6,7 @@
 # (flush times unchanged): the daemon rewrites the share's entry.
 # rpc.mountd's way is exportfs -ra, which flushes every client's entries
 # (mountd_add_flushes_caches).
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 kt_setup
 kt_fs data

@@ -11,7 +11,7 @@
 # takes from libblkid), and the first request after each switch is
 # answered within 10 s. Logs "TIMING switch ..." lines: the time from the
 # old responder's stop to each client's first request served after it.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 [[ $("$SHAREMGRD" --help 2>&1) == *--nfs-conf* ]] || skip "$SHAREMGRD does not read nfs.conf"
 kt_setup

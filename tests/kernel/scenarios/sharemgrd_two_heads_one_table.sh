@@ -16,7 +16,7 @@
 #   mount works) and refuses changes naming the engine (exit 3); once the
 #   engine is back, A takes changes again.
 # Logs "TIMING" lines: B's reply to A's generation, for 1 and 1,000 adds.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_pg_require
 kt_setup
 chmod 755 "$KT_WORK"

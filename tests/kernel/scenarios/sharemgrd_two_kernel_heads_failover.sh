@@ -23,7 +23,7 @@
 #   period from A's records); what was written before is there.
 # Logs "TIMING failover vN": from the kill to the open file's first read.
 # The guest's own nfsd is started again at the end for the next scenarios.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_pg_require
 command -v nfsdcld >/dev/null || skip "no nfsdcld (nfs-kernel-server)"
 TAKEOVER=$KT_SRC/sharemgrd/sharemgr-takeover

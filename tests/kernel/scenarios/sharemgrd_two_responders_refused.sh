@@ -4,7 +4,7 @@
 # names it (pid and command); with a sharemgrd in kernel mode running, a
 # second one refuses and names the first. The refused daemon leaves the
 # running responder's kernel entries in place (no flush).
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 kt_setup
 kt_fs a

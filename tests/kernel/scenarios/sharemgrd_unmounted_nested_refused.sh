@@ -6,7 +6,7 @@
 # kernel's export entry both), `sharectl check` says why, and the parent
 # share goes on serving. Mounted again, the same mount command works,
 # with no sharectl step.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 kt_setup
 kt_fs top

@@ -11,7 +11,7 @@
 #   of a share without nosub allowed (NFSv4 never uses MOUNT);
 # - nohide: over v3 a nested file system shared with nohide is seen
 #   inside its parent's mount, one shared without it is not.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
 kt_setup
 

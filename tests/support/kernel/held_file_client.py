@@ -9,7 +9,7 @@ standard input with "ok TEXT" or "err ERROR" (strerror):
   list         the names in DIR
   write NAME   writes "NAME" and a newline to DIR/NAME
   quit         ends
-Used by tests/kernel/lib.sh's kt_held_client_* helpers.
+Used by tests/support/kernel/lib.sh's kt_held_client_* helpers.
 """
 import mmap
 import os

@@ -1,7 +1,7 @@
 # Helpers for the kernel scenarios, sourced inside the QEMU guest that
 # tests/kernel/guest.sh boots (rpcbind and nfsd already run there).
 #
-#   source "$(dirname "$0")/../lib.sh"
+#   source "$(dirname "$0")/../../support/kernel/lib.sh"
 #   kt_setup                                  # work folder, exit trap
 #   kt_fs data                                # ext4 image mounted on /srv/data
 #   kt_mountd_start '/srv/data 127.0.0.1(rw,no_subtree_check)'
@@ -16,7 +16,7 @@
 
 set -euo pipefail
 
-KT_SRC=${KT_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+KT_SRC=${KT_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
 SHAREMGRD=${SHAREMGRD:-$KT_SRC/build/bin/sharemgrd}
 SHARECTL=${SHARECTL:-$KT_SRC/build/bin/sharectl}
 KT_STATE=/run/kt            # pids and mounts to clean, across scenarios
@@ -493,7 +493,7 @@ kt_held_client_start() {  # DIR [NS] [NAME]
   [[ -n ${2:-} ]] && ns=(ip netns exec "$2")
   rm -f "$KT_WORK/$name.in" "$KT_WORK/$name.out"
   mkfifo "$KT_WORK/$name.in"
-  "${ns[@]}" python3 -u "$KT_SRC/tests/kernel/held_file_client.py" "$1" \
+  "${ns[@]}" python3 -u "$KT_SRC/tests/support/kernel/held_file_client.py" "$1" \
     <"$KT_WORK/$name.in" >"$KT_WORK/$name.out" 2>&1 &
   KT_HELD_PIDS[$name]=$!
   exec {fd}>"$KT_WORK/$name.in"

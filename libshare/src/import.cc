@@ -1,5 +1,7 @@
 #include "libshare/import.h"
 
+#include "import_common.h"
+
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -21,10 +23,12 @@
 #include "libshare/fs_identity.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
-#include "libshare/shell_words.h"
 #include "libshare/spelling.h"
 
 namespace libshare {
+
+using import_internal::AddOpenWarnings;
+using import_internal::ControlCharacterProblem;
 
 int NetmaskToPrefix(const std::string& mask) {
   in_addr a{};
@@ -38,32 +42,6 @@ int NetmaskToPrefix(const std::string& mask) {
 }
 
 namespace {
-
-// A word holding a control character (an exports "\012" escape, a quoted
-// newline) would put it into a path or options, and `import --dry-run`
-// would print a batch line that does not read back: the message naming the
-// first such word, or nothing.
-std::optional<std::string> ControlCharacterProblem(
-    const std::vector<std::string>& words) {
-  for (const std::string& w : words) {
-    for (char c : w) {
-      const auto u = static_cast<unsigned char>(c);
-      if (u >= 0x20 && u != 0x7f) continue;
-      std::string shown;
-      for (char d : w) {
-        const auto v = static_cast<unsigned char>(d);
-        if (v < 0x20 || v == 0x7f) {
-          absl::StrAppend(&shown, "\\", (v >> 6) & 7, (v >> 3) & 7, v & 7);
-        } else {
-          shown.push_back(d);
-        }
-      }
-      return absl::StrCat("\"", shown,
-                          "\": control characters are not allowed");
-    }
-  }
-  return std::nullopt;
-}
 
 // ---------------------------------------------------------------- exports
 
@@ -1008,24 +986,6 @@ std::optional<std::string> BuildShareOptions(const ExportedPath& e,
   return options;
 }
 
-// A warning for an imported share that opens rw or root to every client
-// by its own options (the group's are checked when it is created).
-void AddOpenWarnings(const Operation& op, const std::string& where,
-                     std::vector<ImportProblem>* out) {
-  absl::StatusOr<ShareOptions> o = ParseOptions(op.options);
-  if (!o.ok()) return;  // reported by the daemon
-  if (OpensReadWriteToAll(*o)) {
-    out->push_back(
-        {where,
-         absl::StrCat(op.path, ": read-write to every client (",
-                      op.options.empty() ? "no options" : op.options, ")")});
-  }
-  if (GivesRootToAll(*o)) {
-    out->push_back({where, absl::StrCat(op.path, ": root for every client (",
-                                        op.options, ")")});
-  }
-}
-
 // The exported paths of exports(5) files, each with its clients as
 // rpc.mountd reads them (first entry of a client kept), in file order;
 // problems and warnings go to *plan.
@@ -1208,90 +1168,6 @@ std::vector<ExportsClientView> ExportsClients(
     }
   }
   return out;
-}
-
-ImportPlan ImportDfstab(const std::vector<SourceFile>& files,
-                        const std::string& group) {
-  ImportPlan plan;
-  for (const SourceFile& f : files) {
-    for (const SplitLine& l : SplitShellLines(f.text)) {
-      const std::string where = absl::StrCat(f.name, ":", l.line);
-      const auto fail = [&](std::string why) {
-        plan.problems.push_back({where, std::move(why), false});
-      };
-      if (!l.error.empty()) {
-        fail(l.error);
-        continue;
-      }
-      if (std::optional<std::string> bad = ControlCharacterProblem(l.words)) {
-        fail(*std::move(bad));
-        continue;
-      }
-      const std::vector<std::string>& w = l.words;
-      std::string_view cmd = w[0];
-      if (size_t slash = cmd.rfind('/'); slash != std::string_view::npos) {
-        cmd = cmd.substr(slash + 1);
-      }
-      if (cmd != "share") {
-        fail(absl::StrCat("\"", w[0], "\": not a share command"));
-        continue;
-      }
-      Operation op;
-      op.type = Operation::Type::kAddShare;
-      op.group = group;
-      std::vector<std::string> args;
-      bool bad = false;
-      for (size_t i = 1; i < w.size() && !bad; ++i) {
-        const std::string& t = w[i];
-        if (t.size() < 2 || t[0] != '-') {
-          args.push_back(t);
-          continue;
-        }
-        char flag = t[1];
-        if (flag == 'p' && t.size() == 2) continue;  // persistent: always
-        if (flag != 'F' && flag != 'o' && flag != 'd') {
-          fail(absl::StrCat("unknown option \"", t, "\""));
-          bad = true;
-          break;
-        }
-        std::string value;
-        if (t.size() > 2) {
-          value = t.substr(2);
-        } else if (i + 1 < w.size()) {
-          value = w[++i];
-        } else {
-          fail(absl::StrCat("option \"", t, "\" needs a value"));
-          bad = true;
-          break;
-        }
-        if (flag == 'F' && value != "nfs") {
-          fail(absl::StrCat("file system type \"", value,
-                            "\": only nfs is supported"));
-          bad = true;
-        } else if (flag == 'o') {
-          op.options = value;
-        } else if (flag == 'd') {
-          op.description = value;
-        }
-      }
-      if (bad) continue;
-      if (args.empty() || args.size() > 2) {
-        fail("expected: share [-F nfs] [-o OPTS] [-d DESC] PATH [RESOURCE]");
-        continue;
-      }
-      absl::StatusOr<std::string> path = NormalizePath(args[0]);
-      if (!path.ok()) {
-        fail(std::string(path.status().message()));
-        continue;
-      }
-      op.path = *path;
-      if (args.size() == 2 && args[1] != "-") op.resource = args[1];
-      AddOpenWarnings(op, where, &plan.warnings);
-      plan.ops.push_back(std::move(op));
-      plan.origins.push_back(where);
-    }
-  }
-  return plan;
 }
 
 }  // namespace libshare

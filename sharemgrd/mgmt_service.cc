@@ -17,7 +17,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "libshare/fs_identity.h"
@@ -26,6 +25,7 @@
 #include "libshare/path.h"
 #include "libshare/sharetab.h"
 #include "log.h"
+#include "mgmt_audit.h"
 #include "share_access.h"
 #include "thread_name.h"
 
@@ -196,65 +196,6 @@ void EncodeFailure(mgmt_status st, const std::string& message,
   r.status = st;
   r.mgmt_flush_res_u.message = Mutable(message);
   Encode(Proc(xdr_mgmt_flush_res), &r, out);
-}
-
-// "uid 0 (root) pid 4242": who called, from SO_PEERCRED.
-std::string Caller(const CallContext& ctx) {
-  if (!ctx.has_peer_cred) return "unknown caller";
-  std::string out = absl::StrCat("uid ", ctx.peer_uid);
-  std::vector<char> buf(16384);
-  passwd pw;
-  passwd* found = nullptr;
-  if (::getpwuid_r(ctx.peer_uid, &pw, buf.data(), buf.size(), &found) == 0 &&
-      found != nullptr) {
-    absl::StrAppend(&out, " (", EscapeForLog(found->pw_name, 64), ")");
-  }
-  absl::StrAppend(&out, " pid ", ctx.peer_pid);
-  return out;
-}
-
-// One operation for the audit log, as sharectl words (libshare's
-// OperationWords) with every value quoted ("\"" inside one escaped):
-//   add-share -o "rw" -d "x" -s "/export/a" "homes"
-std::string DescribeOperation(const Operation& op) {
-  std::vector<std::string> words = libshare::OperationWords(op);
-  std::string out = std::move(words[0]);
-  bool value_next = false;  // the word after -o, -d, -r, -s, -p is a value
-  for (std::size_t i = 1; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    const bool takes_value = w == "-o" || w == "-d" || w == "-r" || w == "-s" ||
-                             w == "-p" ||
-                             w == "--";  // "--" precedes a group named "-..."
-    if (!value_next && (takes_value || w == "-f")) {
-      absl::StrAppend(&out, " ", w);
-      value_next = takes_value;
-      continue;
-    }
-    value_next = false;
-    absl::StrAppend(&out, " \"",
-                    absl::StrReplaceAll(EscapeForLog(w), {{"\"", "\\\""}}),
-                    "\"");
-  }
-  return out;
-}
-
-// "add-share 14990, create 1": operations counted by type, in type order.
-std::string CountOperations(const libshare::Batch& batch) {
-  std::vector<std::size_t> counts;
-  for (const Operation& op : batch.ops) {
-    auto t = static_cast<std::size_t>(op.type);
-    if (counts.size() <= t) counts.resize(t + 1);
-    ++counts[t];
-  }
-  std::vector<std::string> parts;
-  for (std::size_t t = 0; t < counts.size(); ++t) {
-    if (counts[t] == 0) continue;
-    std::string_view name =
-        libshare::OperationName(static_cast<Operation::Type>(t));
-    parts.push_back(absl::StrCat(absl::string_view(name.data(), name.size()),
-                                 " ", counts[t]));
-  }
-  return absl::StrJoin(parts, ", ");
 }
 
 }  // namespace

@@ -22,23 +22,21 @@
 //   scale_probe fault-cost MIB ROUNDS
 //       Per 4 KiB page of a fresh anonymous mapping of MIB MiB: the first
 //       write taking one page fault each, against one madvise
-//       (MADV_POPULATE_WRITE, what libshare::HeapReserve does) making the
-//       whole mapping resident and then the same writes, and against the
-//       mapping's whole huge pages made huge pages first (MADV_COLLAPSE
-//       after one page of each is written, as HeapReserve does where the
-//       kernel can; "huge_per_page_us" is null where it cannot);
-//       alternated ROUNDS times. The cost a batch's heap pays per page
-//       touched.
+//       (MADV_POPULATE_WRITE) making the whole mapping resident and then
+//       the same writes, and against the mapping's whole huge pages made
+//       huge pages first (MADV_COLLAPSE after one page of each is written;
+//       "huge_per_page_us" is null where the kernel cannot); alternated
+//       ROUNDS times. The cost a batch's heap pays per page touched.
 //   scale_probe populate-cost MIB ROUNDS IDLE_S
-//       A fresh mapping of MIB MiB made resident as huge pages on one
-//       thread (MADV_COLLAPSE after one page of each huge page is written,
-//       as libshare's Populate does) against libshare::PopulateForWrite
-//       (a big fresh buffer: MADV_HUGEPAGE and MADV_POPULATE_WRITE in two
-//       halves on two threads), each after IDLE_S seconds of sleep, so
+//       A fresh region of MIB MiB made ready for a batch three ways: its
+//       pages faulted in by its writes, mapped with MAP_POPULATE, and a
+//       libshare::BatchArena (from a huge page's boundary, MADV_HUGEPAGE
+//       and MADV_POPULATE_WRITE); each after IDLE_S seconds of sleep, so
 //       that the memory freed before has gone back to the host (free page
 //       reporting) as it has for an idle daemon; alternated ROUNDS times.
-//       Each time includes one write per page afterwards (what a first
-//       write costs where the pages did not become huge pages).
+//       Each time includes the mapping and one write per page afterwards
+//       (what a first write costs where the pages are not resident or not
+//       huge pages).
 //
 // Times are medians (and p90, max) in microseconds unless named _ms.
 #include <fcntl.h>
@@ -62,8 +60,8 @@
 #include <vector>
 
 #include "libshare/batch.h"
+#include "libshare/batch_arena.h"
 #include "libshare/client.h"
-#include "libshare/heap_reserve.h"
 
 extern char** environ;
 
@@ -406,49 +404,52 @@ int FaultCost(long mib, int rounds) {
 int PopulateCost(long mib, int rounds, int idle_s) {
   if (mib < 1 || rounds < 1 || idle_s < 0) return 2;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
-  const std::size_t huge = std::size_t{2} << 20;
-  std::vector<double> ms[2];  // 0: one thread collapsing, 1: PopulateForWrite
-  bool collapse_ok = true;
-  for (int r = 0; r < 2 * rounds; ++r) {
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  enum Way { kFault, kMapPopulate, kArena };
+  std::vector<double> ms[3];
+  for (int r = 0; r < 3 * rounds; ++r) {
     // Alternated, and in the other order every other round.
-    const int way = (r / 2) % 2 == 0 ? r % 2 : 1 - r % 2;
-    if (way == 0 && !collapse_ok) continue;
+    const int k = r % 3;
+    const auto way = static_cast<Way>((r / 3) % 2 == 0 ? k : 2 - k);
     ::sleep(static_cast<unsigned>(idle_s));
-    void* m = nullptr;
-    volatile char* p = MapFromHugePage(bytes, huge, &m);
-    if (p == nullptr) return 1;
-    auto* start = const_cast<char*>(p);
     const auto t0 = std::chrono::steady_clock::now();
-    if (way == 0) {
-      for (std::size_t i = 0; i < bytes; i += huge) p[i] = 1;
-      collapse_ok = ::madvise(start, bytes, MADV_COLLAPSE) == 0;
-    } else if (!libshare::PopulateForWrite(start, bytes)) {
-      std::fprintf(stderr, "scale_probe: PopulateForWrite failed\n");
+    if (way == kArena) {
+      libshare::BatchArena arena(bytes);
+      if (arena.mapped() < bytes) {
+        std::fprintf(stderr, "scale_probe: BatchArena mapped nothing\n");
+        return 1;
+      }
+      auto* p =
+          static_cast<volatile char*>(arena.resource()->allocate(bytes, page));
+      for (std::size_t i = 0; i < bytes; i += page) p[i] = 2;
+      ms[way].push_back(std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - t0)
+                            .count());
+      continue;
+    }
+    const int flags =
+        MAP_PRIVATE | MAP_ANONYMOUS | (way == kMapPopulate ? MAP_POPULATE : 0);
+    void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (m == MAP_FAILED) {
+      std::perror("scale_probe: mmap");
       return 1;
     }
-    // Then one write per page: where the pages did not become huge pages,
-    // each first write still costs the host's mapping of it.
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    auto* p = static_cast<volatile char*>(m);
     for (std::size_t i = 0; i < bytes; i += page) p[i] = 2;
-    const double t = std::chrono::duration<double, std::milli>(
-                         std::chrono::steady_clock::now() - t0)
-                         .count();
-    if (way == 1 || collapse_ok) ms[way].push_back(t);
-    ::munmap(m, bytes + huge);
+    ms[way].push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - t0)
+                          .count());
+    ::munmap(m, bytes);
   }
-  Summary two = Summarize(ms[1]);
-  char one_ms[32] = "null";
-  char ratio[32] = "null";
-  if (!ms[0].empty()) {
-    const double one = Summarize(ms[0]).p50;
-    std::snprintf(one_ms, sizeof one_ms, "%.1f", one);
-    std::snprintf(ratio, sizeof ratio, "%.2f", one / two.p50);
-  }
+  const double fault = Summarize(ms[kFault]).p50;
+  const double populate = Summarize(ms[kMapPopulate]).p50;
+  const double arena = Summarize(ms[kArena]).p50;
   std::printf(
-      "{\"mib\": %ld, \"rounds\": %d, \"idle_s\": %d, "
-      "\"one_thread_collapse_ms\": %s, \"populate_for_write_ms\": %.1f, "
-      "\"ratio\": %s}\n",
-      mib, rounds, idle_s, one_ms, two.p50, ratio);
+      "{\"mib\": %ld, \"rounds\": %d, \"idle_s\": %d, \"fault_ms\": %.1f, "
+      "\"map_populate_ms\": %.1f, \"batch_arena_ms\": %.1f, "
+      "\"fault_over_arena\": %.2f, \"map_populate_over_arena\": %.2f}\n",
+      mib, rounds, idle_s, fault, populate, arena, fault / arena,
+      populate / arena);
   return 0;
 }
 

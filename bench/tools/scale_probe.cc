@@ -29,9 +29,10 @@
 //       ROUNDS times. The cost a batch's heap pays per page touched.
 //   scale_probe populate-cost MIB ROUNDS IDLE_S
 //       A fresh region of MIB MiB made ready for a batch three ways: its
-//       pages faulted in by its writes, mapped with MAP_POPULATE, and a
-//       libshare::BatchArena (from a huge page's boundary, MADV_HUGEPAGE
-//       and MADV_POPULATE_WRITE); each after IDLE_S seconds of sleep, so
+//       pages faulted in by its writes, a libshare::BatchArena (mmap with
+//       MAP_POPULATE), and as huge pages (from a huge page's boundary,
+//       MADV_HUGEPAGE, then MADV_POPULATE_WRITE); each after IDLE_S
+//       seconds of sleep, so
 //       that the memory freed before has gone back to the host (free page
 //       reporting) as it has for an idle daemon; alternated ROUNDS times.
 //       Each time includes the mapping and one write per page afterwards
@@ -405,8 +406,14 @@ int PopulateCost(long mib, int rounds, int idle_s) {
   if (mib < 1 || rounds < 1 || idle_s < 0) return 2;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
   const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  enum Way { kFault, kMapPopulate, kArena };
+  const std::size_t huge = std::size_t{2} << 20;
+  enum Way { kFault, kArena, kHuge };
   std::vector<double> ms[3];
+  const auto since = [](std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - t0)
+        .count();
+  };
   for (int r = 0; r < 3 * rounds; ++r) {
     // Alternated, and in the other order every other round.
     const int k = r % 3;
@@ -422,34 +429,33 @@ int PopulateCost(long mib, int rounds, int idle_s) {
       auto* p =
           static_cast<volatile char*>(arena.resource()->allocate(bytes, page));
       for (std::size_t i = 0; i < bytes; i += page) p[i] = 2;
-      ms[way].push_back(std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - t0)
-                            .count());
+      ms[way].push_back(since(t0));
       continue;
     }
-    const int flags =
-        MAP_PRIVATE | MAP_ANONYMOUS | (way == kMapPopulate ? MAP_POPULATE : 0);
-    void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (m == MAP_FAILED) {
-      std::perror("scale_probe: mmap");
-      return 1;
+    void* m = nullptr;
+    volatile char* p = MapFromHugePage(bytes, huge, &m);
+    if (p == nullptr) return 1;
+    if (way == kHuge) {
+      auto* start = const_cast<char*>(p);
+      (void)::madvise(start, bytes, MADV_HUGEPAGE);
+      if (::madvise(start, bytes, MADV_POPULATE_WRITE) != 0) {
+        std::perror("scale_probe: madvise(MADV_POPULATE_WRITE)");
+        return 1;
+      }
     }
-    auto* p = static_cast<volatile char*>(m);
     for (std::size_t i = 0; i < bytes; i += page) p[i] = 2;
-    ms[way].push_back(std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - t0)
-                          .count());
-    ::munmap(m, bytes);
+    ms[way].push_back(since(t0));
+    ::munmap(m, bytes + huge);
   }
   const double fault = Summarize(ms[kFault]).p50;
-  const double populate = Summarize(ms[kMapPopulate]).p50;
   const double arena = Summarize(ms[kArena]).p50;
+  const double huge_ms = Summarize(ms[kHuge]).p50;
   std::printf(
       "{\"mib\": %ld, \"rounds\": %d, \"idle_s\": %d, \"fault_ms\": %.1f, "
-      "\"map_populate_ms\": %.1f, \"batch_arena_ms\": %.1f, "
-      "\"fault_over_arena\": %.2f, \"map_populate_over_arena\": %.2f}\n",
-      mib, rounds, idle_s, fault, populate, arena, fault / arena,
-      populate / arena);
+      "\"batch_arena_ms\": %.1f, \"huge_pages_ms\": %.1f, "
+      "\"fault_over_arena\": %.2f, \"huge_pages_over_arena\": %.2f}\n",
+      mib, rounds, idle_s, fault, arena, huge_ms, fault / arena,
+      huge_ms / arena);
   return 0;
 }
 

@@ -6,9 +6,9 @@
 // map and its maps' nodes) are allocated in a burst, never freed one by one,
 // and dropped together once the batch is validated. Taken from the heap,
 // each of their pages is a page fault on first touch; from the arena they
-// are mapped, advised as transparent huge pages (MADV_HUGEPAGE) and
-// populated in one call (MADV_POPULATE_WRITE), and unmapped in one call at
-// the end, so nothing of them stays in the heap between the table's shares.
+// are mapped and made resident in one call (mmap with MAP_POPULATE), and
+// unmapped in one call at the end, so nothing of them stays in the heap
+// between the table's shares.
 // A region under kMinMappedBytes is not mapped: a small batch takes its few
 // pages from the heap (what an mmap and munmap would cost is more).
 //
@@ -35,9 +35,9 @@ class BatchArena {
   // Below this, nothing is mapped.
   static constexpr std::size_t kMinMappedBytes = std::size_t{256} << 10;
 
-  // Maps `bytes` (rounded up to whole pages), starting on a huge page's
-  // boundary, and makes them resident. Mapping failures are not errors: the
-  // arena then allocates from the heap (mapped() is 0).
+  // Maps `bytes` (rounded up to whole pages) and makes them resident. Mapping
+  // failures are not errors: the arena then allocates from the heap (mapped()
+  // is 0).
   explicit BatchArena(std::size_t bytes);
   ~BatchArena();
   BatchArena(const BatchArena&) = delete;

@@ -9,8 +9,10 @@
 // are mapped and made resident in one call (mmap with MAP_POPULATE), and
 // unmapped in one call at the end, so nothing of them stays in the heap
 // between the table's shares.
-// A region under kMinMappedBytes is not mapped: a small batch takes its few
-// pages from the heap (what an mmap and munmap would cost is more).
+//
+// A region under kMinMappedBytes is not mapped: a small batch (one
+// add-share) takes its few pages from the heap as before, without a
+// mapping made and unmapped for it.
 //
 // Allocations beyond the region, or all of them when the region could not
 // be mapped, come from the heap (std::pmr::new_delete_resource), as a
@@ -18,8 +20,9 @@
 // when the arena is destroyed. Not thread-safe (as
 // monotonic_buffer_resource): one thread allocates from it.
 //
-//   BatchArena arena(ops * kBytesPerOp);
+//   BatchArena arena(n * sizeof(Entry));
 //   std::pmr::vector<Entry> entries(arena.resource());
+//   entries.reserve(n);
 //   ...
 //   // ~BatchArena: the region is unmapped, the heap blocks freed.
 #ifndef LIBSHARE_BATCH_ARENA_H_

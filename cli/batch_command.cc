@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -16,7 +15,6 @@
 #include "batch_file.h"
 #include "batch_report.h"
 #include "input_file.h"
-#include "libshare/heap_reserve.h"
 #include "option_report.h"
 #include "runner.h"
 
@@ -89,8 +87,6 @@ int Runner::RunBatch(const ParsedArgs& a) {
   std::string text;
   const std::string& file = a.args[0];
   batch_file_ = file;
-  // Held until the batch is sent (standard input's size is not known).
-  std::optional<libshare::HeapReserve> reserve;
   if (file == "-") {
     if (!ReadAll(*env_.in, &text, env_.max_input_bytes)) {
       return Refused("batch", TooLong("standard input", env_.max_input_bytes));
@@ -98,7 +94,7 @@ int Runner::RunBatch(const ParsedArgs& a) {
   } else {
     AnnounceBatch(file);
     std::string error;
-    if (!ReadWholeFile(file, &text, &error, env_.max_input_bytes, &reserve)) {
+    if (!ReadWholeFile(file, &text, &error, env_.max_input_bytes)) {
       return Refused("batch", error);
     }
   }

@@ -1,5 +1,5 @@
 // Reading a batch or an exports file whole (input_file.h): in blocks, up
-// to a limit, with the heap a big batch will need reserved first.
+// to a limit.
 #include "input_file.h"
 
 #include <sys/stat.h>
@@ -36,17 +36,8 @@ std::string TooLong(absl::string_view name, std::size_t limit) {
                       "files (each batch is its own transaction)");
 }
 
-// The file's text, the parsed operations and the encoded call take about
-// 7 bytes of heap per byte of a batch file (15,000 adds: 825 KB of file,
-// 1,400 pages first touched); made resident in one go before reading
-// (libshare/heap_reserve.h).
-constexpr std::size_t kReservePerFileByte = 8;
-
-// With `reserve`, a regular file's heap is reserved in it (see above),
-// before its text is read.
 bool ReadWholeFile(const std::string& path, std::string* text,
-                   std::string* error, std::size_t limit,
-                   std::optional<libshare::HeapReserve>* reserve) {
+                   std::string* error, std::size_t limit) {
   std::ifstream f(path, std::ios::binary);
   if (!f) {
     *error = absl::StrCat(path, ": ", std::strerror(errno));
@@ -65,10 +56,6 @@ bool ReadWholeFile(const std::string& path, std::string* text,
     if (static_cast<std::size_t>(st.st_size) > limit) {
       *error = TooLong(path, limit);
       return false;
-    }
-    if (reserve != nullptr) {
-      reserve->emplace(static_cast<std::size_t>(st.st_size) *
-                       kReservePerFileByte);
     }
     text->reserve(static_cast<std::size_t>(st.st_size));
   }

@@ -7,11 +7,9 @@
 
 #include <cstddef>
 #include <iosfwd>
-#include <optional>
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "libshare/heap_reserve.h"
 
 namespace sharectl {
 
@@ -24,12 +22,9 @@ std::string TooLong(absl::string_view name, std::size_t limit);
 
 // The whole of file `path` into `text` (replacing what it holds). False,
 // with a message that names `path` in `error`, if it cannot be opened, is
-// a folder, cannot be read, or is longer than `limit` bytes. With
-// `reserve`, a regular file's heap is reserved in it before its text is
-// read (about what the batch will need; input_file.cc).
+// a folder, cannot be read, or is longer than `limit` bytes.
 bool ReadWholeFile(const std::string& path, std::string* text,
-                   std::string* error, std::size_t limit,
-                   std::optional<libshare::HeapReserve>* reserve = nullptr);
+                   std::string* error, std::size_t limit);
 
 // `path` as an absolute name, for a batch's origin in the daemon's audit
 // log and change log (which are read far from the caller's folder): a

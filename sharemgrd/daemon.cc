@@ -868,14 +868,6 @@ void Daemon::AddManagementListener(std::optional<gid_t> admin_gid) {
                ? kMgmtMaxRecord
                : kMgmtReaderMaxRecord;
   };
-  // Only a batch from a caller who may change shares: a reader's big call
-  // does not take the memory warmed for someone else's batch.
-  mgmt_limits.on_big_input = [mgmt = mgmt_.get(),
-                              admin_gid](const CallContext& c) {
-    if (c.has_peer_cred && MayChange(c.peer_uid, c.peer_gid, admin_gid)) {
-      mgmt->BatchComing();
-    }
-  };
   mgmt_server_->AddStreamListener(unix_fd_, Transport::kUnix, mgmt_.get(),
                                   mgmt_limits);
   unix_fd_ = -1;  // owned by the servers now

@@ -20,7 +20,6 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "libshare/fs_identity.h"
-#include "libshare/heap_reserve.h"
 #include "libshare/mgmt_codec.h"
 #include "libshare/path.h"
 #include "libshare/sharetab.h"
@@ -41,25 +40,6 @@ constexpr std::size_t kStartSharetabShares = 2000;
 // (the first call always): a big batch commits on its own.
 constexpr std::size_t kGroupMaxOps = 1000;
 constexpr std::size_t kTrimAfterOps = 1000;
-// A batch's decoded operations, the shares it makes, its overlay and its
-// change list take about 12 bytes of heap per byte of its call. That much
-// is made resident in one go before decoding (libshare/heap_reserve.h,
-// which bounds it): every page reserved and not used costs as much as one
-// used. The worker's page faults after its reserve (getrusage, a test
-// build, 2026-12-05), 15,000 adds (a 0.92 MiB call) / 100,000 adds: 7 / 7-34
-// with 13 bytes per byte, 7-8 / 7-21 with 12, 123 / 189-260 with 11,
-// 334 / 752-1,750 with 10.
-constexpr std::size_t kReservePerCallByte = 12;
-// A batch's operations vector this big or bigger is made resident on its
-// own before the reserve (MgmtService::Batch): half of what a thread's
-// malloc arena holds in one piece (64 MiB). A vector this big may not fit
-// in the reserve's free run in such an arena, and is then mapped afresh
-// (at 1,000,000 adds, 176 MB always was); a smaller one (100,000 adds,
-// 17.6 MB) was carved from the reserve in either kind of arena.
-constexpr std::size_t kOwnResidentBytes = std::size_t{32} << 20;
-// A PREPARE_BATCH announcing a bigger call than this (the management
-// socket's record limit, daemon.cc) warms nothing.
-constexpr uint64_t kMaxPreparedCallBytes = uint64_t{256} << 20;
 // A committed batch of at most this many operations is logged operation by
 // operation; a bigger one as counts per operation type.
 constexpr std::size_t kAuditOpsListed = 20;
@@ -244,7 +224,6 @@ MgmtService::MgmtService(libshare::Catalog* catalog,
 MgmtService::~MgmtService() { Stop(); }
 
 void MgmtService::Stop() {
-  (void)warmer_.Stop();
   sharetab_.Stop();
   absl::MutexLock l(&release_mu_);
   if (release_thread_.joinable()) release_thread_.join();
@@ -492,21 +471,11 @@ accept_stat MgmtService::PrepareBatch(const CallContext& ctx, XDR* args,
                                       std::string* out, bool* error) {
   Args<mgmt_prepare_args> a(Proc(xdr_mgmt_prepare_args));
   if (!a.Decode(args)) return GARBAGE_ARGS;
-  // The same rights as the batch it announces: only a caller who may
-  // change shares can have the daemon spend a core and memory on it.
+  // The same rights as the batch it announces. The announcement is
+  // answered and changes nothing: the batch's memory is made when the
+  // batch comes (its overlay's BatchArena, libshare/batch_arena.h).
   if (RefusedUnlessMayChange(ctx, "preparing a batch", out, error)) {
     return SUCCESS;
-  }
-  // What the batch will take: its record as received, its reserve and
-  // its operations (kReservePerCallByte), bounded by the warmer. A bigger
-  // call than any connection may send is not announced honestly: nothing.
-  const uint64_t bytes = a->bytes;
-  if (bytes <= kMaxPreparedCallBytes) {
-    absl::MutexLock l(&warm_mu_);
-    if (batches_running_ == 0) {
-      (void)warmer_.Start(static_cast<std::size_t>(bytes) *
-                          (kReservePerCallByte + 2));
-    }
   }
   mgmt_prepare_res r{};
   r.status = MGMT_OK;
@@ -523,70 +492,9 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   }
   using Clock = std::chrono::steady_clock;
   const Clock::time_point arrived = Clock::now();
-  // Until the batch is done, no other warm starts; the warm of a
-  // PREPARE_BATCH ends with this batch at the latest: the batch that takes
-  // it stops it, and so does one that fails to decode before any batch
-  // took it (not a warm another batch is taking meanwhile).
-  {
-    absl::MutexLock l(&warm_mu_);
-    ++batches_running_;
-  }
-  struct Running {
-    MgmtService* s;
-    enum { kNotAsked, kTaken, kNotOurs } warm = kNotAsked;
-    ~Running() {
-      absl::MutexLock l(&s->warm_mu_);
-      if (warm == kTaken) {
-        s->warmer_.RequestStop();
-      } else if (warm == kNotAsked) {
-        s->warmer_.RequestStopUnlessStreamed();
-      }
-      --s->batches_running_;
-    }
-  } running{this};
   libshare::Batch batch;
   u_int count = 0;
   if (!DecodeBatchCount(args, &count)) return GARBAGE_ARGS;
-  // A big batch's operations vector is made resident first, on its own,
-  // and the reserve holds the rest; both within the reserve's bound
-  // (HeapReserve::kMaxBytes). A thread's malloc arena holds at most 64 MiB
-  // in one piece: from a worker with an arena of its own, the vector of
-  // 1,000,000 operations (176 MB) was mapped afresh beside the reserve and
-  // decoded in 4 KiB faults (decoding 600-840 ms, against 80-145 ms when
-  // the worker used the main arena and the vector fitted in the reserve).
-  // A smaller vector is carved from the reserve, as the rest: made
-  // resident on its own, a 2.6 MB vector (15,000 adds) lay mostly in
-  // 4 KiB pages and took 2.5 ms more to decode than inside the reserve's
-  // huge pages.
-  const std::size_t heap_bytes = std::min(
-      ctx.record_bytes * kReservePerCallByte, libshare::HeapReserve::kMaxBytes);
-  // Memory a PREPARE_BATCH made ready is this batch's to take: the warm
-  // goes on beside it up to what the batch takes here, while the reserve
-  // takes what it made ready a huge page at a time, and is stopped once
-  // the reserve is made (MemoryWarmer::Stream).
-  // (A warm another batch took, or none, is not this batch's to take or
-  // stop.)
-  const std::size_t warmed = warmer_.Stream(heap_bytes);
-  libshare::MemoryWarmer* const donor = warmed != 0 ? &warmer_ : nullptr;
-  running.warm = donor != nullptr ? Running::kTaken : Running::kNotOurs;
-  std::size_t resident = 0;
-  if (std::size_t{count} * sizeof(Operation) >= kOwnResidentBytes) {
-    // Populated on both cores at once (PopulateForWrite): the warm gives
-    // back what it holds for that much first.
-    if (donor != nullptr) {
-      (void)donor->GiveBack(
-          std::min(std::size_t{count} * sizeof(Operation), heap_bytes));
-    }
-    resident = libshare::ReserveResident(
-        batch.ops, static_cast<std::size_t>(count), heap_bytes);
-  }
-  libshare::HeapReserve reserve(heap_bytes - std::min(resident, heap_bytes),
-                                donor);
-  // What the warm still holds goes back to the kernel's free lists when it
-  // ends (after its current step, not waited for), for what this batch
-  // takes beyond its reserve; its core is this batch's other threads' now.
-  if (donor != nullptr) donor->RequestStop();
-  const Clock::time_point reserved = Clock::now();
   std::size_t bad_type = SIZE_MAX;
   int bad_type_value = 0;
   if (!DecodeBatchArgs(args, count, &batch, &bad_type, &bad_type_value)) {
@@ -612,11 +520,8 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
     caller.pid = ctx.peer_pid;
   }
   caller.arrived = arrived;
-  caller.memory_ms =
-      std::chrono::duration<double, std::milli>(reserved - arrived).count();
   caller.decode_ms =
-      std::chrono::duration<double, std::milli>(decoded - reserved).count();
-  caller.warmed_bytes = warmed;
+      std::chrono::duration<double, std::milli>(decoded - arrived).count();
   libshare::BatchResult r = ApplyBatch(batch, caller);
   *error = !r.ok();
   const accept_stat encoded = EncodeBatchResult(r, out);
@@ -806,23 +711,18 @@ void MgmtService::AfterBatch(const libshare::Batch& batch,
                            committed == 2 ? " other call)" : " other calls)")
             : "",
         listed ? "" : ": ", listed ? "" : counts,
-        // Where a big batch's time went (a call's memory made resident
-        // and its decoding, validation, the commit, linking, the change
-        // list; the rest is waiting for an earlier group and this report).
+        // Where a big batch's time went (a call's decoding, validation,
+        // the commit, linking, the change list; the rest is waiting for an
+        // earlier group and this report).
         listed ? ""
-               : absl::StrFormat(
-                     " (%svalidation %.0f ms, commit %.0f ms, "
-                     "linking %.0f ms, change list %.0f ms%s)",
-                     caller.arrived
-                         ? absl::StrFormat("memory %.0f ms, decoding %.0f ms, ",
-                                           caller.memory_ms, caller.decode_ms)
-                         : std::string(),
-                     r.times.validate_ms, r.times.commit_ms, r.times.link_ms,
-                     r.times.changes_ms,
-                     caller.warmed_bytes != 0
-                         ? absl::StrCat(", ", caller.warmed_bytes >> 20,
-                                        " MiB warmed ahead")
-                         : std::string())));
+               : absl::StrFormat(" (%svalidation %.0f ms, commit %.0f ms, "
+                                 "linking %.0f ms, change list %.0f ms)",
+                                 caller.arrived
+                                     ? absl::StrFormat("decoding %.0f ms, ",
+                                                       caller.decode_ms)
+                                     : std::string(),
+                                 r.times.validate_ms, r.times.commit_ms,
+                                 r.times.link_ms, r.times.changes_ms)));
     std::vector<std::string> described;
     if (listed) {
       for (const Operation& op : batch.ops) {

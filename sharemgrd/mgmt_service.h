@@ -29,7 +29,6 @@
 #include "fs_watch.h"
 #include "libshare/catalog.h"
 #include "libshare/client.h"
-#include "libshare/heap_reserve.h"
 #include "libshare/mgmt_prot.h"
 #include "mount_service.h"
 #include "request_stats.h"
@@ -89,12 +88,6 @@ class MgmtService final : public RpcProgram {
     live_identity_ = std::move(fn);
   }
 
-  // A big call is being received (RpcServer's on_big_input): a warm a
-  // PREPARE_BATCH started populates no more beside the transfer, and holds
-  // what it has for the batch (MemoryWarmer::RequestPause; Batch resumes
-  // it up to what the batch takes, and stops it once its memory is made).
-  void BatchComing() { warmer_.RequestPause(); }
-
   // Applies a batch made inside the daemon (the exports follower) as a
   // BATCH call applies its batch: serialized with them, then the cache,
   // the kernel's entries (incrementally) and the sharetab view follow it.
@@ -103,14 +96,11 @@ class MgmtService final : public RpcProgram {
     std::string who;  // as Caller() says it; "" = the daemon itself
     uint32_t uid = 0;
     int32_t pid = 0;
-    // A call's arrival (its record complete), and how long making its
-    // memory resident and decoding it took: the audit line's duration
-    // counts from there. Unset for the daemon's own batches.
+    // A call's arrival (its record complete), and how long decoding it
+    // took: the audit line's duration counts from there. Unset for the
+    // daemon's own batches.
     std::optional<std::chrono::steady_clock::time_point> arrived;
-    double memory_ms = 0;
     double decode_ms = 0;
-    // Memory a PREPARE_BATCH had populated before the call came (0: none).
-    std::size_t warmed_bytes = 0;
   };
   // The result's change list goes to the change log (CHANGES_SINCE): the
   // result returned has none, unless the log could not keep it.
@@ -228,14 +218,6 @@ class MgmtService final : public RpcProgram {
   // Front: the leader (committing), then the calls waiting for the next
   // group.
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(writers_mu_);
-
-  // PREPARE_BATCH: memory made ready while a client parses its batch;
-  // stopped by the next BATCH call (from any client). The announcement
-  // and its batch come on different connections, served by any worker:
-  // one served while a batch is being applied (late) warms nothing.
-  libshare::MemoryWarmer warmer_;
-  absl::Mutex warm_mu_;
-  int batches_running_ ABSL_GUARDED_BY(warm_mu_) = 0;
 
   // Frees a big batch and its result, and trims the heap, after its reply
   // (on release_thread_; in the caller if no thread can start).

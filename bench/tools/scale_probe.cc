@@ -22,23 +22,22 @@
 //   scale_probe fault-cost MIB ROUNDS
 //       Per 4 KiB page of a fresh anonymous mapping of MIB MiB: the first
 //       write taking one page fault each, against one madvise
-//       (MADV_POPULATE_WRITE, what libshare::HeapReserve does) making the
-//       whole mapping resident and then the same writes, and against the
-//       mapping's whole huge pages made huge pages first (MADV_COLLAPSE
-//       after one page of each is written, as HeapReserve does where the
-//       kernel can; "huge_per_page_us" is null where it cannot);
-//       alternated ROUNDS times. The cost a batch's heap pays per page
-//       touched.
+//       (MADV_POPULATE_WRITE) making the whole mapping resident and then
+//       the same writes, and against the mapping's whole huge pages made
+//       huge pages first (MADV_COLLAPSE after one page of each is written;
+//       "huge_per_page_us" is null where the kernel cannot); alternated
+//       ROUNDS times. The cost a batch's heap pays per page touched.
 //   scale_probe populate-cost MIB ROUNDS IDLE_S
-//       A fresh mapping of MIB MiB made resident as huge pages on one
-//       thread (MADV_COLLAPSE after one page of each huge page is written,
-//       as libshare's Populate does) against libshare::PopulateForWrite
-//       (a big fresh buffer: MADV_HUGEPAGE and MADV_POPULATE_WRITE in two
-//       halves on two threads), each after IDLE_S seconds of sleep, so
+//       A fresh region of MIB MiB made ready for a batch three ways: its
+//       pages faulted in by its writes, a libshare::BatchArena (mmap with
+//       MAP_POPULATE), and as huge pages (from a huge page's boundary,
+//       MADV_HUGEPAGE, then MADV_POPULATE_WRITE); each after IDLE_S
+//       seconds of sleep, so
 //       that the memory freed before has gone back to the host (free page
 //       reporting) as it has for an idle daemon; alternated ROUNDS times.
-//       Each time includes one write per page afterwards (what a first
-//       write costs where the pages did not become huge pages).
+//       Each time includes the mapping and one write per page afterwards
+//       (what a first write costs where the pages are not resident or not
+//       huge pages).
 //
 // Times are medians (and p90, max) in microseconds unless named _ms.
 #include <fcntl.h>
@@ -62,8 +61,8 @@
 #include <vector>
 
 #include "libshare/batch.h"
+#include "libshare/batch_arena.h"
 #include "libshare/client.h"
-#include "libshare/heap_reserve.h"
 
 extern char** environ;
 
@@ -406,49 +405,57 @@ int FaultCost(long mib, int rounds) {
 int PopulateCost(long mib, int rounds, int idle_s) {
   if (mib < 1 || rounds < 1 || idle_s < 0) return 2;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t huge = std::size_t{2} << 20;
-  std::vector<double> ms[2];  // 0: one thread collapsing, 1: PopulateForWrite
-  bool collapse_ok = true;
-  for (int r = 0; r < 2 * rounds; ++r) {
+  enum Way { kFault, kArena, kHuge };
+  std::vector<double> ms[3];
+  const auto since = [](std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - t0)
+        .count();
+  };
+  for (int r = 0; r < 3 * rounds; ++r) {
     // Alternated, and in the other order every other round.
-    const int way = (r / 2) % 2 == 0 ? r % 2 : 1 - r % 2;
-    if (way == 0 && !collapse_ok) continue;
+    const int k = r % 3;
+    const auto way = static_cast<Way>((r / 3) % 2 == 0 ? k : 2 - k);
     ::sleep(static_cast<unsigned>(idle_s));
+    const auto t0 = std::chrono::steady_clock::now();
+    if (way == kArena) {
+      libshare::BatchArena arena(bytes);
+      if (arena.mapped() < bytes) {
+        std::fprintf(stderr, "scale_probe: BatchArena mapped nothing\n");
+        return 1;
+      }
+      auto* p =
+          static_cast<volatile char*>(arena.resource()->allocate(bytes, page));
+      for (std::size_t i = 0; i < bytes; i += page) p[i] = 2;
+      ms[way].push_back(since(t0));
+      continue;
+    }
     void* m = nullptr;
     volatile char* p = MapFromHugePage(bytes, huge, &m);
     if (p == nullptr) return 1;
-    auto* start = const_cast<char*>(p);
-    const auto t0 = std::chrono::steady_clock::now();
-    if (way == 0) {
-      for (std::size_t i = 0; i < bytes; i += huge) p[i] = 1;
-      collapse_ok = ::madvise(start, bytes, MADV_COLLAPSE) == 0;
-    } else if (!libshare::PopulateForWrite(start, bytes)) {
-      std::fprintf(stderr, "scale_probe: PopulateForWrite failed\n");
-      return 1;
+    if (way == kHuge) {
+      auto* start = const_cast<char*>(p);
+      (void)::madvise(start, bytes, MADV_HUGEPAGE);
+      if (::madvise(start, bytes, MADV_POPULATE_WRITE) != 0) {
+        std::perror("scale_probe: madvise(MADV_POPULATE_WRITE)");
+        return 1;
+      }
     }
-    // Then one write per page: where the pages did not become huge pages,
-    // each first write still costs the host's mapping of it.
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     for (std::size_t i = 0; i < bytes; i += page) p[i] = 2;
-    const double t = std::chrono::duration<double, std::milli>(
-                         std::chrono::steady_clock::now() - t0)
-                         .count();
-    if (way == 1 || collapse_ok) ms[way].push_back(t);
+    ms[way].push_back(since(t0));
     ::munmap(m, bytes + huge);
   }
-  Summary two = Summarize(ms[1]);
-  char one_ms[32] = "null";
-  char ratio[32] = "null";
-  if (!ms[0].empty()) {
-    const double one = Summarize(ms[0]).p50;
-    std::snprintf(one_ms, sizeof one_ms, "%.1f", one);
-    std::snprintf(ratio, sizeof ratio, "%.2f", one / two.p50);
-  }
+  const double fault = Summarize(ms[kFault]).p50;
+  const double arena = Summarize(ms[kArena]).p50;
+  const double huge_ms = Summarize(ms[kHuge]).p50;
   std::printf(
-      "{\"mib\": %ld, \"rounds\": %d, \"idle_s\": %d, "
-      "\"one_thread_collapse_ms\": %s, \"populate_for_write_ms\": %.1f, "
-      "\"ratio\": %s}\n",
-      mib, rounds, idle_s, one_ms, two.p50, ratio);
+      "{\"mib\": %ld, \"rounds\": %d, \"idle_s\": %d, \"fault_ms\": %.1f, "
+      "\"batch_arena_ms\": %.1f, \"huge_pages_ms\": %.1f, "
+      "\"fault_over_arena\": %.2f, \"huge_pages_over_arena\": %.2f}\n",
+      mib, rounds, idle_s, fault, arena, huge_ms, fault / arena,
+      huge_ms / arena);
   return 0;
 }
 

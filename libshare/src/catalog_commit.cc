@@ -23,7 +23,6 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "catalog_impl.h"
-#include "libshare/heap_reserve.h"
 #include "libshare/share_table.h"
 #include "libshare/store.h"
 
@@ -34,12 +33,6 @@ namespace {
 // From this many operations on, a batch alone is written while it is
 // validated (see ApplyRun).
 constexpr std::size_t kWriteAheadOps = 256;
-// What the store's writer thread allocates per add (SQLite's page cache:
-// 15,000 adds took 630 pages on a fresh daemon), up to the page cache's
-// bound (store.cc: 32 MiB) and a little more: made resident before the
-// rows go in (libshare/heap_reserve.h).
-constexpr std::size_t kWriterReservePerOp = 192;
-constexpr std::size_t kWriterReserveMax = std::size_t{40} << 20;
 
 // Writes a batch's steps to the store in order. Adds in a row go in
 // statements of many rows (Store::InsertShares), so an add may wait here
@@ -122,19 +115,13 @@ class StepWriter {
 // Validate goes on; its result goes to `written`. No thread (none could be
 // started): an empty one, and the batch is validated first, then written,
 // as a small batch.
-std::thread StartWriteAhead(Store* store, std::size_t ops,
-                            ValidationProgress& progress,
+std::thread StartWriteAhead(Store* store, ValidationProgress& progress,
                             const std::vector<Step>& steps,
                             absl::Status& written) {
   try {
-    const std::size_t reserve_bytes =
-        std::min(ops * kWriterReservePerOp, kWriterReserveMax);
-    return std::thread([&progress, &steps, &written, store, reserve_bytes] {
+    return std::thread([&progress, &steps, &written, store] {
       absl::Status st;
       try {
-        // SQLite's page cache grows on this thread as the rows go
-        // in: made resident in one go (libshare/heap_reserve.h).
-        HeapReserve reserve(reserve_bytes);
         st = store->Begin();
         StepWriter w(*store);
         std::size_t i = 0;
@@ -195,7 +182,7 @@ std::vector<ShareChange> ChangesOf(absl::Span<const Share* const> touched,
     std::stable_sort(all.begin(), all.end(), by_path);
   }
   std::vector<ShareChange> out;
-  ReserveHuge(out, all.size());
+  out.reserve(all.size());
   for (const Share* s : all) {
     const bool is_dead =
         std::binary_search(dead_set.begin(), dead_set.end(), s);
@@ -326,8 +313,7 @@ void CatalogImpl::ApplyRunLocked(absl::Span<const Batch* const> run,
   } guard{progress, writer, *store_};
   if (run.size() == 1 && !run.front()->dry_run &&
       run.front()->ops.size() >= kWriteAheadOps) {
-    writer = StartWriteAhead(store_.get(), run.front()->ops.size(), progress,
-                             state.steps, written);
+    writer = StartWriteAhead(store_.get(), progress, state.steps, written);
   }
   {
     // apply_mu_ already excludes the only writer; the shared lock is for
@@ -517,7 +503,7 @@ void CatalogImpl::PrepareLink(RunState& state) {
   for (const std::vector<PendingInherit>& p : state.pending) {
     touches += p.size();
   }
-  ReserveHuge(state.touched.shares, touches);
+  state.touched.shares.reserve(touches);
   state.buckets = table_.PrepareCapacity(table_.size() + adds);
   // Room for what Link removes, so that linking after the commit does
   // not allocate for it.

@@ -21,7 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "internal_text.h"
-#include "libshare/heap_reserve.h"
+#include "libshare/batch_arena.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
 #include "libshare/share_table.h"
@@ -44,7 +44,8 @@ inline bool IsBelow(std::string_view p, std::string_view dir) {
 // bucket, chain and prime modulo. Growing allocates first and then
 // rehashes, so a failed allocation leaves the map as it was: a batch must
 // survive std::bad_alloc with a clean error (tests/reliability
-// alloc_failure). Entries are never removed.
+// alloc_failure). Entries are never removed. Its entries and slots come
+// from `memory` (the overlay's arena).
 template <typename V>
 class PathMap {
  public:
@@ -53,9 +54,16 @@ class PathMap {
     V value;
     uint64_t hash;
   };
+  // Bytes a map reserved for n entries takes: its entries and its slots.
+  static std::size_t BytesFor(std::size_t n) {
+    return n * sizeof(Entry) + SlotsFor(n, 16) * sizeof(uint64_t);
+  }
+
+  explicit PathMap(std::pmr::memory_resource* memory)
+      : entries_(memory), slots_(1, 0, memory) {}
 
   void reserve(std::size_t n) {
-    ReserveHuge(entries_, n);
+    entries_.reserve(n);
     Grow(n);
   }
   V* find(std::string_view key) {
@@ -78,20 +86,26 @@ class PathMap {
     Place(entries_.size() - 1);
     return entries_.back().value;
   }
-  const std::vector<Entry>& entries() const { return entries_; }
+  const std::pmr::vector<Entry>& entries() const { return entries_; }
 
  private:
   static constexpr uint64_t kIndexMask = 0xffffffff;
   static uint64_t Hash(std::string_view key) {
     return absl::Hash<absl::string_view>()(ToAbsl(key));
   }
-  // Room for n entries at a load of at most one half.
+  // Slots for n entries at a load of at most one half: `from` (a power of
+  // two) doubled as often as needed.
+  static std::size_t SlotsFor(std::size_t n, std::size_t from) {
+    while (from < 2 * n) from *= 2;
+    return from;
+  }
+  // Room for n entries.
   void Grow(std::size_t n) {
-    std::size_t want = slot_count_ == 0 ? 16 : slot_count_;
-    while (want < 2 * n) want *= 2;
+    const std::size_t want = SlotsFor(n, slot_count_ == 0 ? 16 : slot_count_);
     if (want == slot_count_) return;
-    auto fresh = std::make_unique<uint64_t[]>(want);  // may throw: no change
-    slots_ = std::move(fresh);
+    // May throw: no change.
+    std::pmr::vector<uint64_t> fresh(want, 0, slots_.get_allocator());
+    slots_.swap(fresh);
     slot_count_ = want;
     mask_ = want - 1;
     for (std::size_t k = 0; k < entries_.size(); ++k) Place(k);
@@ -103,8 +117,8 @@ class PathMap {
     slots_[i] = (h & ~kIndexMask) | (k + 1);
   }
 
-  std::vector<Entry> entries_;
-  std::unique_ptr<uint64_t[]> slots_ = std::make_unique<uint64_t[]>(1);
+  std::pmr::vector<Entry> entries_;
+  std::pmr::vector<uint64_t> slots_;  // slot_count_ of them (one before)
   std::size_t slot_count_ = 0;
   std::size_t mask_ = 0;
 };
@@ -118,8 +132,10 @@ class PathMap {
 // 20220623's raw_hash_set::resize is not exception-safe (after a failed
 // allocation its destructor frees a static sentinel or a stale pointer),
 // and a batch must survive std::bad_alloc with a clean error (found by
-// tests/reliability alloc_failure). Their nodes come from one arena that
-// is freed at once with the overlay: a node allocation is a pointer bump.
+// tests/reliability alloc_failure). Their nodes and the path map come from
+// one arena (BatchArena) that is given back at once with the overlay: a
+// node allocation is a pointer bump, and the memory of a batch's overlay
+// is mapped and made resident in one call, sized by its operations.
 class Overlay {
  public:
   struct Group {
@@ -148,7 +164,9 @@ class Overlay {
     uint64_t id = 0;  // its store row (Share::id)
   };
 
-  Overlay(const ShareTable& table, std::size_t ops) : table_(table) {
+  Overlay(const ShareTable& table, std::size_t ops)
+      : table_(table),
+        arena_(PathMap<ShareState>::BytesFor(ops) + kMapNodeBytes) {
     shares_.reserve(ops);
   }
   Overlay(const Overlay&) = delete;
@@ -296,6 +314,11 @@ class Overlay {
   }
 
  private:
+  // Room in the arena beside the path map for its first slot and the
+  // groups' and folders' map nodes (a few per group and parent folder);
+  // more comes from the heap.
+  static constexpr std::size_t kMapNodeBytes = std::size_t{64} << 10;
+
   // O(N): only to name the culprit of a refused operation.
   std::string AnyShareBelow(std::string_view path, uint64_t dev) const {
     std::string_view best;
@@ -359,15 +382,15 @@ class Overlay {
   using ViewMap = std::pmr::unordered_map<absl::string_view, V,
                                           absl::Hash<absl::string_view>>;
   // Declared before the maps, which it outlives.
-  std::pmr::monotonic_buffer_resource arena_;
-  ViewMap<Group> groups_{&arena_};
+  BatchArena arena_;
+  ViewMap<Group> groups_{arena_.resource()};
   // FindGroup's last answer: the entry of a group named last_group_name_
   // (a view of the caller's name, which outlives the overlay).
   std::string_view last_group_name_;
   Group* last_group_ = nullptr;
-  PathMap<ShareState> shares_;
+  PathMap<ShareState> shares_{arena_.resource()};
   // The inner maps take arena_ too (uses-allocator construction).
-  ViewMap<std::pmr::unordered_map<uint64_t, int64_t>> below_{&arena_};
+  ViewMap<std::pmr::unordered_map<uint64_t, int64_t>> below_{arena_.resource()};
   // CountAncestors' last chain: the counters of chain_parent_ and its
   // ancestors for chain_dev_ (empty chain_parent_: none yet).
   std::string_view chain_parent_;

@@ -31,7 +31,6 @@
 #include "internal_text.h"
 #include "libshare/dir_walk.h"
 #include "libshare/fs_identity.h"
-#include "libshare/heap_reserve.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
 #include "libshare/share_table.h"
@@ -72,7 +71,7 @@ class DirectoryChecks {
     for (const Operation& op : batch.ops) adds += op.type == Op::kAddShare;
     if (adds < kMinPaths) return;
     ops_.reserve(adds);
-    ReserveHuge(results_, adds);
+    results_.reserve(adds);
     for (std::size_t i = 0; i < batch.ops.size(); ++i) {
       if (batch.ops[i].type == Op::kAddShare) ops_.push_back(i);
     }

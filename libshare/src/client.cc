@@ -25,7 +25,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "libshare/heap_reserve.h"
 #include "libshare/mgmt_codec.h"
 #include "libshare/mgmt_prot.h"
 
@@ -298,11 +297,7 @@ absl::Status RpcClient::Send(uint32_t proc, xdrproc_t args_fn, void* args,
         "the request is ", (body - 24) >> 20, " MiB, over the ",
         kMaxCallBytes >> 20, " MiB sharemgrd accepts in one call"));
   }
-  // A big call's buffer is made resident in one go before it is written
-  // (1,000,000 adds: 76 MB, past the batch's heap reserve, was faulted in
-  // 4 KiB at a time while zeroed).
   buf_.clear();  // the last reply: not copied into a bigger buffer
-  (void)ReserveResident(buf_, 4 + body);
   buf_.resize(4 + body);
   XDR x;
   ::xdrmem_create(&x, buf_.data() + 4, static_cast<u_int>(body), XDR_ENCODE);

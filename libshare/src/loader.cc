@@ -12,7 +12,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "libshare/heap_reserve.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
 #include "options_cache.h"
@@ -29,12 +28,6 @@ absl::Status BadRow(uint64_t id, absl::string_view why) {
       "store row ", id, " (shares table): ", why,
       "; fix or delete the row (sharemgrd refuses to start with it)"));
 }
-
-// Heap reserved for the scan per byte of the store's pages in use: 15,000
-// shares (a 1.26 MB file) loaded in 16 ms with 5, 17 with 8, 20 with 12, 25
-// with 3, 30 with 2 and 27-34 ms without a reserve (medians of 12 starts each,
-// alternated); RSS at serving the same for all.
-constexpr std::size_t kLoadHeapPerStoreByte = 5;
 
 // One group and its shares as the scan sorted them, not yet checked,
 // compiled or linked into the table.
@@ -120,19 +113,10 @@ absl::Status ScanShares(Store& store, uint64_t generation,
 }
 
 // Reads the groups (into *table) and the shares (into *work) on this
-// thread. The Share objects and their texts come from this thread's heap,
-// all of it fresh: made resident in one go first (libshare/heap_reserve.h),
-// sized by the store's pages in use (not its free ones: a store that once
-// held many more shares keeps its size). What the load leaves unused is
-// trimmed after it (the daemon's malloc_trim).
+// thread.
 absl::Status ReadRows(Store& store, std::vector<GroupRow>& groups,
                       uint64_t generation, ShareTable* table,
                       std::vector<GroupWork>* work, std::size_t* total) {
-  absl::StatusOr<uint64_t> used = store.UsedBytes();
-  HeapReserve reserve(used.ok() ? static_cast<std::size_t>(std::min<uint64_t>(
-                                      *used, HeapReserve::kMaxBytes)) *
-                                      kLoadHeapPerStoreByte
-                                : 0);
   GroupIndex index;
   if (absl::Status added = AddGroups(groups, table, work, &index);
       !added.ok()) {

@@ -2,22 +2,17 @@
 
 #include <algorithm>
 
-#include "libshare/heap_reserve.h"
-
 namespace sharemgrd {
 namespace {
 
-// From this size on, a new record buffer is populated when it is made
-// (glibc maps such a buffer on its own, so each of its pages would fault).
-constexpr std::size_t kPopulateBytes = std::size_t{256} << 10;
 // On a connection allowed calls bigger than this (root and the admin
 // group over the management socket), a fragment of up to this size gets
-// its whole buffer when its first bytes arrive: one buffer made and
-// populated, not five grown in turn (a 15,000-add batch is a 0.96 MB call;
-// its transfer took 8-18 ms with the buffer doubled from 64 KiB, 4-9 ms
-// with it whole), and a bigger one's buffer starts at this size. Other
-// connections (readers, MOUNT clients) get buffers that grow only with
-// what arrives: they cannot make the daemon hold a megabyte for 5 bytes.
+// its whole buffer when its first bytes arrive: one buffer made, not five
+// grown in turn (a 15,000-add batch is a 0.96 MB call; its transfer took
+// 8-18 ms with the buffer doubled from 64 KiB, 4-9 ms with it whole), and a
+// bigger one's buffer starts at this size. Other connections (readers,
+// MOUNT clients) get buffers that grow only with what arrives: they cannot
+// make the daemon hold a megabyte for 5 bytes.
 constexpr std::size_t kWholeBytes = std::size_t{1} << 20;
 
 }  // namespace
@@ -60,14 +55,6 @@ bool RecordReader::Feed(const char* data, std::size_t n,
       std::string bigger;
       bigger.reserve(std::min<std::size_t>(
           end, std::max({need, record_.capacity() * 2, whole})));
-      // A big buffer's pages are made resident in one call rather than
-      // taken one fault at a time as the record arrives: on this project's
-      // VMs a page populated costs half a fault or less
-      // (libshare/heap_reserve.h). A 15,000-add batch's record took 750
-      // faults on its way in.
-      if (bigger.capacity() >= kPopulateBytes) {
-        libshare::PopulateForWrite(bigger.data(), bigger.capacity());
-      }
       bigger.append(record_);
       record_.swap(bigger);
     }

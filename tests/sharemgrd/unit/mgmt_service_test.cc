@@ -3,17 +3,14 @@
 #include <rpc/rpc.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,7 +21,6 @@
 #include "libshare/catalog.h"
 #include "libshare/mgmt_prot.h"
 #include "libshare/store.h"
-#include "log.h"
 
 namespace sharemgrd {
 namespace {
@@ -64,7 +60,6 @@ class MgmtServiceTest : public ::testing::Test {
                                              std::nullopt);
   }
   void TearDown() override {
-    (void)SetLogFile("");  // a test that set one may have stopped early
     service_.reset();
     mounts_.reset();
     cache_.reset();
@@ -137,34 +132,6 @@ class MgmtServiceTest : public ::testing::Test {
     return BatchStatus(CallAs(uid, MGMTPROC_BATCH, EncodeArgs(args)));
   }
 
-  // Sends a batch creating `group` and sharing `n` new folders under
-  // dir_/export as `uid` (more than 20: logged with where its time went);
-  // returns the decoded reply status.
-  mgmt_status ManyAddsAs(uid_t uid, const std::string& group, int n) {
-    std::string empty;
-    std::vector<std::string> paths;
-    for (int i = 0; i < n; ++i) {
-      paths.push_back(dir_ + "/export/" + group + std::to_string(i));
-      EXPECT_EQ(mkdir(paths.back().c_str(), 0755), 0);
-    }
-    std::vector<mgmt_op> ops(n + 1);
-    ops[0].type = MGMT_OP_CREATE_GROUP;
-    ops[0].group = const_cast<char*>(group.c_str());
-    ops[0].path = ops[0].options = ops[0].description = ops[0].resource =
-        ops[0].fs_identity =
-        empty.data();
-    for (int i = 0; i < n; ++i) {
-      ops[i + 1] = ops[0];
-      ops[i + 1].type = MGMT_OP_ADD_SHARE;
-      ops[i + 1].path = paths[i].data();
-    }
-    mgmt_batch_args args{};
-    args.ops.ops_len = static_cast<u_int>(ops.size());
-    args.ops.ops_val = ops.data();
-    args.origin = empty.data();
-    return BatchStatus(CallAs(uid, MGMTPROC_BATCH, EncodeArgs(args, 64 << 10)));
-  }
-
   // Sends PREPARE_BATCH announcing `bytes` as `uid`; returns the call's
   // accept status and sets *st to the reply's status.
   accept_stat PrepareAs(uid_t uid, uint64_t bytes, mgmt_status* st,
@@ -211,7 +178,7 @@ TEST_F(MgmtServiceTest, PrepareBatchNeedsTheRightsOfABatch) {
   EXPECT_EQ(st, MGMT_ERR_PERM);
   EXPECT_EQ(PrepareAs(0, 1 << 20, &st), SUCCESS);
   EXPECT_EQ(st, MGMT_OK);
-  // More than any call may be: answered, nothing warmed.
+  // More than any call may be: answered all the same.
   EXPECT_EQ(PrepareAs(0, uint64_t{1} << 40, &st), SUCCESS);
   EXPECT_EQ(st, MGMT_OK);
   mgmt_status unused;
@@ -219,57 +186,6 @@ TEST_F(MgmtServiceTest, PrepareBatchNeedsTheRightsOfABatch) {
   EXPECT_EQ(catalog_->group_count(), 0u);
   EXPECT_EQ(BatchAs(0), MGMT_OK);
   EXPECT_EQ(catalog_->share_count(), 1u);
-}
-
-// The batch after a PREPARE_BATCH from a caller who may change shares
-// says in its audit line how much memory was warmed ahead of it; a
-// refused PREPARE_BATCH warms nothing, and a warm is reported once.
-TEST_F(MgmtServiceTest, PreparedBatchSaysWhatWasWarmedAhead) {
-  utsname u;
-  int major = 0;
-  int minor = 0;
-  ASSERT_EQ(uname(&u), 0);
-  ASSERT_EQ(std::sscanf(u.release, "%d.%d", &major, &minor), 2);
-  if (major < 5 || (major == 5 && minor < 14)) {
-    GTEST_SKIP() << "kernel older than 5.14: nothing is populated";
-  }
-  const std::string log = dir_ + "/log";
-  ASSERT_TRUE(SetLogFile(log).ok());
-  // The audit line of the last batch of 25 adds.
-  const auto last_line = [&log] {
-    std::ifstream f(log);
-    std::string line;
-    std::string found;
-    while (std::getline(f, line)) {
-      if (line.find(": create 1, add-share 25 (") != std::string::npos) {
-        found = line;  // the last such line
-      }
-    }
-    return found;
-  };
-  const std::regex warmed(", ([0-9]+) MiB warmed ahead\\)$");
-  std::smatch m;
-  mgmt_status st = MGMT_OK;
-  EXPECT_EQ(PrepareAs(65534, 1 << 20, &st), SUCCESS);
-  EXPECT_EQ(st, MGMT_ERR_PERM);
-  ASSERT_EQ(ManyAddsAs(0, "a", 25), MGMT_OK);
-  std::string a = last_line();
-  ASSERT_FALSE(a.empty());
-  EXPECT_FALSE(std::regex_search(a, m, warmed)) << "refused, yet: " << a;
-
-  EXPECT_EQ(PrepareAs(0, 1 << 20, &st), SUCCESS);
-  EXPECT_EQ(st, MGMT_OK);
-  ASSERT_EQ(ManyAddsAs(0, "b", 25), MGMT_OK);
-  std::string b = last_line();
-  ASSERT_TRUE(std::regex_search(b, m, warmed)) << b;
-  EXPECT_GE(std::stoi(m[1]), 2) << b;  // at least one 2 MiB step
-
-  ASSERT_EQ(ManyAddsAs(0, "c", 25), MGMT_OK);
-  std::string c = last_line();
-  EXPECT_NE(c, b);
-  EXPECT_FALSE(std::regex_search(c, m, warmed)) << "reported twice: " << c;
-  EXPECT_EQ(catalog_->share_count(), 75u);
-  ASSERT_TRUE(SetLogFile("").ok());
 }
 
 // The status of a reply whose union starts with mgmt_status (every one).

@@ -3,8 +3,8 @@
 against rpc.mountd + exportfs on both, in one QEMU guest
 (tests/kernel/guest.sh): a change on head B until head A serves it, a
 client's stall across a failover, mounted shares stat'ed on A after a
-change. Prints the table and writes OUT/failover_table.md (.csv,
-failover_raw.json) and the guest's files (OUT/kernel_guest_failover/).
+change. Prints the table and writes OUT/kernel_table_failover.md (.csv,
+kernel_raw_failover.json) and the guest's files (OUT/kernel_guest_failover/).
 
   bench/kernel_guest/failover_bench.py                    # 15,000 ops
   bench/kernel_guest/failover_bench.py --ops 2000 --rounds 1 --no-replica
@@ -230,14 +230,14 @@ def main():
     log(f"FAILED: the guest run failed (exit {p.returncode}); logs in {res}")
     return 1
   md, csv, raw = build_table(fres, host)
-  with open(os.path.join(args.out, "failover_table.md"), "w") as f:
+  with open(os.path.join(args.out, "kernel_table_failover.md"), "w") as f:
     f.write(md + "\n")
-  with open(os.path.join(args.out, "failover_table.csv"), "w") as f:
+  with open(os.path.join(args.out, "kernel_table_failover.csv"), "w") as f:
     f.write(csv)
-  with open(os.path.join(args.out, "failover_raw.json"), "w") as f:
+  with open(os.path.join(args.out, "kernel_raw_failover.json"), "w") as f:
     json.dump(raw, f, indent=1)
   print(md)
-  log(f"done in {host['wall']:.0f} s; {args.out}/failover_table.md, guest "
+  log(f"done in {host['wall']:.0f} s; {args.out}/kernel_table_failover.md, guest "
       f"results in {res}")
   return 0
 

@@ -109,7 +109,9 @@ def build_table(res, host):
       "add on B reached A, beside 22 shares", "again_small")
   row("… the same 20 stats before the change (floor)", "again_small_floor")
   flushed("again_small_flushed")
-  row(f"the same beside {n} more shares", "again_big")
+  row(f"1 share added on B beside {n} until A has it (no mount)",
+      "again_big_change_follow")
+  row(f"the 20 stats beside {n} more shares", "again_big")
   row("… floor", "again_big_floor")
   flushed("again_big_flushed")
   for s, what in (("shared", "shared storage"),

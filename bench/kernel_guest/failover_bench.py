@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Two kernel NFS heads (issue 47): sharemgrd --kernel=on --store on both
 against rpc.mountd + exportfs on both, in one QEMU guest
-(tests/kernel/guest.sh): a change on head B until head A serves it, a
+(tests/support/kernel/guest.sh): a change on head B until head A serves it, a
 client's stall across a failover, mounted shares stat'ed on A after a
 change. Prints the table and writes OUT/kernel_table_failover.md (.csv,
 kernel_raw_failover.json) and the guest's files (OUT/kernel_guest_failover/).
@@ -185,7 +185,7 @@ def main():
   if not shutil.which("qemu-system-x86_64"):
     log("error: qemu-system-x86_64 not found (scripts/deps installs it)")
     return 1
-  guest = os.path.join(ROOT, "tests", "kernel", "guest.sh")
+  guest = os.path.join(ROOT, "tests", "support", "kernel", "guest.sh")
   script = os.path.join(ROOT, "bench", "kernel_guest", "failover_bench.sh")
   binp = os.path.abspath(os.path.join(args.build, "bin"))
   os.makedirs(args.out, exist_ok=True)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Two kernel NFS heads (issue 47's benchmarks), run inside the QEMU guest
 # as a scenario:
-#   tests/kernel/guest.sh run bench/kernel_guest/failover_bench.sh
+#   tests/support/kernel/guest.sh run bench/kernel_guest/failover_bench.sh
 # (bench/kernel_guest/failover_bench.py does that and prints the table).
 #
 # Head A is the guest's root namespace, head B the network namespace headB
 # with a mount namespace of its own, the client the namespace cl reaching
-# the service address through A's or B's link (tests/kernel/lib.sh, "two
+# the service address through A's or B's link (tests/support/kernel/lib.sh, "two
 # heads"). Side by side, in sessions of one peer each (FB_FIRST's peer
 # first, then the other, alternated when FB_SESSIONS > 1):
 #   mountd    rpc.mountd + exportfs on both heads, the same exports on
@@ -55,13 +55,10 @@
 # of again_big, 1), FB_SESSIONS (sessions per peer, 1), FB_FIRST (mountd),
 # FB_REPLICA (1: the replica failover too), FB_GRACE (20), FB_FAIL_WAIT
 # (20), FB_PARTS ("serve failover": which parts run), FB_TRACE (set -x).
-source "$KT_SRC/tests/kernel/lib.sh"
-kt_sharemgrd_has_kernel || skip "$SHAREMGRD has no --kernel option"
-[[ $("$SHAREMGRD" --help 2>&1) == *--store* ]] || skip "$SHAREMGRD has no --store"
+source "$KT_SRC/tests/support/kernel/lib.sh"
+kt_pg_require
 command -v nfsdcld >/dev/null || skip "no nfsdcld (nfs-kernel-server)"
 command -v tune2fs >/dev/null || skip "no tune2fs"
-PG=$KT_SRC/tests/support/pg_server.sh
-"$PG" bindir >/dev/null 2>&1 || skip "no PostgreSQL server binaries (initdb)"
 TAKEOVER=$KT_SRC/sharemgrd/sharemgr-takeover
 READER=$KT_SRC/bench/kernel_guest/stall_reader.py
 export SHARECTL
@@ -188,38 +185,6 @@ a_kill() {
   return 0
 }
 
-# Head B with rpc.mountd: its own rpcbind, /run, /var/lib/nfs and
-# /etc/exports (a file of A's tmpfs bind-mounted over it), the replica
-# mounted on /srv/rep. KT_B_PID is its rpc.mountd (kt_in_b enters there).
-# What should move to lib.sh beside kt_head_b_start.
-b_mountd_start() {  # SETUP
-  cp "$KT_WORK/base.exports" "$KT_WORK/b.exports"
-  mkdir -p "$KT_WORK/b.exports.d"
-  cat >"$KT_WORK/headb-mountd.sh" <<EOF
-set -e
-mount -t nfsd nfsd /proc/fs/nfsd
-mount -t tmpfs runB /run
-mkdir -p /run/rpc_pipefs /run/rpcbind
-mount -t rpc_pipefs sunrpc /run/rpc_pipefs
-mount -t tmpfs nfslibB /var/lib/nfs
-mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/sm /var/lib/nfs/sm.bak
-touch /var/lib/nfs/etab /var/lib/nfs/rmtab
-mount --bind "$KT_WORK/b.exports" /etc/exports
-mount --bind "$KT_WORK/b.exports.d" /etc/exports.d
-rpcbind -w
-$1
-exportfs -ra
-echo "head B: exports ready"
-exec rpc.mountd -F
-EOF
-  : >"$KT_WORK/b.log"
-  ip netns exec headB unshare -m --propagation private bash "$KT_WORK/headb-mountd.sh" \
-    >>"$KT_WORK/b.log" 2>&1 &
-  KT_B_PID=$!
-  kt_wait_until 30 "head B's rpc.mountd registered" \
-    bash -c "grep -q 'exports ready' '$KT_WORK/b.log' && nsenter -t $KT_B_PID -m -n rpcinfo -p 127.0.0.1 2>/dev/null | grep -q mountd"
-}
-
 gen_of() {  # SOCKET -> the table generation that head serves
   local out
   out=$("$SHARECTL" --socket "$1" --json stats 2>/dev/null) || return 1
@@ -239,7 +204,7 @@ a_at() {  # G
 b_up() {
   local setup="mount -o loop '$KT_WORK/img/rep-copy.img' /srv/rep"
   if [[ $PEER == mountd ]]; then
-    b_mountd_start "$setup"
+    kt_head_b_mountd_start "$(cat "$KT_WORK/base.exports")" "$setup"
   else
     kt_head_b_start "$URL" "$setup"
     local g
@@ -261,7 +226,6 @@ a_takes() {  # NAME of the records folder
   [[ $PEER == sharemgr ]] && sock=(--socket "$KT_SM_SOCKET")
   out=$("$TAKEOVER" start "${HA[@]}" --interface a0 --pipefs /run/rpc_pipefs "${sock[@]}" 2>&1) ||
     fail "takeover on A: $out"
-  head_route a
   kt_client_via a
   reaches "A"
 }
@@ -279,19 +243,6 @@ reaches() {  # HEAD
   echo "--- cl: $(ip -n cl route show | tr '\n' ';') / $(ip -n cl neigh show | tr '\n' ';')"
   echo "--- A listening: $(ss -ltn | grep -c ':2049 ') on 2049; nfsd threads $(cat /proc/fs/nfsd/threads)"
   fail "the client does not reach $1 ($KT_SVC:2049) within 30 s"
-}
-
-# The head's route to the client. The heads' links carry no IPv4
-# address but the service address, and the kernel drops a link's routes
-# with its last address: a head that gave the address up and takes it
-# again has none (kt_failover_net adds them once). What lib.sh's
-# kt_client_via (or the takeover in the scenarios) should do.
-head_route() {  # a|b
-  if [[ $1 == a ]]; then
-    ip route replace "$KT_CLIENT_ADDR/32" dev a0
-  else
-    ip -n headB route replace "$KT_CLIENT_ADDR/32" dev b0
-  fi
 }
 
 b_takes() {
@@ -423,7 +374,6 @@ failover() {  # STORAGE(shared|replica)
   "$TAKEOVER" stop "${HA[@]}" --interface a0 >/dev/null || fail "takeover stop on A"
   out=$(b_takes 2>&1) || fail "takeover on B: $out"
   t1=$(now)
-  head_route b
   kt_client_via b
   record "$SES" "$PEER" "fo_${storage}_takeover" 1 "$(elapsed "$t0" "$t1")"
   local done_v=
@@ -467,7 +417,7 @@ failover() {  # STORAGE(shared|replica)
 teardown() {
   local m
   set +e
-  cp "$KT_WORK"/*.log "$KT_WORK"/headb*.sh "$OUT/" 2>/dev/null
+  cp "$KT_WORK"/*.log "$KT_WORK"/headb.sh "$OUT/" 2>/dev/null
   for m in $(awk '$3 == "nfs" || $3 == "nfs4" {print $2}' /proc/mounts | sort -r); do
     timeout 20 umount -f "$m" 2>/dev/null || umount -l "$m"
   done

@@ -107,8 +107,8 @@ class Runner {
   // Maps a client call's failure to a message and an exit code.
   int CallFailed(std::string_view cmd, const absl::Status& s);
   // Says to the daemon that a big batch follows (PREPARE_BATCH), before
-  // `file` is read and parsed, so that it makes the batch's memory ready
-  // meanwhile. On a connection of its own, closed at once: the batch's
+  // `file` is read and parsed: sharemgrd before the batch arena made the
+  // batch's memory ready meanwhile (this one answers and changes nothing). On a connection of its own, closed at once: the batch's
   // own is opened when it is sent, as before (a PREPARE that failed, or a
   // long parse, cannot leave it broken or idle). Quiet: a daemon that
   // cannot be reached or refuses is told nothing, and the batch then

@@ -332,19 +332,6 @@ again_round() {  # WHAT ROUND NAME(added)
 
 # ---------------------------------------------------------------- failover
 
-# Whether the records folder holds an NFSv4 client's record (nfsdcld's
-# sqlite database).
-has_records() {  # DIR
-  python3 - "$1" <<'EOF'
-import sqlite3, sys
-c = sqlite3.connect(f"file:{sys.argv[1]}/main.sqlite?mode=ro", uri=True)
-tables = [t for (t,) in c.execute(
-    "select name from sqlite_master where type='table' and name like 'rec-%'")]
-sys.exit(0 if any(c.execute(f'select count(*) from "{t}"').fetchone()[0]
-                  for t in tables) else 1)
-EOF
-}
-
 # The reader's outcome after the kill at T0: "STALL FROM_KILL" once a
 # read succeeded after T0, "E NAME" once an error has lasted FAIL_WAIT s,
 # nothing while neither.
@@ -367,7 +354,7 @@ failover() {  # STORAGE(shared|replica)
     rpid[$v]=$!
     kt_wait_until 20 "the v$v reader's first read" grep -q '^ok' "$KT_WORK/reader$v.$storage"
   done
-  kt_wait_until 20 "the NFSv4 client's record in $HA_DIR" has_records "$HA_DIR"
+  kt_wait_until 20 "the NFSv4 client's record in $HA_DIR" kt_nfsdcld_records "$HA_DIR"
   sleep 2
   t0=$(now)
   a_kill

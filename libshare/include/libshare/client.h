@@ -160,8 +160,9 @@ class Client {
 
   [[nodiscard]] virtual absl::StatusOr<BatchResult> Apply(const Batch& batch) = 0;
   // Says that a batch of about `call_bytes` encoded bytes follows, before
-  // it is read and parsed: the daemon makes memory ready for it meanwhile
-  // (MGMTPROC_PREPARE_BATCH; it needs the rights of Apply()). Sent, not
+  // it is read and parsed (MGMTPROC_PREPARE_BATCH; it needs the rights of
+  // Apply()). This sharemgrd answers and changes nothing; earlier ones
+  // made memory ready for the batch meanwhile. Sent, not
   // waited for: an error is one of sending; what the daemon answers (a
   // refusal, or PROC_UNAVAIL from a daemon without it) is skipped by the
   // next call on this client, or by closing it. Nothing changes either

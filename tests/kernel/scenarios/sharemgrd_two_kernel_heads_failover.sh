@@ -27,17 +27,6 @@ source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_pg_require
 command -v nfsdcld >/dev/null || skip "no nfsdcld (nfs-kernel-server)"
 TAKEOVER=$KT_SRC/sharemgrd/sharemgr-takeover
-# Whether nfsdcld's database on /srv/ha holds a client record.
-nfsdcld_records() {
-  python3 - <<'EOF'
-import sqlite3, sys
-c = sqlite3.connect("file:/srv/ha/main.sqlite?mode=ro", uri=True)
-tables = [t for (t,) in c.execute(
-    "select name from sqlite_master where type='table' and name like 'rec-%'")]
-sys.exit(0 if any(c.execute(f'select count(*) from "{t}"').fetchone()[0]
-                  for t in tables) else 1)
-EOF
-}
 export SHARECTL
 kt_setup
 chmod 755 "$KT_WORK"
@@ -102,7 +91,7 @@ for v in v3 v4; do
     "the open file through A ($v)"
 done
 # The NFSv4.2 client's record is in A's nfsdcld database on /srv/ha.
-kt_wait_until 20 "the NFSv4 client's record on /srv/ha" nfsdcld_records
+kt_wait_until 20 "the NFSv4 client's record on /srv/ha" kt_nfsdcld_records /srv/ha
 
 step "failover: A's sharemgrd killed, A stopped, B takes over"
 t0=$(date +%s.%N)

@@ -628,3 +628,17 @@ kt_pg_require() {
   PG=$KT_SRC/tests/support/pg_server.sh
   "$PG" bindir >/dev/null 2>&1 || skip "no PostgreSQL server binaries (initdb)"
 }
+
+# Whether nfsdcld's database in DIR (its -s folder) holds a client record:
+# an NFSv4 client of this head that a takeover's grace period will let
+# reclaim.
+kt_nfsdcld_records() {  # DIR
+  python3 - "$1" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(f"file:{sys.argv[1]}/main.sqlite?mode=ro", uri=True)
+tables = [t for (t,) in c.execute(
+    "select name from sqlite_master where type='table' and name like 'rec-%'")]
+sys.exit(0 if any(c.execute(f'select count(*) from "{t}"').fetchone()[0]
+                  for t in tables) else 1)
+EOF
+}

@@ -57,11 +57,9 @@
 # (20), FB_PARTS ("serve failover": which parts run), FB_TRACE (set -x).
 source "$KT_SRC/tests/support/kernel/lib.sh"
 kt_pg_require
-command -v nfsdcld >/dev/null || skip "no nfsdcld (nfs-kernel-server)"
+kt_takeover_require
 command -v tune2fs >/dev/null || skip "no tune2fs"
-TAKEOVER=$KT_SRC/sharemgrd/sharemgr-takeover
 READER=$KT_SRC/bench/kernel_guest/stall_reader.py
-export SHARECTL
 
 N=${FB_OPS:-15000}
 ROUNDS=${FB_ROUNDS:-3}

@@ -17,10 +17,8 @@
 # Logs "TIMING replica failover": from A's end to the first read on B.
 source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_pg_require
+kt_takeover_require
 command -v tune2fs >/dev/null || skip "no tune2fs"
-command -v nfsdcld >/dev/null || skip "no nfsdcld (nfs-kernel-server)"
-TAKEOVER=$KT_SRC/sharemgrd/sharemgr-takeover
-export SHARECTL
 kt_setup
 chmod 755 "$KT_WORK"
 PGDIR=$KT_WORK/pg

@@ -25,9 +25,7 @@
 # The guest's own nfsd is started again at the end for the next scenarios.
 source "$(dirname "$0")/../../support/kernel/lib.sh"
 kt_pg_require
-command -v nfsdcld >/dev/null || skip "no nfsdcld (nfs-kernel-server)"
-TAKEOVER=$KT_SRC/sharemgrd/sharemgr-takeover
-export SHARECTL
+kt_takeover_require
 kt_setup
 chmod 755 "$KT_WORK"
 PGDIR=$KT_WORK/pg

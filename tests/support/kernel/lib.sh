@@ -642,3 +642,12 @@ sys.exit(0 if any(c.execute(f'select count(*) from "{t}"').fetchone()[0]
                   for t in tables) else 1)
 EOF
 }
+
+# What a takeover between heads needs: nfsdcld (the NFSv4 records) and
+# the shipped script. Sets TAKEOVER (sharemgrd/sharemgr-takeover) and
+# exports SHARECTL for its --socket check.
+kt_takeover_require() {
+  command -v nfsdcld >/dev/null || skip "no nfsdcld (nfs-kernel-server)"
+  TAKEOVER=$KT_SRC/sharemgrd/sharemgr-takeover
+  export SHARECTL
+}

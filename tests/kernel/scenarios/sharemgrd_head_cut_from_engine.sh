@@ -10,6 +10,9 @@
 # - B's route to the engine is removed. B's mounted client reads on, a
 #   new mount of a share B has works, a change on B is refused with exit
 #   3 naming the engine; A takes changes meanwhile.
+# - Still cut, B's sharemgrd is killed (-9): the client reads on; started
+#   again (the engine unreachable), B serves its copy: the client reads,
+#   a new mount works, changes are refused.
 # - The route is back: B reaches A's generation, serves A's new share,
 #   and its kernel was not flushed (nfsd.export's flush time, the mounted
 #   share's entry byte for byte, B's flush count); B takes changes again.
@@ -87,6 +90,32 @@ KT_NS=cl kt_must_mount 3 $KT_SVC:/srv/data/d2 /mnt/d2
 kt_assert_rw /mnt/d2 /srv/data/d2
 # d3, added on A during the cut, is not B's yet.
 KT_NS=cl kt_mount_refused "" 3 $KT_SVC:/srv/data/d3 /mnt/d3
+
+step "B's sharemgrd killed (-9) while cut: the client reads on; started again, B serves its copy"
+kill -KILL "$KT_B_PID"; wait "$KT_B_PID" 2>/dev/null || true
+assert_eq "ok served from B" "$(kt_held_client_ask read-open)" "the open file through B, B's daemon dead"
+b_rpcbind=$(for p in $(ip netns pids headB); do
+  [[ $(cat "/proc/$p/comm" 2>/dev/null) == rpcbind ]] && echo "$p"; done | head -n 1)
+[[ -n $b_rpcbind ]] || fail "no rpcbind left in B's namespaces"
+nsenter -t "$b_rpcbind" -m -n "$SHAREMGRD" --kernel=on --foreground --store "$b_url" \
+  --head b --db "$KT_WORK/b.db" --socket "$KT_WORK/b.sock" \
+  --sharetab "$KT_WORK/b.sharetab" 2>>"$KT_WORK/b.log" &
+KT_B_PID=$!
+kt_wait_until 60 "B serving again" \
+  bash -c "(( \$(grep -c '^sharemgrd: serving' '$KT_WORK/b.log') == 2 ))"
+assert_eq "ok served from B" "$(kt_held_client_ask read-open)" "the open file through B, B started again"
+kt_umount /mnt/d2
+KT_NS=cl kt_must_mount 3 $KT_SVC:/srv/data/d2 /mnt/d2
+kt_assert_rw /mnt/d2 /srv/data/d2
+assert_fails "engine is unreachable" "a change on B started again while cut" \
+  "$SHARECTL" --socket "$KT_WORK/b.sock" add-share -s /srv/data/d4 g
+# Every start flushes the kernel's caches once (dropping an earlier
+# responder's answers): what the heal must not move is taken now.
+entry_before=$(in_b_net grep -v '^#' /proc/net/rpc/nfsd.export/content | awk '$1 == "/srv/data/d1"')
+[[ -n $entry_before ]] || fail "B's nfsd has no export entry for the mounted d1 after B's start"
+flush_before=$(in_b_net cat /proc/net/rpc/nfsd.export/flush)
+flushes_before=$(kt_scb --json stats | jq -r .kernel.flushes)
+sleep 1.1
 
 step "the cut heals: B catches up without a flush"
 t0=$(date +%s.%N)

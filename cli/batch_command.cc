@@ -146,7 +146,8 @@ int Runner::RunBatch(const ParsedArgs& a) {
         continue;
       }
       Operation& op = batch.ops[i];
-      if (op.type == Operation::Type::kCreateGroup) known.push_back(op.group);
+      if (op.type == Operation::Type::kCreateGroup)
+        known.push_back(op.group.str());
       if (op.type == Operation::Type::kDeleteGroup) {
         known.erase(std::remove(known.begin(), known.end(), op.group),
                     known.end());

@@ -499,12 +499,12 @@ absl::Status ParseArgViews(const CommandSpec& spec,
 namespace {
 
 // The path of -s, normalized, into *path.
-absl::Status UserPath(std::string_view text, std::string* path) {
+absl::Status UserPath(std::string_view text, libshare::Text* path) {
   // A valid path is its own normal form (path.h): the usual path is then
   // taken as it is, without NormalizePath's search for "//" and copies
   // (half of what parsing a batch's add-share line cost).
   if (libshare::ValidatePath(text).ok()) {
-    path->assign(text);
+    *path = text;
     return absl::OkStatus();
   }
   absl::StatusOr<std::string> p = libshare::NormalizePath(text);
@@ -512,7 +512,6 @@ absl::Status UserPath(std::string_view text, std::string* path) {
   *path = *std::move(p);
   return absl::OkStatus();
 }
-
 
 // The option a changing command cannot go without, or "".
 std::string_view RequiredOption(std::string_view command) {
@@ -525,8 +524,8 @@ std::string_view RequiredOption(std::string_view command) {
 
 // *to = the value of `opt` if given. *to is empty before: assigning ""
 // would cost a call per field of every batch line.
-void CopyOption(const ArgViews& a, std::string_view opt, std::string* to) {
-  if (std::string_view v = a.Get(opt); !v.empty()) to->assign(v);
+void CopyOption(const ArgViews& a, std::string_view opt, libshare::Text* to) {
+  if (std::string_view v = a.Get(opt); !v.empty()) *to = v;
 }
 
 // The one operation of a changing command other than enable and disable

@@ -730,7 +730,7 @@ int ExportfsRunner::Change(const ExportfsArgs& a) {
     if (!r->ok()) {
       for (const libshare::OperationError& e : r->errors) {
         const std::string path =
-            e.index < b.ops.size() ? b.ops[e.index].path : std::string();
+            e.index < b.ops.size() ? b.ops[e.index].path.str() : std::string();
         err() << "exportfs: " << (path.empty() ? "" : path + ": ") << e.message
               << "\n";
       }
@@ -844,7 +844,7 @@ int ExportfsRunner::List(const ExportfsArgs& a) {
     std::map<std::string, std::string> said;  // path -> options translated
     for (const libshare::SourceFile& f : text) {
       for (const Operation& op : libshare::ImportExports({f}, g.name).ops) {
-        said[op.path] = op.options;
+        said[op.path.str()] = op.options.str();
       }
     }
     // The paths whose text says what is served.

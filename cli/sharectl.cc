@@ -396,7 +396,7 @@ int Runner::RunChange(const CommandSpec& spec,
       false);
   if (rc == kExitOk && only != nullptr) {
     if (batch.dry_run && only->type == Operation::Type::kDeleteGroup) {
-      ReportDeleteDryRun(only->group);
+      ReportDeleteDryRun(only->group.str());
     }
     ReportChange(spec.name, *only, old_group_options);
   }
@@ -405,13 +405,13 @@ int Runner::RunChange(const CommandSpec& spec,
 
 void Runner::ReportChange(std::string_view cmd, const Operation& op,
                           const std::optional<std::string>& old_group_options) {
-  auto warn = [&](const std::string& who, const std::string& what) {
+  auto warn = [&](std::string_view who, std::string_view what) {
     err() << "sharectl: " << cmd << ": warning: " << who << ": " << what
           << "\n";
   };
   if (op.type == Operation::Type::kCreateGroup) {
     for (const std::string& c : OpenConcerns(op.options)) {
-      warn("group " + op.group,
+      warn("group " + op.group.str(),
            op.options.empty()
                ? c + " (no -o given; -o rw says so explicitly, -o ro or "
                      "-o rw=LIST narrow it)"
@@ -434,13 +434,13 @@ void Runner::ReportChange(std::string_view cmd, const Operation& op,
   if (moved) {
     // What the share has now, from its new group's listing (its own
     // options are not in the operation).
-    auto shares = c->ListShares({op.group});
+    auto shares = c->ListShares({op.group.str()});
     if (!shares.ok()) return;
     for (const auto& sh : *shares) {
       if (sh.path != op.path) continue;
       for (const std::string& w : OpenConcerns(sh.effective_options)) {
         warn(op.path, sh.options.empty()
-                          ? w + " (group " + op.group + "'s options)"
+                          ? w + " (group " + op.group.str() + "'s options)"
                           : w);
       }
     }
@@ -448,12 +448,12 @@ void Runner::ReportChange(std::string_view cmd, const Operation& op,
   }
   if (group_set) {
     for (const std::string& w : OpenConcerns(op.options)) {
-      warn("group " + op.group, w);
+      warn("group " + op.group.str(), w);
     }
-    auto shares = c->ListShares({op.group});
+    auto shares = c->ListShares({op.group.str()});
     if (!shares.ok() || !old_group_options) return;
-    for (const std::string& line :
-         KeptOwnValues(op.group, *old_group_options, op.options, *shares)) {
+    for (const std::string& line : KeptOwnValues(
+             op.group.str(), *old_group_options, op.options.str(), *shares)) {
       err() << "sharectl: " << cmd << ": " << line << "\n";
     }
     return;
@@ -481,7 +481,7 @@ void Runner::ReportChange(std::string_view cmd, const Operation& op,
     effective = op.options;
   }
   for (const std::string& w : OpenConcerns(effective)) {
-    warn(op.path, op.options.empty() ? w + " (its group's options)" : w);
+    warn(op.path.str(), op.options.empty() ? w + " (its group's options)" : w);
   }
 }
 

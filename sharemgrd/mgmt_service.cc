@@ -46,12 +46,13 @@ constexpr std::size_t kAuditOpsListed = 20;
 constexpr std::size_t kOriginLogBytes = 512;
 
 char* Mutable(const std::string& s) { return const_cast<char*>(s.c_str()); }
-std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
 
 // One mgmt_text straight into `out`, as sharemgr_xdr_string decodes it (a
 // declared length past the bytes left, or a NUL inside, fails), without
 // the malloc'd C string, its copy and its free.
-bool DecodeText(XDR* x, std::string* out) {
+// Into a std::string or a libshare::Text (an operation's fields).
+template <typename T>
+bool DecodeText(XDR* x, T* out) {
   u_int size = 0;
   if (!::xdr_u_int(x, &size)) return false;
   if (size == ~0u || !sharemgr_xdr_fits(x, size, 1)) return false;
@@ -67,13 +68,15 @@ bool DecodeText(XDR* x, std::string* out) {
     if (const auto* p = reinterpret_cast<const char*>(
             xdr_inline(x, static_cast<int>(padded)))) {
       if (std::memchr(p, '\0', size) != nullptr) return false;
-      out->assign(p, size);
+      *out = std::string_view(p, size);
       return true;
     }
   }
-  out->resize(size);
-  if (!::xdr_opaque(x, out->data(), size)) return false;
-  return std::memchr(out->data(), '\0', size) == nullptr;
+  std::string bytes(size, '\0');
+  if (!::xdr_opaque(x, bytes.data(), size)) return false;
+  if (std::memchr(bytes.data(), '\0', size) != nullptr) return false;
+  *out = bytes;
+  return true;
 }
 
 // Every XDR-encoded mgmt_op takes at least this many bytes: its type,
@@ -219,7 +222,9 @@ MgmtService::MgmtService(libshare::Catalog* catalog,
               "FOLLOW_SYNC", "PREPARE_BATCH"}),
       changes_(catalog->generation()),
       sharetab_(std::move(sharetab_path), cache,
-                [this] { return ServedSharetabEntries(); }) {}
+                [this](const std::string& file) {
+                  return WriteServedSharetab(file);
+                }) {}
 
 MgmtService::~MgmtService() { Stop(); }
 
@@ -244,19 +249,29 @@ void MgmtService::RefreshSharetab() {
   sharetab_.RequestRefresh();
 }
 
+bool MgmtService::Served(std::string_view path, bool mountpoint) const {
+  if (served_ == nullptr) return true;
+  thread_local std::string buffer;  // no allocation per share
+  buffer.assign(path);
+  return !served_->NotServed(buffer, false, mountpoint).has_value();
+}
+
 std::vector<libshare::SharetabEntry> MgmtService::ServedSharetabEntries()
     const {
   std::vector<libshare::SharetabEntry> entries = catalog_->SharetabEntries();
-  if (served_ != nullptr) {
-    entries.erase(std::remove_if(entries.begin(), entries.end(),
-                                 [&](const libshare::SharetabEntry& e) {
-                                   return served_
-                                       ->NotServed(e.path, false, e.mountpoint)
-                                       .has_value();
-                                 }),
-                  entries.end());
-  }
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [&](const libshare::SharetabEntry& e) {
+                                 return !Served(e.path, e.mountpoint);
+                               }),
+                entries.end());
   return entries;
+}
+
+absl::Status MgmtService::WriteServedSharetab(const std::string& file) const {
+  return catalog_->SharetabText().Write(
+      file, [this](std::string_view path, bool mountpoint) {
+        return Served(path, mountpoint);
+      });
 }
 
 void MgmtService::ClearSharetab() { sharetab_.Clear(); }
@@ -410,10 +425,8 @@ accept_stat MgmtService::ReplyBusy(const CallContext& ctx, std::string* out) {
 accept_stat MgmtService::ListShares(XDR* args, std::string* out, bool* error) {
   Args<mgmt_list_shares_args> a(Proc(xdr_mgmt_list_shares_args));
   if (!a.Decode(args)) return GARBAGE_ARGS;
-  std::vector<std::string> names;
-  for (u_int i = 0; i < a->groups.groups_len; ++i) {
-    names.push_back(Text(a->groups.groups_val[i]));
-  }
+  const std::vector<std::string> names =
+      libshare::DecodeTexts(a->groups.groups_val, a->groups.groups_len);
   absl::StatusOr<std::vector<libshare::ShareInfo>> shares =
       catalog_->ListShares(names);
   if (!shares.ok()) {
@@ -500,6 +513,9 @@ accept_stat MgmtService::Batch(const CallContext& ctx, XDR* args,
   if (!DecodeBatchArgs(args, count, &batch, &bad_type, &bad_type_value)) {
     return GARBAGE_ARGS;
   }
+  // Everything is in `batch` now: the record goes before the batch is
+  // validated beside it.
+  ReleaseCallRecord(ctx);
   const Clock::time_point decoded = Clock::now();
   if (bad_type != SIZE_MAX) {
     *error = true;
@@ -806,9 +822,10 @@ accept_stat MgmtService::ChangesSince(XDR* args, std::string* out,
 accept_stat MgmtService::Check(XDR* args, std::string* out, bool* error) {
   Args<mgmt_check_args> a(Proc(xdr_mgmt_check_args));
   if (!a.Decode(args)) return GARBAGE_ARGS;
-  std::string client = Text(a->client);
-  std::string raw_path = Text(a->path);
-  std::string sec = Text(a->sec);
+  libshare::CheckArgs asked = libshare::DecodeCheckArgs(*a);
+  const std::string& client = asked.client;
+  const std::string& raw_path = asked.path;
+  std::string& sec = asked.sec;
   if (sec.empty()) sec = "sys";
   std::optional<libshare::SecFlavor> flavor;
   for (libshare::SecFlavor f :
@@ -1008,10 +1025,8 @@ accept_stat MgmtService::Rerecord(const CallContext& ctx, XDR* args,
                              error)) {
     return SUCCESS;
   }
-  std::vector<std::string> paths;
-  for (u_int i = 0; i < a->paths.paths_len; ++i) {
-    paths.push_back(Text(a->paths.paths_val[i]));
-  }
+  const std::vector<std::string> paths =
+      libshare::DecodeTexts(a->paths.paths_val, a->paths.paths_len);
   absl::StatusOr<std::vector<std::string>> lines =
       served_ != nullptr
           ? served_->Rerecord(paths)
@@ -1025,11 +1040,10 @@ accept_stat MgmtService::Rerecord(const CallContext& ctx, XDR* args,
   }
   LogLine(absl::StrCat("rerecord asked by ", Caller(ctx)));
   if (kernel_.wait_pushed) kernel_.wait_pushed();
-  std::vector<char*> m;
-  for (const std::string& l : *lines) m.push_back(Mutable(l));
+  libshare::TextsView m(*lines);
   mgmt_rerecord_res res{};
   res.status = MGMT_OK;
-  res.mgmt_rerecord_res_u.lines.lines_len = static_cast<u_int>(m.size());
+  res.mgmt_rerecord_res_u.lines.lines_len = m.size();
   res.mgmt_rerecord_res_u.lines.lines_val = m.data();
   return Encode(Proc(xdr_mgmt_rerecord_res), &res, out) ? SUCCESS : SYSTEM_ERR;
 }

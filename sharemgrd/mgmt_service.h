@@ -178,6 +178,11 @@ class MgmtService final : public RpcProgram {
                                 std::string* out);
   // The catalog's sharetab entries without the shares not served.
   std::vector<libshare::SharetabEntry> ServedSharetabEntries() const;
+  // The sharetab view of the shares served, written to `file` from the
+  // catalog's text (no entry per share: 1,000,000 shares took 260 MiB so).
+  absl::Status WriteServedSharetab(const std::string& file) const;
+  // Whether the share at `path` is served (the file-system watch's word).
+  bool Served(std::string_view path, bool mountpoint) const;
   accept_stat ChangesSince(XDR* args, std::string* out, bool* error);
 
   libshare::Catalog* const catalog_;

@@ -26,8 +26,8 @@ constexpr absl::Duration kSharetabSettle = absl::Milliseconds(50);
 
 SharetabWriter::SharetabWriter(
     std::string path, authcache::AuthCache* cache,
-    std::function<std::vector<libshare::SharetabEntry>()> entries)
-    : path_(std::move(path)), cache_(cache), entries_(std::move(entries)) {}
+    std::function<absl::Status(const std::string& file)> write)
+    : path_(std::move(path)), cache_(cache), write_(std::move(write)) {}
 
 SharetabWriter::~SharetabWriter() { Stop(); }
 
@@ -142,7 +142,7 @@ void SharetabWriter::Clear() {
 
 void SharetabWriter::Write() {
   absl::MutexLock write(&write_mu_);
-  absl::Status s = libshare::WriteSharetab(path_, entries_());
+  absl::Status s = write_(path_);
   absl::MutexLock l(&mu_);
   if (s.ok()) {
     if (!error_.empty()) {

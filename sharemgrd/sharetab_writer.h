@@ -9,8 +9,9 @@
 // does it. Owned by MgmtService, which says when the view is due and what
 // it shows.
 //
-//   SharetabWriter view(path, cache,
-//                       [&] { return catalog.SharetabEntries(); });
+//   SharetabWriter view(path, cache, [&](const std::string& file) {
+//     return catalog.SharetabText().Write(file, keep);
+//   });
 //   view.Request(result.generation, /*wait=*/false);  // after a commit
 //   view.Stop();   // the last asked-for view is written
 //   view.Clear();  // nothing is served any more
@@ -33,12 +34,13 @@ namespace sharemgrd {
 
 class SharetabWriter {
  public:
-  // `entries` gives the view's entries as the table is now; it is called
-  // with no lock of this class held but one write at a time. `cache` is
+  // `write` writes the view of the table as it is now to the file it is
+  // given (SharetabLines::Write); it is called with no lock of this class
+  // held but one write at a time. `cache` is
   // swept after a write when SweepCacheAfterNextWrite asked for it. Both
   // must outlive Stop().
   SharetabWriter(std::string path, authcache::AuthCache* cache,
-                 std::function<std::vector<libshare::SharetabEntry>()> entries);
+                 std::function<absl::Status(const std::string& file)> write);
   SharetabWriter(const SharetabWriter&) = delete;
   SharetabWriter& operator=(const SharetabWriter&) = delete;
   // Stops the background thread (Stop).
@@ -74,7 +76,7 @@ class SharetabWriter {
 
   const std::string path_;
   authcache::AuthCache* const cache_;
-  const std::function<std::vector<libshare::SharetabEntry>()> entries_;
+  const std::function<absl::Status(const std::string& file)> write_;
 
   // One view write at a time, from reading the table to the rename: the
   // background thread and a served-state change (RefreshSharetab, which

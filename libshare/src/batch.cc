@@ -6,7 +6,7 @@ namespace libshare {
 
 absl::Status CheckOperationText(const Operation& op) {
   const struct {
-    const std::string* text;
+    const Text* text;
     const char* field;
   } fields[] = {{&op.group, "group"},
                 {&op.path, "path (-s)"},
@@ -14,7 +14,7 @@ absl::Status CheckOperationText(const Operation& op) {
                 {&op.description, "description (-d)"},
                 {&op.resource, "resource (-r)"}};
   for (const auto& f : fields) {
-    if (f.text->find('\0') != std::string::npos) {
+    if (f.text->view().find('\0') != std::string_view::npos) {
       return absl::InvalidArgumentError(
           absl::StrCat(f.field, " contains a NUL byte"));
     }
@@ -67,7 +67,7 @@ std::vector<std::string> OperationWords(const Operation& op) {
   w.emplace_back(OperationName(op.type));
   switch (op.type) {
     case Operation::Type::kCreateGroup:
-      if (!op.options.empty()) w.insert(w.end(), {"-o", op.options});
+      if (!op.options.empty()) w.insert(w.end(), {"-o", op.options.str()});
       break;
     case Operation::Type::kDeleteGroup:
       if (op.force) w.push_back("-f");
@@ -76,34 +76,35 @@ std::vector<std::string> OperationWords(const Operation& op) {
     case Operation::Type::kDisableGroup:
       break;
     case Operation::Type::kAddShare:
-      if (!op.options.empty()) w.insert(w.end(), {"-o", op.options});
-      if (!op.description.empty()) w.insert(w.end(), {"-d", op.description});
-      if (!op.resource.empty()) w.insert(w.end(), {"-r", op.resource});
-      w.insert(w.end(), {"-s", op.path});
+      if (!op.options.empty()) w.insert(w.end(), {"-o", op.options.str()});
+      if (!op.description.empty())
+        w.insert(w.end(), {"-d", op.description.str()});
+      if (!op.resource.empty()) w.insert(w.end(), {"-r", op.resource.str()});
+      w.insert(w.end(), {"-s", op.path.str()});
       break;
     case Operation::Type::kRemoveShare:
     case Operation::Type::kMoveShare:
-      w.insert(w.end(), {"-s", op.path});
+      w.insert(w.end(), {"-s", op.path.str()});
       break;
     case Operation::Type::kSetOptions:
       if (!op.path.empty() && op.options.empty()) {
         // What the client API's "inherit again" is on a command line.
         w[0] = "unset";
-        w.insert(w.end(), {"-p", "all", "-s", op.path});
+        w.insert(w.end(), {"-p", "all", "-s", op.path.str()});
         break;
       }
-      w.insert(w.end(), {"-o", op.options});
-      if (!op.path.empty()) w.insert(w.end(), {"-s", op.path});
+      w.insert(w.end(), {"-o", op.options.str()});
+      if (!op.path.empty()) w.insert(w.end(), {"-s", op.path.str()});
       break;
     case Operation::Type::kModifyShare:
-      if (op.set_options) w.insert(w.end(), {"-o", op.options});
-      if (op.set_description) w.insert(w.end(), {"-d", op.description});
-      if (op.set_resource) w.insert(w.end(), {"-r", op.resource});
-      w.insert(w.end(), {"-s", op.path});
+      if (op.set_options) w.insert(w.end(), {"-o", op.options.str()});
+      if (op.set_description) w.insert(w.end(), {"-d", op.description.str()});
+      if (op.set_resource) w.insert(w.end(), {"-r", op.resource.str()});
+      w.insert(w.end(), {"-s", op.path.str()});
       break;
     case Operation::Type::kUnsetOption:
-      w.insert(w.end(), {"-p", op.options});
-      if (!op.path.empty()) w.insert(w.end(), {"-s", op.path});
+      w.insert(w.end(), {"-p", op.options.str()});
+      if (!op.path.empty()) w.insert(w.end(), {"-s", op.path.str()});
       break;
     case Operation::Type::kManageGroup:  // never in a batch file
       // The mark cleared: the group is handed back to its admins.
@@ -113,7 +114,7 @@ std::vector<std::string> OperationWords(const Operation& op) {
   if (!op.group.empty()) {
     // A word starting with "-" after "--" is read as an argument.
     if (op.group[0] == '-') w.push_back("--");
-    w.push_back(op.group);
+    w.push_back(op.group.str());
   }
   return w;
 }

@@ -42,10 +42,12 @@ class Reader {
     pos_ += 4;
     return true;
   }
-  bool Text(std::string* t) {
+  // Into a std::string or a libshare::Text.
+  template <typename T>
+  bool Str(T* t) {
     uint32_t n = 0;
     if (!U32(&n) || n > in_.size() - pos_) return false;
-    t->assign(in_.substr(pos_, n));
+    *t = in_.substr(pos_, n);
     pos_ += n;
     return true;
   }
@@ -102,7 +104,7 @@ absl::StatusOr<Batch> DecodeBatch(std::string_view bytes) {
                                             r.pos() + kMagic.size()));
   };
   uint32_t n = 0;
-  if (!r.Text(&b.manager) || !r.Text(&b.origin) || !r.U32(&n)) {
+  if (!r.Str(&b.manager) || !r.Str(&b.origin) || !r.U32(&n)) {
     return bad("header");
   }
   // Each operation takes at least 22 bytes: no count may promise more.
@@ -118,9 +120,9 @@ absl::StatusOr<Batch> DecodeBatch(std::string_view bytes) {
     op.set_options = flags & kSetOptions;
     op.set_description = flags & kSetDescription;
     op.set_resource = flags & kSetResource;
-    if (!r.Text(&op.group) || !r.Text(&op.path) || !r.Text(&op.options) ||
-        !r.Text(&op.description) || !r.Text(&op.resource) ||
-        ((flags & kFsIdentity) != 0 && !r.Text(&op.fs_identity))) {
+    if (!r.Str(&op.group) || !r.Str(&op.path) || !r.Str(&op.options) ||
+        !r.Str(&op.description) || !r.Str(&op.resource) ||
+        ((flags & kFsIdentity) != 0 && !r.Str(&op.fs_identity))) {
       return bad("operation text");
     }
   }

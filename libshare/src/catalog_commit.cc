@@ -58,7 +58,7 @@ class StepWriter {
       case Op::kAddShare:  // gathered above
         return absl::OkStatus();
       case Op::kCreateGroup:
-        return store_.InsertGroup({op.group, true, op.options});
+        return store_.InsertGroup({op.group.str(), true, op.options.str()});
       case Op::kDeleteGroup:
         return store_.DeleteGroup(op.group, step.group_has_shares);
       case Op::kEnableGroup:
@@ -633,7 +633,7 @@ bool CatalogImpl::Link(std::vector<Step>& steps, std::size_t begin,
     const Operation& op = *step.op;
     switch (op.type) {
       case Op::kCreateGroup:
-        table_.AddGroup(std::move(step.group));
+        table_.AddGroup(std::move(step.texts->group));
         break;
       case Op::kDeleteGroup: {
         last_group = nullptr;

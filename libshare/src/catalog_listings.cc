@@ -160,7 +160,7 @@ std::vector<ShareLocation> CatalogImpl::ListLocations() const {
   std::vector<ShareLocation> out;
   WalkInSlices([&](std::size_t shares) { out.reserve(shares); },
                [&](const ShareGroup&, const Share& s) {
-                 out.push_back({s.id, s.dev, s.path, s.mount_root,
+                 out.push_back({s.id, s.dev, s.path.str(), s.mount_root,
                                 s.effective_options()->mountpoint});
                },
                [&] { out.clear(); });
@@ -174,7 +174,7 @@ std::vector<ShareLocation> CatalogImpl::LocationsOf(
   out.reserve(paths.size());
   for (const std::string& path : paths) {
     if (const Share* s = table_.Find(path)) {
-      out.push_back({s->id, s->dev, s->path, s->mount_root,
+      out.push_back({s->id, s->dev, s->path.str(), s->mount_root,
                      s->effective_options()->mountpoint});
     }
   }
@@ -191,33 +191,26 @@ std::vector<GroupInfo> CatalogImpl::ListGroups() const {
   return out;
 }
 
-std::vector<SharetabEntry> CatalogImpl::SharetabEntries() const {
-  std::vector<SharetabEntry> out;
+SharetabLines CatalogImpl::SharetabText() const {
+  SharetabLines out;
   // Only the copy is done under the lock, a slice at a time; the sort
   // (most of the cost) runs after it.
-  WalkInSlices([&](std::size_t shares) { out.reserve(shares); },
+  WalkInSlices([&](std::size_t shares) { out.Reserve(shares); },
                [&](const ShareGroup& g, const Share& s) {
                  if (!g.enabled) return;
-                 SharetabEntry& e = out.emplace_back();
-                 e.path = s.path;
-                 e.resource = s.resource();
-                 e.options = s.effective_options_text();
-                 e.description = s.description();
-                 e.mountpoint = s.effective_options()->mountpoint;
+                 out.Add(s.path, s.resource(), s.effective_options_text(),
+                         s.description(), s.effective_options()->mountpoint);
                },
-               [&] { out.clear(); });
-  std::sort(out.begin(), out.end(),
-            [](const SharetabEntry& a, const SharetabEntry& b) {
-              return a.path < b.path;
-            });
-  // A path removed and added again to a group not walked yet while the
-  // walk went on was seen twice: once is enough (either; the change asks
-  // for the view again).
-  out.erase(std::unique(out.begin(), out.end(),
-                        [](const SharetabEntry& a, const SharetabEntry& b) {
-                          return a.path == b.path;
-                        }),
-            out.end());
+               [&] { out.Clear(); });
+  out.SortUnique();
+  return out;
+}
+
+std::vector<SharetabEntry> CatalogImpl::SharetabEntries() const {
+  const SharetabLines lines = SharetabText();
+  std::vector<SharetabEntry> out;
+  out.reserve(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) out.push_back(lines.Entry(i));
   return out;
 }
 

@@ -49,10 +49,11 @@ inline bool IsBelow(std::string_view p, std::string_view dir) {
 template <typename V>
 class PathMap {
  public:
+  // The hash is not kept (8 bytes an entry): growing, which a batch's
+  // reserve makes rare, hashes the keys again.
   struct Entry {
     std::string_view key;
     V value;
-    uint64_t hash;
   };
   // Bytes a map reserved for n entries takes: its entries and its slots.
   static std::size_t BytesFor(std::size_t n) {
@@ -82,8 +83,9 @@ class PathMap {
   V& operator[](std::string_view key) {
     if (V* v = find(key)) return *v;
     Grow(entries_.size() + 1);
-    entries_.push_back(Entry{key, V(), Hash(key)});
-    Place(entries_.size() - 1);
+    const uint64_t h = Hash(key);
+    entries_.push_back(Entry{key, V()});
+    Place(entries_.size() - 1, h);
     return entries_.back().value;
   }
   const std::pmr::vector<Entry>& entries() const { return entries_; }
@@ -108,10 +110,11 @@ class PathMap {
     slots_.swap(fresh);
     slot_count_ = want;
     mask_ = want - 1;
-    for (std::size_t k = 0; k < entries_.size(); ++k) Place(k);
+    for (std::size_t k = 0; k < entries_.size(); ++k) {
+      Place(k, Hash(entries_[k].key));
+    }
   }
-  void Place(std::size_t k) {
-    const uint64_t h = entries_[k].hash;
+  void Place(std::size_t k, uint64_t h) {
     std::size_t i = h & mask_;
     while (slots_[i] != 0) i = (i + 1) & mask_;
     slots_[i] = (h & ~kIndexMask) | (k + 1);
@@ -148,20 +151,23 @@ class Overlay {
     // batch's operation, which outlive the overlay); "" = by hand.
     std::string_view managed_by;
   };
+  // Its fields ordered so that no padding is left (80 bytes; an entry of
+  // the overlay per share a batch touches: 1,000,000 of them at the
+  // biggest batches).
   struct ShareState {
-    bool exists = false;
     std::string_view group;
-    uint64_t dev = 0;
-    std::string_view own;   // its own options text
-    bool replaces = false;  // Share::replaces_group
+    std::string_view own;  // its own options text
     std::string_view resource;
+    uint64_t dev = 0;
+    uint64_t id = 0;  // its store row (Share::id)
     // The last InheritPass that considered it (see Visit).
     uint32_t inherit_pass = 0;
     // 1 + the segment (ApplyGroup) whose add-share made its Share object,
     // 0 if the object is the table's: a new object starts with no
     // inherited options.
     uint32_t added_in = 0;
-    uint64_t id = 0;  // its store row (Share::id)
+    bool exists = false;
+    bool replaces = false;  // Share::replaces_group
   };
 
   Overlay(const ShareTable& table, std::size_t ops)
@@ -262,8 +268,15 @@ class Overlay {
     if (clear_folder_ == path || IsBelow(clear_folder_, path)) {
       clear_folder_ = {};
     }
-    shares_[path] =
-        ShareState{true, group, dev, own, false, resource, 0, segment + 1, id};
+    ShareState& st = shares_[path];
+    st = ShareState();
+    st.exists = true;
+    st.group = group;
+    st.dev = dev;
+    st.own = own;
+    st.resource = resource;
+    st.added_in = segment + 1;
+    st.id = id;
     FindGroup(group)->count++;
     CountAncestors(path, dev, +1);
   }
@@ -273,7 +286,7 @@ class Overlay {
     if (!s) return;
     if (Group* g = FindGroup(s->group)) g->count--;
     CountAncestors(path, s->dev, -1);
-    shares_[path] = ShareState{false, {}, 0, {}, false, {}};
+    shares_[path] = ShareState();
   }
 
   void MoveShare(std::string_view path, std::string_view group) {
@@ -347,15 +360,15 @@ class Overlay {
   std::optional<ShareState> TableShare(std::string_view path) const {
     const Share* s = table_.Find(path);
     if (s == nullptr) return std::nullopt;
-    return ShareState{true,
-                      s->group->name,
-                      s->dev,
-                      s->options,
-                      s->replaces_group,
-                      s->resource(),
-                      0,
-                      0,
-                      s->id};
+    ShareState st;
+    st.exists = true;
+    st.group = s->group->name;
+    st.dev = s->dev;
+    st.own = s->options;
+    st.replaces = s->replaces_group;
+    st.resource = s->resource();
+    st.id = s->id;
+    return st;
   }
 
   void CountAncestors(std::string_view path, uint64_t dev, int delta) {

@@ -69,11 +69,13 @@ class DirectoryChecks {
   explicit DirectoryChecks(const Batch& batch) : batch_(batch) {
     std::size_t adds = 0;
     for (const Operation& op : batch.ops) adds += op.type == Op::kAddShare;
-    if (adds < kMinPaths) return;
+    if (adds < kMinPaths || batch.ops.size() > UINT32_MAX) return;
     ops_.reserve(adds);
     results_.reserve(adds);
     for (std::size_t i = 0; i < batch.ops.size(); ++i) {
-      if (batch.ops[i].type == Op::kAddShare) ops_.push_back(i);
+      if (batch.ops[i].type == Op::kAddShare) {
+        ops_.push_back(static_cast<uint32_t>(i));
+      }
     }
     results_.resize(adds, absl::StatusOr<DirectoryPlace>(DirectoryPlace{}));
     try {
@@ -184,7 +186,8 @@ class DirectoryChecks {
   CanonicalDirectoryChecker line_checker_;  // Get's, for what it claims
   // The last path Get checked with it (none: SIZE_MAX, one before 0).
   std::size_t line_last_ = SIZE_MAX;
-  std::vector<std::size_t> ops_;  // the add-shares' indices
+  // The add-shares' indices (4 bytes each: a batch is far below 2^32).
+  std::vector<uint32_t> ops_;
   // results_[k] is ops_[k]'s check when the thread claimed k, written by
   // the thread before done_ passes k and read by Get only after. The
   // paths Get claims are checked by Get and never read from here.
@@ -312,7 +315,7 @@ struct BatchValidation {
   void Refuse(std::string msg) { errors->push_back({i, std::move(msg)}); }
   void RefuseStatus(const absl::Status& s) { Refuse(std::string(s.message())); }
   void GroupMissing() {
-    Refuse(absl::StrCat("group ", op->group, " does not exist"));
+    Refuse(absl::StrCat("group ", op->group.str(), " does not exist"));
   }
   // True (and the operation refused) if `group` mirrors an exports file
   // and this batch does not come from that file.
@@ -333,10 +336,10 @@ struct BatchValidation {
   std::optional<Overlay::ShareState> ShareOfOp() {
     std::optional<Overlay::ShareState> st = ov.FindShare(op->path);
     if (!st) {
-      Refuse(absl::StrCat(op->path, ": not shared"));
+      Refuse(absl::StrCat(op->path.str(), ": not shared"));
     } else if (!op->group.empty() && op->group != st->group) {
-      Refuse(absl::StrCat(op->path, ": share is in group ", ToAbsl(st->group),
-                          ", not ", op->group));
+      Refuse(absl::StrCat(op->path.str(), ": share is in group ",
+                          ToAbsl(st->group), ", not ", op->group.str()));
       st.reset();
     } else {
       step->share_id = st->id;
@@ -387,7 +390,7 @@ void ValidateCreateGroup(BatchValidation& v) {
     return;
   }
   if (v.ov.FindGroup(op.group) != nullptr) {
-    v.Refuse(absl::StrCat("group ", op.group, " already exists"));
+    v.Refuse(absl::StrCat("group ", op.group.str(), " already exists"));
     return;
   }
   // A group with bad options is still created in the overlay, so the
@@ -396,15 +399,16 @@ void ValidateCreateGroup(BatchValidation& v) {
       v.cache.Get(op.options);
   v.ov.CreateGroup(op.group, op.options, compiled.ok() ? *compiled : nullptr);
   if (!compiled.ok()) {
-    v.Refuse(
-        absl::StrCat("group ", op.group, ": ", compiled.status().message()));
+    v.Refuse(absl::StrCat("group ", op.group.str(), ": ",
+                          compiled.status().message()));
     return;
   }
-  step.group = std::make_unique<ShareGroup>();
-  step.group->name = op.group;
-  step.group->enabled = true;
-  step.group->options = op.options;
-  step.group->compiled = *std::move(compiled);
+  std::unique_ptr<ShareGroup>& g = step.Texts().group;
+  g = std::make_unique<ShareGroup>();
+  g->name = op.group;
+  g->enabled = true;
+  g->options = op.options;
+  g->compiled = *std::move(compiled);
 }
 
 void ValidateDeleteGroup(BatchValidation& v) {
@@ -417,7 +421,7 @@ void ValidateDeleteGroup(BatchValidation& v) {
   }
   if (v.ManagedElsewhere(op.group)) return;
   if (g->count > 0 && !op.force) {
-    v.Refuse(absl::StrCat("group ", op.group, " has ", g->count,
+    v.Refuse(absl::StrCat("group ", op.group.str(), " has ", g->count,
                           g->count == 1 ? " share" : " shares", "; use -f"));
     return;
   }
@@ -452,7 +456,7 @@ void ValidateMoveShare(BatchValidation& v) {
   Step& step = *v.step;
   std::optional<Overlay::ShareState> s = v.ov.FindShare(op.path);
   if (!s) {
-    v.Refuse(absl::StrCat(op.path, ": not shared"));
+    v.Refuse(absl::StrCat(op.path.str(), ": not shared"));
     return;
   }
   if (v.ov.FindGroup(op.group) == nullptr) {
@@ -480,8 +484,9 @@ void ValidateSetOptions(BatchValidation& v) {
     absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
         v.cache.Get(op.options);
     if (!c.ok()) {
-      v.Refuse(absl::StrCat(op.path.empty() ? "group " + op.group : op.path,
-                            ": ", c.status().message()));
+      v.Refuse(absl::StrCat(
+          op.path.empty() ? "group " + op.group.str() : op.path.str(), ": ",
+          c.status().message()));
       return;
     }
     compiled = *std::move(c);
@@ -508,7 +513,7 @@ void ValidateUnsetOption(BatchValidation& v) {
     return;
   }
   std::string_view own = g->options;
-  std::string who = absl::StrCat("group ", op.group);
+  std::string who = absl::StrCat("group ", op.group.str());
   if (!op.path.empty()) {
     std::optional<Overlay::ShareState> st = v.ShareOfOp();
     if (!st) return;
@@ -520,7 +525,7 @@ void ValidateUnsetOption(BatchValidation& v) {
       v.Refuse(absl::StrCat(who,
                             ": has no options of its own (all come "
                             "from group ",
-                            op.group, ")"));
+                            op.group.str(), ")"));
       return;
     }
     StepTexts& t = step.Texts();
@@ -547,7 +552,7 @@ void ValidateUnsetOption(BatchValidation& v) {
   if (op.path.empty() && !OpensReadWriteToAll(**before) &&
       OpensReadWriteToAll(*after)) {
     v.Refuse(absl::StrCat(
-        who, ": removing ", op.options,
+        who, ": removing ", op.options.str(),
         " would make its shares read-write to every client; write "
         "the options you want with set -o (\"rw\" says so explicitly)"));
     return;
@@ -575,7 +580,7 @@ void ValidateManageGroup(BatchValidation& v) {
   }
   if (v.batch.manager.empty() ||
       (!op.path.empty() && op.path != v.batch.manager)) {
-    v.Refuse(absl::StrCat("group ", op.group,
+    v.Refuse(absl::StrCat("group ", op.group.str(),
                           ": only the daemon's exports follower marks "
                           "groups as managed"));
     return;
@@ -606,7 +611,7 @@ std::size_t CatalogImpl::Validate(
     v.op = &op;
     v.step = &step;
     if (!op.fs_identity.empty() && op.type != Op::kAddShare) {
-      v.Refuse(absl::StrCat(op.path.empty() ? op.group : op.path,
+      v.Refuse(absl::StrCat(op.path.empty() ? op.group.str() : op.path.str(),
                             ": a file-system identity is recorded only when "
                             "a share is added"));
     } else {
@@ -615,9 +620,11 @@ std::size_t CatalogImpl::Validate(
     if (!errors->empty()) {
       // Nothing will be linked; free what was prepared as we go.
       step.share.reset();
-      step.group.reset();
       // Not the text: the overlay may view it.
-      if (step.texts != nullptr) step.texts->compiled.reset();
+      if (step.texts != nullptr) {
+        step.texts->group.reset();
+        step.texts->compiled.reset();
+      }
     } else {
       if (step.op->type == Op::kManageGroup) step.Texts().text = op.path;
       if (progress != nullptr) progress->Publish(i + 1);
@@ -669,12 +676,12 @@ void CatalogImpl::ValidateOne(BatchValidation& v) {
 }
 
 std::optional<FsUuid> CatalogImpl::IdentityOf(BatchValidation& v,
-                                              const std::string& path,
+                                              std::string_view path,
                                               uint64_t dev) {
   if (auto it = v.identities.find(dev); it != v.identities.end()) {
     return it->second;
   }
-  Config::FsIdentityAnswer a = identify_(path, dev);
+  Config::FsIdentityAnswer a = identify_(std::string(path), dev);
   if (a.per_device) v.identities.emplace(dev, a.uuid);
   return a.uuid;
 }
@@ -728,8 +735,8 @@ void CatalogImpl::ValidateAddShare(BatchValidation& v) {
   bool touched = false;
   if (std::optional<Overlay::ShareState> s =
           v.ov.FindShare(op.path, &touched)) {
-    v.Refuse(absl::StrCat(op.path, ": already shared (group ", ToAbsl(s->group),
-                          ")"));
+    v.Refuse(absl::StrCat(op.path.str(), ": already shared (group ",
+                          ToAbsl(s->group), ")"));
     return;
   }
   if (absl::Status s =
@@ -746,7 +753,7 @@ void CatalogImpl::ValidateAddShare(BatchValidation& v) {
   if (absl::StatusOr<std::optional<FsUuid>> id =
           ParseFsIdentity(op.fs_identity);
       !id.ok()) {
-    v.Refuse(absl::StrCat(op.path, ": ", id.status().message()));
+    v.Refuse(absl::StrCat(op.path.str(), ": ", id.status().message()));
     return;
   }
   absl::StatusOr<DirectoryPlace> place = v.checks.Get(v.i);
@@ -781,7 +788,7 @@ void CatalogImpl::ValidateAddShare(BatchValidation& v) {
     absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
         v.cache.Get(op.options);
     if (!c.ok()) {
-      v.Refuse(absl::StrCat(op.path, ": ", c.status().message()));
+      v.Refuse(absl::StrCat(op.path.str(), ": ", c.status().message()));
       return;
     }
     compiled = *std::move(c);
@@ -810,7 +817,7 @@ void CatalogImpl::ValidateModifyShare(BatchValidation& v) {
   std::optional<Overlay::ShareState> st = v.ShareOfOp();
   if (!st) return;
   if (!op.set_options && !op.set_description && !op.set_resource) {
-    v.Refuse(absl::StrCat(op.path, ": nothing to change"));
+    v.Refuse(absl::StrCat(op.path.str(), ": nothing to change"));
     return;
   }
   std::string_view description;
@@ -846,7 +853,7 @@ void CatalogImpl::ValidateModifyShare(BatchValidation& v) {
     absl::StatusOr<std::shared_ptr<const ShareOptions>> c =
         v.cache.Get(op.options);
     if (!c.ok()) {
-      v.Refuse(absl::StrCat(op.path, ": ", c.status().message()));
+      v.Refuse(absl::StrCat(op.path.str(), ": ", c.status().message()));
       return;
     }
     compiled = *std::move(c);
@@ -912,10 +919,10 @@ void CatalogImpl::RebuildRuleIndexes() {
   // analysis does not follow the lock into the lambda.
   table_.ForEachShare([&](const Share& s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     if (!s.resource().empty()) {
-      resource_owner_.emplace(s.resource(), s.path);
-      resource_of_.emplace(s.path, s.resource());
+      resource_owner_.emplace(s.resource(), s.path.str());
+      resource_of_.emplace(s.path.str(), s.resource());
     }
-    if (s.effective_options()->public_fh) public_.push_back(s.path);
+    if (s.effective_options()->public_fh) public_.push_back(s.path.str());
   });
   rule_indexes_stale_ = false;
 }
@@ -930,7 +937,8 @@ void CatalogImpl::UpdateRuleIndexes(const BatchResult& result,
   try {
     absl::ReaderMutexLock l(&mu_);
     auto forget =
-        [&](const std::string& path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) {
+        [&](std::string_view view) ABSL_EXCLUSIVE_LOCKS_REQUIRED(apply_mu_) {
+          const std::string path(view);
           if (auto it = resource_of_.find(path); it != resource_of_.end()) {
             auto owner = resource_owner_.find(it->second);
             if (owner != resource_owner_.end() && owner->second == path) {
@@ -952,10 +960,10 @@ void CatalogImpl::UpdateRuleIndexes(const BatchResult& result,
         continue;
       }
       if (!s->resource().empty()) {
-        resource_owner_.emplace(s->resource(), s->path);
-        resource_of_.emplace(s->path, s->resource());
+        resource_owner_.emplace(s->resource(), s->path.str());
+        resource_of_.emplace(s->path.str(), s->resource());
       }
-      if (s->effective_options()->public_fh) public_.push_back(s->path);
+      if (s->effective_options()->public_fh) public_.push_back(s->path.str());
     }
   } catch (const std::bad_alloc&) {
     rule_indexes_stale_ = true;  // the next Apply rebuilds them

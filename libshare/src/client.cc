@@ -49,10 +49,8 @@ constexpr size_t kMaxOriginBytes = 512;
 std::atomic<uint32_t> next_xid{static_cast<uint32_t>(::time(nullptr)) ^
                                (static_cast<uint32_t>(::getpid()) << 16)};
 
-char* Mutable(const std::string& s) { return const_cast<char*>(s.c_str()); }
-
 // XDR size of a string: its length word and its bytes padded to 4.
-size_t XdrTextSize(const std::string& s) { return 4 + ((s.size() + 3) & ~3u); }
+size_t XdrTextSize(std::string_view s) { return 4 + ((s.size() + 3) & ~3u); }
 
 // XDR size of mgmt_batch_args (mgmt_prot.x) for these operations and origin,
 // computed from the lengths: xdr_sizeof would run a whole encoding pass over
@@ -84,7 +82,7 @@ char* PutWord(char* p, uint32_t v) {
 }
 
 // An XDR string: its length, its bytes, zeros up to a multiple of 4.
-char* PutText(char* p, const std::string& s) {
+char* PutText(char* p, std::string_view s) {
   p = PutWord(p, static_cast<uint32_t>(s.size()));
   ::memcpy(p, s.data(), s.size());
   p += s.size();
@@ -122,7 +120,6 @@ bool_t EncodeBatchArgs(XDR* x, void* args) {
   return TRUE;
 }
 
-std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
 // libtirpc declares xdr_void without parameters; this one has xdrproc_t's.
 bool_t XdrNoArgs(XDR*, void*) { return TRUE; }
 
@@ -446,11 +443,9 @@ absl::StatusOr<std::vector<GroupInfo>> RpcClient::ListGroups() {
 
 absl::StatusOr<std::vector<ShareInfo>> RpcClient::ListShares(
     const std::vector<std::string>& groups) {
-  std::vector<char*> names;
-  names.reserve(groups.size());
-  for (const std::string& g : groups) names.push_back(Mutable(g));
+  TextsView names(groups);
   mgmt_list_shares_args args{};
-  args.groups.groups_len = static_cast<u_int>(names.size());
+  args.groups.groups_len = names.size();
   args.groups.groups_val = names.data();
   Decoded<mgmt_list_shares_res> res(
       reinterpret_cast<xdrproc_t>(xdr_mgmt_list_shares_res));
@@ -483,7 +478,8 @@ absl::StatusOr<std::vector<SharetabEntry>> RpcClient::Sharetab() {
 absl::StatusOr<CheckResult> RpcClient::Check(const std::string& client,
                                              const std::string& path,
                                              const std::string& sec) {
-  mgmt_check_args args{Mutable(client), Mutable(path), Mutable(sec)};
+  const CheckArgs asked{client, path, sec};
+  mgmt_check_args args = EncodeCheckArgs(asked);
   Decoded<mgmt_check_res> res(reinterpret_cast<xdrproc_t>(xdr_mgmt_check_res));
   if (absl::Status s = Call(
           MGMTPROC_CHECK, reinterpret_cast<xdrproc_t>(xdr_mgmt_check_args),
@@ -576,11 +572,9 @@ absl::StatusOr<FollowSyncResult> RpcClient::FollowSync() {
 
 absl::StatusOr<std::vector<std::string>> RpcClient::Rerecord(
     const std::vector<std::string>& paths) {
-  std::vector<char*> texts;
-  texts.reserve(paths.size());
-  for (const std::string& p : paths) texts.push_back(Mutable(p));
+  TextsView texts(paths);
   mgmt_rerecord_args args{};
-  args.paths.paths_len = static_cast<u_int>(texts.size());
+  args.paths.paths_len = texts.size();
   args.paths.paths_val = texts.data();
   Decoded<mgmt_rerecord_res> res(
       reinterpret_cast<xdrproc_t>(xdr_mgmt_rerecord_res));
@@ -593,9 +587,7 @@ absl::StatusOr<std::vector<std::string>> RpcClient::Rerecord(
   if (res->status != MGMT_OK)
     return StatusFromMgmt(res->status, res->mgmt_rerecord_res_u.message);
   const auto& l = res->mgmt_rerecord_res_u.lines;
-  std::vector<std::string> out;
-  for (u_int i = 0; i < l.lines_len; ++i) out.push_back(Text(l.lines_val[i]));
-  return out;
+  return DecodeTexts(l.lines_val, l.lines_len);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -419,9 +420,11 @@ WalkResult WalkBeneath(int base_fd, std::string_view base_path,
   return Walk(base_fd, base_path, relative, who, /*same_mount=*/true);
 }
 
-absl::StatusOr<DirectoryPlace> CanonicalDirectoryPlace(
-    const std::string& path) {
-  WalkResult w = OpenDirectoryNoSymlinks(path);
+absl::StatusOr<DirectoryPlace> CanonicalDirectoryPlace(std::string_view view) {
+  WalkResult w = OpenDirectoryNoSymlinks(view);
+  if (w.stop == WalkStop::kOk) return DirectoryPlace{w.dev, w.mount_root};
+  // An error: its message and realpath(3) want a string.
+  const std::string path(view);
   switch (w.stop) {
     case WalkStop::kOk:
       return DirectoryPlace{w.dev, w.mount_root};
@@ -455,10 +458,10 @@ namespace {
 // Where the last '/' of `path` is, when `path` is absolute, in normal form
 // and not "/" itself: what CanonicalDirectoryChecker answers from its
 // parent. npos otherwise.
-std::size_t LastSlashIfPlain(const std::string& path) {
+std::size_t LastSlashIfPlain(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   if (slash == std::string::npos || slash + 1 == path.size() ||
-      path.front() != '/' || !PlainRelative(std::string_view(path).substr(1))) {
+      path.front() != '/' || !PlainRelative(path.substr(1))) {
     return std::string::npos;
   }
   return slash;
@@ -466,11 +469,11 @@ std::size_t LastSlashIfPlain(const std::string& path) {
 
 }  // namespace
 
-bool CanonicalDirectoryChecker::OpenParent(const std::string& path,
+bool CanonicalDirectoryChecker::OpenParent(std::string_view path,
                                            std::size_t slash,
                                            std::size_t siblings) {
   const std::string_view parent =
-      slash == 0 ? std::string_view("/") : std::string_view(path).substr(0, slash);
+      slash == 0 ? std::string_view("/") : path.substr(0, slash);
   if (parent_fd_.valid() && parent == parent_) return true;
   parent_.clear();
   parent_fd_ = UniqueFd();
@@ -483,25 +486,32 @@ bool CanonicalDirectoryChecker::OpenParent(const std::string& path,
   return true;
 }
 
-void CanonicalDirectoryChecker::Prepare(const std::string& path,
+void CanonicalDirectoryChecker::Prepare(std::string_view path,
                                         std::size_t siblings) {
   const std::size_t slash = LastSlashIfPlain(path);
   if (slash != std::string::npos) (void)OpenParent(path, slash, siblings);
 }
 
 absl::StatusOr<DirectoryPlace> CanonicalDirectoryChecker::Check(
-    const std::string& path, std::size_t siblings) {
+    std::string_view path, std::size_t siblings) {
   const std::size_t slash = LastSlashIfPlain(path);
   if (slash == std::string::npos || !OpenParent(path, slash, siblings)) {
     return CanonicalDirectoryPlace(path);
   }
-  if (listed_ && dirs_.contains(std::string_view(path).substr(slash + 1))) {
+  if (listed_ && dirs_.contains(NameKey{path.substr(slash + 1)})) {
     ++listed_answers_;
     return DirectoryPlace{parent_dev_, /*mount_root=*/false};
   }
+  // The last component, NUL-terminated (`path` need not be): a longer one
+  // than a name may be goes the long way, which names the error.
+  const std::string_view last = path.substr(slash + 1);
+  char name[NAME_MAX + 1];
+  if (last.size() > NAME_MAX) return CanonicalDirectoryPlace(path);
+  std::memcpy(name, last.data(), last.size());
+  name[last.size()] = '\0';
   struct statx sx;
-  if (::statx(parent_fd_.get(), path.c_str() + slash + 1, AT_SYMLINK_NOFOLLOW,
-              STATX_TYPE, &sx) == 0 &&
+  if (::statx(parent_fd_.get(), name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) ==
+          0 &&
       (sx.stx_mask & STATX_TYPE) != 0 && S_ISDIR(sx.stx_mode)) {
     return DirectoryPlace{makedev(sx.stx_dev_major, sx.stx_dev_minor),
                           MountRootOf(sx)};
@@ -568,7 +578,7 @@ struct Dirent64 {
 
 void CanonicalDirectoryChecker::List(std::size_t siblings) {
   listed_ = false;
-  names_.clear();
+  names_->clear();
   dirs_.clear();
   if (siblings < kListSiblings) return;
   struct statfs fs;
@@ -597,13 +607,13 @@ void CanonicalDirectoryChecker::List(std::size_t siblings) {
   UniqueFd dir(
       ::openat(parent_fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) return;
-  std::vector<std::pair<uint32_t, uint32_t>> spans;
+  std::size_t count = 0;  // names listed
   std::vector<char> buf(64 << 10);
   std::size_t entries = 0;
   for (;;) {
     const long n = ::syscall(SYS_getdents64, dir.get(), buf.data(), buf.size());
     if (n < 0) {
-      names_.clear();
+      names_->clear();
       return;
     }
     if (n == 0) break;
@@ -611,7 +621,7 @@ void CanonicalDirectoryChecker::List(std::size_t siblings) {
       const auto* d = reinterpret_cast<const Dirent64*>(buf.data() + off);
       off += d->d_reclen;
       if (++entries > most + 2) {
-        names_.clear();
+        names_->clear();
         return;
       }
       if (d->d_type != DT_DIR) continue;
@@ -620,14 +630,21 @@ void CanonicalDirectoryChecker::List(std::size_t siblings) {
           mounted.contains(absl::string_view(name.data(), name.size()))) {
         continue;
       }
-      spans.emplace_back(static_cast<uint32_t>(names_.size()),
-                         static_cast<uint32_t>(name.size()));
-      names_.append(name);
+      names_->append(name);
+      names_->push_back('\0');
+      ++count;
     }
   }
-  dirs_.reserve(spans.size());
-  const std::string_view all(names_);
-  for (const auto& [at, len] : spans) dirs_.insert(all.substr(at, len));
+  if (names_->size() > UINT32_MAX) {  // offsets are 4 bytes
+    names_->clear();
+    return;
+  }
+  // names_ is complete: the set's offsets point into it from now on.
+  dirs_.reserve(count);
+  for (std::size_t at = 0; at < names_->size();
+       at = names_->find('\0', at) + 1) {
+    dirs_.insert(static_cast<uint32_t>(at));
+  }
   parent_dev_ = makedev(sx.stx_dev_major, sx.stx_dev_minor);
   listed_ = true;
 }

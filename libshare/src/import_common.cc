@@ -35,12 +35,14 @@ void AddOpenWarnings(const Operation& op, const std::string& where,
   if (OpensReadWriteToAll(*o)) {
     out->push_back(
         {where,
-         absl::StrCat(op.path, ": read-write to every client (",
-                      op.options.empty() ? "no options" : op.options, ")")});
+         absl::StrCat(op.path.str(), ": read-write to every client (",
+                      op.options.empty() ? "no options" : op.options.str(),
+                      ")")});
   }
   if (GivesRootToAll(*o)) {
-    out->push_back({where, absl::StrCat(op.path, ": root for every client (",
-                                        op.options, ")")});
+    out->push_back(
+        {where, absl::StrCat(op.path.str(), ": root for every client (",
+                             op.options.str(), ")")});
   }
 }
 

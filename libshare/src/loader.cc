@@ -94,7 +94,7 @@ absl::Status ScanShares(Store& store, uint64_t generation,
     s->id = row.id;
     s->dev = row.dev;
     s->generation = generation;
-    s->path.assign(row.path);
+    s->path = row.path;
     s->texts = ShareTexts::Make(row.resource, row.description);
     s->options.assign(row.options);
     // Only a share with own options replaces its group's (as before).
@@ -177,8 +177,8 @@ class ShareLinker {
       absl::StatusOr<std::shared_ptr<const ShareOptions>> compiled =
           cache.Get(s->options);
       if (!compiled.ok()) {
-        return BadRow(s->id,
-                      absl::StrCat(s->path, ": ", compiled.status().message()));
+        return BadRow(s->id, absl::StrCat(s->path.str(), ": ",
+                                          compiled.status().message()));
       }
       s->compiled = *std::move(compiled);
       s->inherited = inherited.Get(group->options, *group->compiled, s->options,
@@ -196,7 +196,7 @@ class ShareLinker {
       if (std::unique_ptr<Share> again = table_->Insert(std::move(s))) {
         const Share* first = table_->Find(again->path);
         return BadRow(again->id,
-                      absl::StrCat(again->path, ": path is also row ",
+                      absl::StrCat(again->path.str(), ": path is also row ",
                                    first != nullptr ? first->id : 0));
       }
     }
@@ -236,10 +236,11 @@ absl::Status CheckNesting(const ShareTable& table,
   table.ForEachShare([&](const Share& s) {
     if (nesting.ok() && table.CountBelow(s.path, s.dev) != 0) {
       const Share* inner = table.AnyShareBelow(s.path, s.dev);
-      nesting = BadRow(inner != nullptr ? inner->id : s.id,
-                       absl::StrCat(inner != nullptr ? inner->path : s.path,
-                                    ": path is inside share ", s.path,
-                                    " on the same file system"));
+      nesting = BadRow(
+          inner != nullptr ? inner->id : s.id,
+          absl::StrCat(inner != nullptr ? inner->path.str() : s.path.str(),
+                       ": path is inside share ", s.path.str(),
+                       " on the same file system"));
     }
     *replacing += s.replaces_group;
     if (!s.resource().empty() || s.effective_options()->public_fh ||
@@ -268,7 +269,8 @@ void AddWarnings(std::vector<const Share*>& noteworthy, std::size_t replacing,
       warnings->push_back(std::string(v.message()));
     }
     if (!s->resource().empty()) {
-      auto [it, fresh] = resources.emplace(s->resource(), s->path);
+      auto [it, fresh] =
+          resources.emplace(s->resource(), internal::ToAbsl(s->path));
       if (!fresh) {
         warnings->push_back(internal::ResourceTakenMessage(
             s->path, s->resource(),
@@ -279,7 +281,7 @@ void AddWarnings(std::vector<const Share*>& noteworthy, std::size_t replacing,
   }
   if (publics.size() > 1) {
     std::string names;
-    for (const Share* s : publics) absl::StrAppend(&names, " ", s->path);
+    for (const Share* s : publics) absl::StrAppend(&names, " ", s->path.str());
     warnings->push_back(absl::StrCat(
         publics.size(), " public shares (share_nfs allows one):", names));
   }

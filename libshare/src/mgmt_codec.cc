@@ -10,7 +10,7 @@ namespace {
 
 // The XDR structs hold char*; encoding only reads through them.
 char* Mutable(std::string_view s) { return const_cast<char*>(s.data()); }
-std::string Text(const char* s) { return s ? std::string(s) : std::string(); }
+std::string FromC(const char* s) { return s ? std::string(s) : std::string(); }
 
 // The refusals the protocol names, and the code each stands for.
 struct StatusPair {
@@ -58,9 +58,9 @@ ChangeRecord DecodeChangeBatch(const mgmt_change_batch& b) {
   c.time = b.time;
   c.uid = b.uid;
   c.pid = b.pid;
-  c.origin = Text(b.origin);
+  c.origin = FromC(b.origin);
   c.operations = b.operations;
-  c.summary = Text(b.summary);
+  c.summary = FromC(b.summary);
   c.shares.reserve(b.shares.shares_len);
   for (u_int k = 0; k < b.shares.shares_len; ++k) {
     const mgmt_changed_share& m = b.shares.shares_val[k];
@@ -71,7 +71,7 @@ ChangeRecord DecodeChangeBatch(const mgmt_change_batch& b) {
               : kind == ShareChangeKindName(ShareChange::Kind::kRemoved)
                   ? ShareChange::Kind::kRemoved
                   : ShareChange::Kind::kChanged;
-    sc.path = Text(m.path);
+    sc.path = FromC(m.path);
     sc.id = m.id;
     sc.active = m.active;
   }
@@ -127,16 +127,16 @@ ShareInfo DecodeShare(const mgmt_share& m) {
   ShareInfo s;
   s.id = m.id;
   s.generation = m.generation;
-  s.path = Text(m.path);
-  s.group = Text(m.group);
-  s.resource = Text(m.resource);
-  s.description = Text(m.description);
-  s.options = Text(m.options);
-  s.effective_options = Text(m.effective_options);
+  s.path = FromC(m.path);
+  s.group = FromC(m.group);
+  s.resource = FromC(m.resource);
+  s.description = FromC(m.description);
+  s.options = FromC(m.options);
+  s.effective_options = FromC(m.effective_options);
   s.active = m.active;
-  s.not_served = Text(m.not_served);
-  s.fs_identity = Text(m.fs_identity);
-  s.live_fs_identity = Text(m.live_fs_identity);
+  s.not_served = FromC(m.not_served);
+  s.fs_identity = FromC(m.fs_identity);
+  s.live_fs_identity = FromC(m.live_fs_identity);
   return s;
 }
 
@@ -153,12 +153,12 @@ mgmt_group EncodeGroup(const GroupInfo& g) {
 
 GroupInfo DecodeGroup(const mgmt_group& m) {
   GroupInfo g;
-  g.name = Text(m.name);
+  g.name = FromC(m.name);
   g.enabled = m.enabled;
-  g.options = Text(m.options);
+  g.options = FromC(m.options);
   g.share_count = static_cast<std::size_t>(m.share_count);
-  g.managed_by = Text(m.managed_by);
-  g.follow_error = Text(m.follow_error);
+  g.managed_by = FromC(m.managed_by);
+  g.follow_error = FromC(m.follow_error);
   return g;
 }
 
@@ -174,11 +174,11 @@ mgmt_sharetab_entry EncodeSharetabEntry(const SharetabEntry& e) {
 
 SharetabEntry DecodeSharetabEntry(const mgmt_sharetab_entry& m) {
   SharetabEntry e;
-  e.path = Text(m.path);
-  e.resource = Text(m.resource);
-  e.fstype = Text(m.fstype);
-  e.options = Text(m.options);
-  e.description = Text(m.description);
+  e.path = FromC(m.path);
+  e.resource = FromC(m.resource);
+  e.fstype = FromC(m.fstype);
+  e.options = FromC(m.options);
+  e.description = FromC(m.description);
   return e;
 }
 
@@ -201,17 +201,17 @@ mgmt_check_result EncodeCheckResult(const CheckResult& c) {
 
 CheckResult DecodeCheckResult(const mgmt_check_result& m) {
   CheckResult c;
-  c.client = Text(m.client);
-  c.address = Text(m.address);
-  c.access = Text(m.access);
+  c.client = FromC(m.client);
+  c.address = FromC(m.address);
+  c.access = FromC(m.access);
   c.root = m.root;
-  if (m.has_share) c.share = Text(m.share);
-  c.option = Text(m.option);
-  c.entry = Text(m.entry);
-  c.reason = Text(m.reason);
-  c.sec = Text(m.sec);
-  c.fs_identity = Text(m.fs_identity);
-  c.live_fs_identity = Text(m.live_fs_identity);
+  if (m.has_share) c.share = FromC(m.share);
+  c.option = FromC(m.option);
+  c.entry = FromC(m.entry);
+  c.reason = FromC(m.reason);
+  c.sec = FromC(m.sec);
+  c.fs_identity = FromC(m.fs_identity);
+  c.live_fs_identity = FromC(m.live_fs_identity);
   return c;
 }
 
@@ -225,16 +225,28 @@ mgmt_mount EncodeMount(const MountInfo& m) {
 
 MountInfo DecodeMount(const mgmt_mount& w) {
   MountInfo m;
-  m.client = Text(w.client);
-  m.path = Text(w.path);
+  m.client = FromC(w.client);
+  m.path = FromC(w.path);
   m.since = w.since;
   return m;
 }
 
-namespace {
-
 char* EncodeText(const std::string& s) { return Mutable(s); }
-std::string DecodeText(char* const& s) { return Text(s); }
+std::string DecodeText(char* const& s) { return FromC(s); }
+
+std::vector<std::string> DecodeTexts(char* const* val, u_int len) {
+  return DecodeAll(val, len, DecodeText);
+}
+
+mgmt_check_args EncodeCheckArgs(const CheckArgs& a) {
+  return mgmt_check_args{Mutable(a.client), Mutable(a.path), Mutable(a.sec)};
+}
+
+CheckArgs DecodeCheckArgs(const mgmt_check_args& m) {
+  return CheckArgs{FromC(m.client), FromC(m.path), FromC(m.sec)};
+}
+
+namespace {
 
 mgmt_followed_file EncodeFollowedFile(const FollowedFile& f) {
   mgmt_followed_file m{};
@@ -246,7 +258,7 @@ mgmt_followed_file EncodeFollowedFile(const FollowedFile& f) {
 }
 
 FollowedFile DecodeFollowedFile(const mgmt_followed_file& m) {
-  return {Text(m.path), Text(m.group), Text(m.error), m.changed != 0};
+  return {FromC(m.path), FromC(m.group), FromC(m.error), m.changed != 0};
 }
 
 mgmt_op_error EncodeOperationError(const OperationError& e) {
@@ -257,7 +269,7 @@ mgmt_op_error EncodeOperationError(const OperationError& e) {
 }
 
 OperationError DecodeOperationError(const mgmt_op_error& m) {
-  return {static_cast<std::size_t>(m.index), Text(m.message)};
+  return {static_cast<std::size_t>(m.index), FromC(m.message)};
 }
 
 mgmt_request_stats EncodeRequestStats(const RequestStats& r) {
@@ -271,7 +283,7 @@ mgmt_request_stats EncodeRequestStats(const RequestStats& r) {
 }
 
 RequestStats DecodeRequestStats(const mgmt_request_stats& m) {
-  return {Text(m.name), m.count, m.errors, m.p50_us, m.p99_us};
+  return {FromC(m.name), m.count, m.errors, m.p50_us, m.p99_us};
 }
 
 mgmt_followed_status EncodeFollowedStatus(const FollowedFileStatus& f) {
@@ -287,11 +299,11 @@ mgmt_followed_status EncodeFollowedStatus(const FollowedFileStatus& f) {
 
 FollowedFileStatus DecodeFollowedStatus(const mgmt_followed_status& m) {
   FollowedFileStatus f;
-  f.path = Text(m.path);
-  f.group = Text(m.group);
+  f.path = FromC(m.path);
+  f.group = FromC(m.group);
   f.applied_generation = m.applied_generation;
   f.in_step = m.in_step;
-  f.error = Text(m.error);
+  f.error = FromC(m.error);
   f.error_since = m.error_since;
   return f;
 }
@@ -312,7 +324,7 @@ BatchResult DecodeBatchResult(const mgmt_batch_result& m) {
   BatchResult r;
   r.errors =
       DecodeAll(m.errors.errors_val, m.errors.errors_len, DecodeOperationError);
-  r.commit_error = Text(m.commit_error);
+  r.commit_error = FromC(m.commit_error);
   r.store_unreachable = m.store_unreachable;
   r.generation = m.generation;
   r.applied = static_cast<std::size_t>(m.applied);
@@ -392,21 +404,21 @@ DaemonStats DecodeDaemonStats(const mgmt_stats& m) {
   d.cache = DecodeCacheStats(m.cache);
   d.requests = DecodeAll(m.requests.requests_val, m.requests.requests_len,
                          DecodeRequestStats);
-  d.sharetab_error = Text(m.sharetab_error);
-  d.kernel.mode = Text(m.kernel.mode);
+  d.sharetab_error = FromC(m.sharetab_error);
+  d.kernel.mode = FromC(m.kernel.mode);
   d.kernel.upcalls = m.kernel.upcalls;
   d.kernel.negative = m.kernel.negative;
   d.kernel.pushed = m.kernel.pushed;
   d.kernel.flushes = m.kernel.flushes;
   d.kernel.answer_p99_us = m.kernel.answer_p99_us;
-  d.store.kind = Text(m.store.kind);
-  d.store.engine = Text(m.store.engine);
-  d.store.head = Text(m.store.head);
+  d.store.kind = FromC(m.store.kind);
+  d.store.engine = FromC(m.store.engine);
+  d.store.head = FromC(m.store.head);
   d.store.applied = m.store.applied;
   d.store.cluster = m.store.cluster;
   d.store.reachable = m.store.reachable;
   d.store.unreachable_since = m.store.unreachable_since;
-  d.store.error = Text(m.store.error);
+  d.store.error = FromC(m.store.error);
   d.store.resyncs = m.store.resyncs;
   d.followed = DecodeAll(m.followed.followed_val, m.followed.followed_len,
                          DecodeFollowedStatus);
@@ -426,7 +438,7 @@ mgmt_status MgmtStatusOf(const absl::Status& s) {
 
 absl::Status StatusFromMgmt(mgmt_status st, const char* message) {
   if (st == MGMT_OK) return absl::OkStatus();
-  std::string m = Text(message);
+  std::string m = FromC(message);
   for (const StatusPair& p : kStatusPairs) {
     if (p.wire == st) return absl::Status(p.code, m);
   }

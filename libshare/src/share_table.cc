@@ -192,14 +192,14 @@ const Share* ShareTable::AnyShareBelow(std::string_view path,
 absl::Status ShareTable::CheckNesting(std::string_view path,
                                       uint64_t dev) const {
   if (const Share* above = FindAncestorOnDevice(path, dev)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(ToAbsl(path), ": path is inside share ", above->path));
+    return absl::FailedPreconditionError(absl::StrCat(
+        ToAbsl(path), ": path is inside share ", ToAbsl(above->path)));
   }
   if (CountBelow(path, dev) > 0) {
     const Share* below = AnyShareBelow(path, dev);
     return absl::FailedPreconditionError(
         absl::StrCat(ToAbsl(path), ": path contains share ",
-                     below ? below->path : "(unknown)"));
+                     below ? ToAbsl(below->path) : "(unknown)"));
   }
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 // is sharetab(5)'s spelling of "no resource"); it is written as is.
 #include "libshare/sharetab.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "internal_text.h"
 #include "libshare/files.h"
+#include "libshare/sharetab_lines.h"
 
 namespace libshare {
 namespace {
@@ -24,25 +26,27 @@ using internal::ToAbsl;
 
 constexpr int kFields = 5;
 
-absl::Status CheckEntry(const SharetabEntry& e) {
-  if (e.path.empty()) {
+absl::Status CheckFields(std::string_view path, std::string_view resource,
+                         std::string_view fstype, std::string_view options,
+                         std::string_view description) {
+  if (path.empty()) {
     return absl::InvalidArgumentError("sharetab entry with an empty path");
   }
-  if (e.fstype.empty()) {
+  if (fstype.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("sharetab entry ", Quote(e.path), ": empty fstype"));
+        absl::StrCat("sharetab entry ", Quote(path), ": empty fstype"));
   }
-  const std::pair<const char*, const std::string*> fields[] = {
-      {"path", &e.path},
-      {"resource", &e.resource},
-      {"fstype", &e.fstype},
-      {"options", &e.options},
-      {"description", &e.description}};
+  const std::pair<const char*, std::string_view> fields[] = {
+      {"path", path},
+      {"resource", resource},
+      {"fstype", fstype},
+      {"options", options},
+      {"description", description}};
   for (const auto& [name, value] : fields) {
-    for (char c : *value) {
+    for (char c : value) {
       if (c == '\t' || c == '\n' || c == '\0') {
         return absl::InvalidArgumentError(absl::StrCat(
-            "sharetab entry ", Quote(e.path), ": ", name, " contains ",
+            "sharetab entry ", Quote(path), ": ", name, " contains ",
             c == '\t'   ? "a tab"
             : c == '\n' ? "a newline"
                         : "a NUL byte",
@@ -53,23 +57,32 @@ absl::Status CheckEntry(const SharetabEntry& e) {
   return absl::OkStatus();
 }
 
+absl::Status CheckEntry(const SharetabEntry& e) {
+  return CheckFields(e.path, e.resource, e.fstype, e.options, e.description);
+}
+
+void AppendLine(std::string& line, std::string_view path,
+                std::string_view resource, std::string_view fstype,
+                std::string_view options, std::string_view description) {
+  line.append(path);
+  line.push_back('\t');
+  line.append(resource.empty() ? std::string_view("-") : resource);
+  line.push_back('\t');
+  line.append(fstype);
+  line.push_back('\t');
+  line.append(options);
+  line.push_back('\t');
+  line.append(description);
+  line.push_back('\n');
+}
+
 }  // namespace
 
 std::string FormatSharetabLine(const SharetabEntry& e) {
   std::string line;
   line.reserve(e.path.size() + e.resource.size() + e.fstype.size() +
                e.options.size() + e.description.size() + 8);
-  line.append(e.path);
-  line.push_back('\t');
-  line.append(e.resource.empty() ? std::string_view("-")
-                                 : std::string_view(e.resource));
-  line.push_back('\t');
-  line.append(e.fstype);
-  line.push_back('\t');
-  line.append(e.options);
-  line.push_back('\t');
-  line.append(e.description);
-  line.push_back('\n');
+  AppendLine(line, e.path, e.resource, e.fstype, e.options, e.description);
   return line;
 }
 
@@ -144,6 +157,76 @@ absl::Status WriteSharetab(const std::string& path,
   }
 
   if (absl::Status s = ReplaceFile(path, text, 0644); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("sharetab ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+void SharetabLines::Add(std::string_view path, std::string_view resource,
+                        std::string_view options, std::string_view description,
+                        bool mountpoint) {
+  if (error_.ok()) {
+    error_ = CheckFields(path, resource, "nfs", options, description);
+  }
+  Line l;
+  l.offset = text_.size();
+  l.path_length = static_cast<uint32_t>(path.size());
+  l.mountpoint = mountpoint;
+  AppendLine(text_, path, resource, "nfs", options, description);
+  l.length = static_cast<uint32_t>(text_.size() - l.offset);
+  lines_.push_back(l);
+}
+
+void SharetabLines::Reserve(std::size_t lines) {
+  lines_.reserve(lines);
+  // About a path, a short options text and the separators a line.
+  text_.reserve(lines * 64);
+}
+
+void SharetabLines::Clear() {
+  text_.clear();
+  lines_.clear();
+  error_ = absl::OkStatus();
+}
+
+void SharetabLines::SortUnique() {
+  auto path_of = [this](const Line& l) {
+    return std::string_view(text_).substr(l.offset, l.path_length);
+  };
+  std::sort(lines_.begin(), lines_.end(), [&](const Line& a, const Line& b) {
+    return path_of(a) < path_of(b);
+  });
+  // A path removed and added again to a group not walked yet while the
+  // walk went on was seen twice: once is enough (either; the change asks
+  // for the view again).
+  lines_.erase(std::unique(lines_.begin(), lines_.end(),
+                           [&](const Line& a, const Line& b) {
+                             return path_of(a) == path_of(b);
+                           }),
+               lines_.end());
+}
+
+SharetabEntry SharetabLines::Entry(std::size_t i) const {
+  const std::string_view line =
+      std::string_view(text_).substr(lines_[i].offset, lines_[i].length);
+  absl::StatusOr<SharetabEntry> e = ParseSharetabLine(line);
+  SharetabEntry out = e.ok() ? *std::move(e) : SharetabEntry{};
+  out.mountpoint = lines_[i].mountpoint;
+  return out;
+}
+
+absl::Status SharetabLines::Write(
+    const std::string& file,
+    absl::FunctionRef<bool(std::string_view path, bool mountpoint)> keep)
+    const {
+  if (!error_.ok()) return error_;
+  std::string text;
+  text.reserve(text_.size());
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    if (!keep(path(i), lines_[i].mountpoint)) continue;
+    text.append(text_, lines_[i].offset, lines_[i].length);
+  }
+  if (absl::Status s = ReplaceFile(file, text, 0644); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("sharetab ", s.message()));
   }
   return absl::OkStatus();

@@ -713,6 +713,7 @@ void RpcServer::OnStream(Source* s) {
         ctx.replies_held = &s->listener->output_held;
         ctx.reply_budget = s->limits.output_budget;
       }
+      ctx.record = &rec;
       if (!HandleCallRecord(*s->program, rec.data(), rec.size(), ctx, &reply,
                             &tail)) {
         continue;

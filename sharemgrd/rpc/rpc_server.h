@@ -73,7 +73,20 @@ struct CallContext {
   // pass it (ReplyOverBudget).
   const std::atomic<std::size_t>* replies_held = nullptr;
   std::size_t reply_budget = 0;
+  // The call's record, owned by the server, when the procedure may give
+  // it back early (a stream's calls; null for UDP, whose buffer is the
+  // server's): ReleaseCallRecord frees it once the arguments are decoded,
+  // so a big call (a batch of 1,000,000 operations: 76 MiB) does not stay
+  // beside what was decoded from it while the procedure works.
+  std::string* record = nullptr;
 };
+
+// Frees the call's record (CallContext::record), if the server lets the
+// procedure do so. Only after the arguments are decoded: `args` then
+// points into freed memory and must not be read again.
+inline void ReleaseCallRecord(const CallContext& ctx) {
+  if (ctx.record != nullptr) std::string().swap(*ctx.record);
+}
 
 // True when a reply of `reply_bytes` would take the replies held under
 // ctx's budget past it (never when no budget applies).

@@ -220,7 +220,8 @@ TEST(ImportAccessTest, ImportedOptionsGiveEveryClientWhatLinuxGivesIt) {
     absl::StatusOr<libshare::ShareOptions> opts =
         libshare::ParseOptions(plan.ops[0].options);
     ASSERT_TRUE(opts.ok()) << plan.ops[0].options << ": " << opts.status();
-    SCOPED_TRACE(absl::StrCat("imported as \"", plan.ops[0].options, "\""));
+    SCOPED_TRACE(
+        absl::StrCat("imported as \"", plan.ops[0].options.str(), "\""));
     Host host = MakeHost(c.client);
     authcache::Decision d = authcache::Evaluate(*opts, host, c.flavor, 0);
     EXPECT_EQ(authcache::AccessName(d.access),
@@ -414,7 +415,7 @@ TEST(ImportAccessTest, RandomLinesGiveWhatTheRpcMountdModelGives) {
         }
         Host host = MakeHost(h);
         authcache::Decision got = authcache::Evaluate(*opts, host, f, 0);
-        SCOPED_TRACE(absl::StrCat(line, " -> \"", plan.ops[0].options,
+        SCOPED_TRACE(absl::StrCat(line, " -> \"", plan.ops[0].options.str(),
                                   "\", client ", h,
                                   ", sec=", std::string(SecFlavorName(f))));
         ++decisions;

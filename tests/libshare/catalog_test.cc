@@ -421,7 +421,7 @@ TEST_F(CatalogTest, BigBatchOverSeveralParentsGivesTheErrorsOfCheckingInLine) {
       struct stat st;
       const bool is_file = ::stat(ops[bad[e]].path.c_str(), &st) == 0;
       EXPECT_EQ(r.errors[e].message,
-                ops[bad[e]].path +
+                ops[bad[e]].path.str() +
                     (is_file ? ": not a directory" : ": no such directory"))
           << "round " << round;
     }

@@ -378,6 +378,27 @@ TEST_F(ListedParentTest, RunOfSiblingsAnsweredFromOneListingAsByStatx) {
   EXPECT_EQ(CheckRun(paths), 0u);
 }
 
+// The listing's set points at the names it holds: a checker moved after
+// listing (DirectoryChecks starts each run with a fresh one, moved in)
+// still answers from it, and a name not listed is still refused.
+TEST_F(ListedParentTest, MovedCheckerAnswersFromItsListing) {
+  CanonicalDirectoryChecker first;
+  first.Prepare(Name(0), kDirs);
+  CanonicalDirectoryChecker moved;
+  moved = std::move(first);
+  first = CanonicalDirectoryChecker();  // what was moved from goes
+  std::size_t ok = 0;
+  for (int i = 0; i < kDirs; ++i) {
+    absl::StatusOr<DirectoryPlace> got = moved.Check(Name(i), kDirs - i);
+    ok += got.ok() && !got->mount_root;
+  }
+  EXPECT_EQ(ok, static_cast<std::size_t>(kDirs));
+  EXPECT_EQ(moved.Check(parent_ + "/missing").status().code(),
+            absl::StatusCode::kNotFound);
+  if (!listable_) GTEST_SKIP() << "not a file system the checker lists";
+  EXPECT_EQ(moved.listed_answers(), static_cast<std::size_t>(kDirs));
+}
+
 // Prepare lists the parent ahead of the run's first Check, which then
 // answers from the listing as it would have listed itself; a parent that
 // cannot be opened leaves Check to answer as CanonicalDirectoryPlace does.

@@ -116,7 +116,7 @@ TEST_F(RecordedIdentityTest, IdentityTheOperationGivesIsRecordedAsGiven) {
   b.ops = {CreateGroup("g", "ro"), add};
   ASSERT_TRUE(catalog_->Apply(b).ok());
   EXPECT_TRUE(asked_.empty());
-  EXPECT_EQ(Identities()[add.path], add.fs_identity);
+  EXPECT_EQ(Identities()[add.path.str()], add.fs_identity);
 }
 
 TEST_F(RecordedIdentityTest, BadIdentityOrOneOnAnotherOperationChangesNothing) {

@@ -18,7 +18,7 @@ using ::testing::Not;
 // path -> options
 std::map<std::string, std::string> Options(const ImportPlan& plan) {
   std::map<std::string, std::string> out;
-  for (const auto& op : plan.ops) out[op.path] = op.options;
+  for (const auto& op : plan.ops) out[op.path.str()] = op.options.str();
   return out;
 }
 

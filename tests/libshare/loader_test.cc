@@ -29,7 +29,7 @@ std::vector<std::string> Describe(const ShareTable& t) {
                   std::to_string(g->shares.size()));
   }
   t.ForEachShare([&](const Share& s) {
-    out.push_back("share " + s.path + " " + std::to_string(s.id) + " " +
+    out.push_back("share " + s.path.str() + " " + std::to_string(s.id) + " " +
                   std::to_string(s.dev) + " " + s.group->name + " " +
                   s.resource() + " " + s.description() + " " + s.options + " " +
                   s.effective_options()->Canonical() + " " +

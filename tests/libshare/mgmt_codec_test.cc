@@ -505,6 +505,42 @@ absl::Status RefusalOverTheWire(const absl::Status& refusal) {
   return StatusFromMgmt(got->status, got->mgmt_flush_res_u.message);
 }
 
+// The calls' arguments, as the client sends them and the daemon reads
+// them: LIST_SHARES' groups, CHECK's three texts, RERECORD's paths (and
+// its answer's lines, the same list of texts).
+TEST(MgmtCodecTest, CallArgumentsSurviveTheWire) {
+  const std::vector<std::string> groups = {"homes", "", "caf\xe9 d"};
+  TextsView names(groups);
+  mgmt_list_shares_args list{};
+  list.groups.groups_len = names.size();
+  list.groups.groups_val = names.data();
+  OverTheWire got_list(xdr_mgmt_list_shares_args, &list);
+  ASSERT_TRUE(got_list.ok());
+  EXPECT_EQ(
+      DecodeTexts(got_list->groups.groups_val, got_list->groups.groups_len),
+      groups);
+
+  const CheckArgs asked{"client.example.com", "/export/a b", ""};
+  mgmt_check_args check = EncodeCheckArgs(asked);
+  OverTheWire got_check(xdr_mgmt_check_args, &check);
+  ASSERT_TRUE(got_check.ok());
+  const CheckArgs read = DecodeCheckArgs(*got_check);
+  EXPECT_EQ(read.client, asked.client);
+  EXPECT_EQ(read.path, asked.path);
+  EXPECT_EQ(read.sec, "");
+
+  const std::vector<std::string> none;
+  TextsView empty(none);
+  mgmt_rerecord_args rerecord{};
+  rerecord.paths.paths_len = empty.size();
+  rerecord.paths.paths_val = empty.data();
+  OverTheWire got_rerecord(xdr_mgmt_rerecord_args, &rerecord);
+  ASSERT_TRUE(got_rerecord.ok());
+  EXPECT_TRUE(
+      DecodeTexts(got_rerecord->paths.paths_val, got_rerecord->paths.paths_len)
+          .empty());
+}
+
 TEST(MgmtCodecTest, RefusalsKeepTheirCodeAndMessage) {
   for (const absl::Status& in :
        {absl::PermissionDeniedError("permission denied: changing shares"),

@@ -14,6 +14,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "libshare/sharetab_lines.h"
 
 namespace libshare {
 namespace {
@@ -241,6 +242,57 @@ TEST_F(SharetabFileTest, ReaderNeverSeesAPartialFile) {
   EXPECT_EQ(bad.load(), 0) << "of " << reads.load() << " reads";
   EXPECT_EQ(*ParseSharetab(ReadFile(path_)), versions[kWrites % kVersions]);
   EXPECT_THAT(Files(), ::testing::ElementsAre("sharetab"));
+}
+
+// The daemon's view file is written from SharetabLines: sorted, one line
+// a path, the lines a filter keeps, byte for byte what WriteSharetab writes
+// from the same entries.
+TEST_F(SharetabFileTest, LinesWriteWhatEntriesWrite) {
+  SharetabLines lines;
+  lines.Reserve(4);
+  lines.Add("/export/b", "", "rw", "", false);
+  lines.Add("/export/a", "res", "ro,mountpoint", "home of a", true);
+  lines.Add("/export/c", "", "rw", "", false);
+  lines.Add("/export/b", "", "rw", "", false);  // seen twice by a walk
+  lines.SortUnique();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines.path(0), "/export/a");
+  EXPECT_TRUE(lines.mountpoint(0));
+  EXPECT_FALSE(lines.mountpoint(1));
+  SharetabEntry a = lines.Entry(0);
+  EXPECT_EQ(a, MakeEntry("/export/a", "res", "ro,mountpoint", "home of a"));
+  EXPECT_TRUE(a.mountpoint);
+
+  ASSERT_TRUE(lines
+                  .Write(path_, [](std::string_view path,
+                                   bool) { return path != "/export/c"; })
+                  .ok());
+  const std::string from_lines = ReadFile(path_);
+  ASSERT_TRUE(WriteSharetab(path_, {lines.Entry(0), lines.Entry(1)}).ok());
+  EXPECT_EQ(from_lines, ReadFile(path_));
+  EXPECT_EQ(from_lines,
+            "/export/a\tres\tnfs\tro,mountpoint\thome of a\n"
+            "/export/b\t-\tnfs\trw\t\n");
+}
+
+TEST_F(SharetabFileTest, LinesRefuseAFieldSharetabCannotHoldAndKeepTheFile) {
+  ASSERT_TRUE(
+      WriteSharetab(path_, {MakeEntry("/export/a", "", "rw", "")}).ok());
+  SharetabLines lines;
+  lines.Add("/export/a", "", "rw", "", false);
+  lines.Add("/export/b", "", "rw", "two\nlines", false);
+  lines.SortUnique();
+  absl::Status s =
+      lines.Write(path_, [](std::string_view, bool) { return true; });
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("description contains a newline"));
+  EXPECT_EQ(ReadFile(path_), "/export/a\t-\tnfs\trw\t\n");
+  lines.Clear();
+  EXPECT_EQ(lines.size(), 0u);
+  EXPECT_TRUE(
+      lines.Write(path_, [](std::string_view, bool) { return true; }).ok());
+  EXPECT_EQ(ReadFile(path_), "");
 }
 
 }  // namespace

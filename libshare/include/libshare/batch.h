@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "libshare/text.h"
 
 namespace libshare {
 
@@ -41,11 +42,12 @@ struct Operation {
     kManageGroup = 10,
   };
   Type type = Type::kCreateGroup;
-  std::string group;
-  std::string path;
-  std::string options;
-  std::string description;
-  std::string resource;
+  // Text (text.h): read as a std::string_view, assigned from any string.
+  Text group;
+  Text path;
+  Text options;
+  Text description;
+  Text resource;
   bool force = false;
   // kModifyShare: which fields it changes.
   bool set_options = false;
@@ -55,7 +57,7 @@ struct Operation {
   // and 32 hex digits: an import's uuid=, or a cluster's change record);
   // "" records the one its file system has when the batch is applied.
   // The kernel mode answers with the recorded identity (sharemgrd(8)).
-  std::string fs_identity{};
+  Text fs_identity{};
 };
 
 // Every text field of `op` is free of NUL bytes. The management protocol

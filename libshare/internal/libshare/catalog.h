@@ -32,6 +32,7 @@
 #include "libshare/options.h"
 #include "libshare/records.h"
 #include "libshare/sharetab.h"
+#include "libshare/sharetab_lines.h"
 
 namespace libshare {
 
@@ -251,6 +252,9 @@ class Catalog {
   // Read in slices, as ListLocations: a share added or removed meanwhile,
   // or whose group was enabled or disabled, may be in it or not.
   virtual std::vector<SharetabEntry> SharetabEntries() const = 0;
+  // The same view as its text (sharetab_lines.h), sorted: what the
+  // daemon's view file is written from, without an entry per share.
+  virtual SharetabLines SharetabText() const = 0;
 
   virtual LoadStats load_stats() const = 0;
   virtual std::size_t share_count() const = 0;

@@ -22,11 +22,14 @@
 #define LIBSHARE_DIR_WALK_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
 namespace libshare {
@@ -117,7 +120,7 @@ struct DirectoryPlace {
 //   path "/srv/link": a symlink component; its canonical form is "/srv/real"
 //   /srv/none: no such directory
 [[nodiscard]] absl::StatusOr<DirectoryPlace> CanonicalDirectoryPlace(
-    const std::string& path);
+    std::string_view path);
 
 // CanonicalDirectoryPlace for many paths in a row (a batch's add-shares),
 // keeping the parent directory of the last path open: siblings, the usual
@@ -148,30 +151,60 @@ class CanonicalDirectoryChecker {
   static constexpr std::size_t kListSiblings = 256;
   static constexpr std::size_t kListFactor = 4;
 
-  [[nodiscard]] absl::StatusOr<DirectoryPlace> Check(const std::string& path,
+  [[nodiscard]] absl::StatusOr<DirectoryPlace> Check(std::string_view path,
                                                      std::size_t siblings = 1);
   // Opens (and, with `siblings` as for Check, lists) the parent of `path`
   // unless it is the open one: the slow part of the first Check of a run
   // of siblings, done ahead of it. Check answers the same with or without.
-  void Prepare(const std::string& path, std::size_t siblings);
+  void Prepare(std::string_view path, std::size_t siblings);
   // Paths answered from a listing so far (tests, diagnostics).
   std::size_t listed_answers() const { return listed_answers_; }
 
  private:
   // Makes the parent of `path` (its last '/' at `slash`) the open one;
   // false when it cannot be opened.
-  bool OpenParent(const std::string& path, std::size_t slash,
+  bool OpenParent(std::string_view path, std::size_t slash,
                   std::size_t siblings);
   void List(std::size_t siblings);
 
   std::string parent_;  // the path of parent_fd_; "" when none is open
   UniqueFd parent_fd_;
   // The parent's listing: its subdirectories that are not mount points,
-  // as views into names_. Empty when not listed.
+  // each followed by a NUL in names_ and kept in dirs_ as its offset there
+  // (4 bytes a name, not a 16-byte view: a parent of 1,000,000 homes is
+  // listed in 19 MiB, not 43). Empty when not listed.
   bool listed_ = false;
   uint64_t parent_dev_ = 0;
-  std::string names_;
-  absl::flat_hash_set<std::string_view> dirs_;
+  // On the heap, so that the set's hash and equality, which point at it,
+  // stay right when the checker is moved.
+  std::unique_ptr<std::string> names_ = std::make_unique<std::string>();
+  // A name looked up in dirs_: an offset in names_, or a name given.
+  struct NameKey {
+    std::string_view name;
+  };
+  struct NameHash {
+    using is_transparent = void;
+    const std::string* names;
+    std::size_t operator()(uint32_t at) const {
+      return (*this)(NameKey{std::string_view(names->data() + at)});
+    }
+    std::size_t operator()(NameKey k) const {
+      return absl::Hash<absl::string_view>()(
+          absl::string_view(k.name.data(), k.name.size()));
+    }
+  };
+  struct NameEq {
+    using is_transparent = void;
+    const std::string* names;
+    std::string_view At(uint32_t at) const {
+      return std::string_view(names->data() + at);
+    }
+    bool operator()(uint32_t a, uint32_t b) const { return a == b; }
+    bool operator()(uint32_t a, NameKey b) const { return At(a) == b.name; }
+    bool operator()(NameKey a, uint32_t b) const { return a.name == At(b); }
+  };
+  absl::flat_hash_set<uint32_t, NameHash, NameEq> dirs_{
+      0, NameHash{names_.get()}, NameEq{names_.get()}};
   std::size_t listed_answers_ = 0;
 };
 

@@ -28,9 +28,9 @@
 #ifndef LIBSHARE_SHARE_TABLE_H_
 #define LIBSHARE_SHARE_TABLE_H_
 
+#include <array>
 #include <boost/intrusive/list.hpp>
 #include <boost/intrusive/unordered_set.hpp>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -44,6 +44,7 @@
 #include "absl/status/status.h"
 #include "libshare/options.h"
 #include "libshare/path.h"
+#include "libshare/text.h"
 
 namespace libshare {
 
@@ -74,7 +75,9 @@ struct Share {
   uint64_t id = 0;
   uint64_t dev = 0;         // st_dev when the share was added
   uint64_t generation = 0;  // table generation of its last effective change
-  std::string path;
+  // Text (libshare/text.h): 8 bytes, not std::string's 32 (23 MiB at
+  // 1,000,000 shares).
+  Text path;
   std::string options;  // own text; "" inherits the group's
   // Its resource name and description (resource(), description()); null
   // when it has neither.
@@ -135,8 +138,8 @@ struct ShareGroup {
 class ShareTable {
  private:
   struct PathOf {
-    using type = std::string;
-    const std::string& operator()(const Share& s) const { return s.path; }
+    using type = std::string_view;
+    std::string_view operator()(const Share& s) const { return s.path; }
   };
   struct PathHash {
     std::size_t operator()(std::string_view p) const {

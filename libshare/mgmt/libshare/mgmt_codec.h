@@ -19,6 +19,7 @@
 
 #include <rpc/rpc.h>
 
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -49,6 +50,36 @@ std::vector<Record> DecodeAll(const Wire* val, u_int len,
   for (u_int i = 0; i < len; ++i) out.push_back(decode(val[i]));
   return out;
 }
+
+// A text (the protocol's strings, NUL-free): a view, and a copy (a null
+// string reads as "").
+char* EncodeText(const std::string& s);
+std::string DecodeText(char* const& s);
+
+// A list of texts as an XDR array, views into `texts` (LIST_SHARES'
+// groups, RERECORD's paths and the lines of its answer):
+//   TextsView v(paths);  args.paths = {v.size(), v.data()};
+class TextsView {
+ public:
+  explicit TextsView(const std::vector<std::string>& texts)
+      : view_(EncodeAll(texts, EncodeText)) {}
+  u_int size() const { return static_cast<u_int>(view_.size()); }
+  char** data() { return view_.data(); }
+
+ private:
+  std::vector<char*> view_;
+};
+std::vector<std::string> DecodeTexts(char* const* val, u_int len);
+
+// CHECK's arguments: the client (an address or a name), the path, and the
+// security flavor ("" is sys).
+struct CheckArgs {
+  std::string client;
+  std::string path;
+  std::string sec;
+};
+mgmt_check_args EncodeCheckArgs(const CheckArgs& a);
+CheckArgs DecodeCheckArgs(const mgmt_check_args& m);
 
 // LIST_SHARES: every field of mgmt_share. The daemon's own fields
 // (dev, mount_root, mountpoint) stay home: decoded, they are defaults.

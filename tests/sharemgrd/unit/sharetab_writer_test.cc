@@ -40,10 +40,11 @@ class SharetabWriterTest : public ::testing::Test {
   }
 
   std::unique_ptr<SharetabWriter> MakeWriter(const std::string& path) {
-    return std::make_unique<SharetabWriter>(path, cache_.get(), [this] {
-      absl::MutexLock l(&mu_);
-      return entries_;
-    });
+    return std::make_unique<SharetabWriter>(
+        path, cache_.get(), [this](const std::string& file) {
+          absl::MutexLock l(&mu_);
+          return libshare::WriteSharetab(file, entries_);
+        });
   }
   void SetEntries(const std::vector<std::string>& paths) {
     absl::MutexLock l(&mu_);

@@ -933,6 +933,7 @@ absl::Status Daemon::StartKernelMode() {
   kc.insecure = config_.insecure;
   if (config_.ttl > 0) kc.positive_ttl = absl::Seconds(config_.ttl);
   kc.log = [](const std::string& line) { LogLine("kernel: " + line); };
+  kc.probe = identity_probe_;  // one libblkid cache for the daemon
   absl::StatusOr<std::unique_ptr<kernel::KernelMode>> k =
       kernel::KernelMode::Start(kc, catalog_.get(), access_.get());
   if (!k.ok()) {

@@ -194,6 +194,26 @@ class RecordedIdentityProbe final : public FsProbe {
 
 }  // namespace
 
+namespace {
+
+class SharedFsProbe : public FsProbe {
+ public:
+  explicit SharedFsProbe(std::shared_ptr<FsProbe> probe)
+      : probe_(std::move(probe)) {}
+  absl::StatusOr<FsIdentity> Probe(const std::string& path) override {
+    return probe_->Probe(path);
+  }
+
+ private:
+  std::shared_ptr<FsProbe> probe_;
+};
+
+}  // namespace
+
+std::unique_ptr<FsProbe> MakeSharedFsProbe(std::shared_ptr<FsProbe> probe) {
+  return std::make_unique<SharedFsProbe>(std::move(probe));
+}
+
 std::unique_ptr<FsProbe> MakeRecordedIdentityProbe(
     std::unique_ptr<FsProbe> live, RecordedUuid recorded,
     std::function<void(const std::string&)> log) {

@@ -44,8 +44,11 @@ class FsProbe {
       const std::string& path) = 0;
 };
 
-// stat(2), statfs(2) and libblkid (BlkidUuids).
+// stat(2), statfs(2) and libblkid (BlkidUuids). Thread-safe.
 std::unique_ptr<FsProbe> MakeSystemFsProbe();
+// `probe`, also held elsewhere (the daemon's probe, shared with the kernel
+// mode: one libblkid cache). `probe` must be thread-safe.
+std::unique_ptr<FsProbe> MakeSharedFsProbe(std::shared_ptr<FsProbe> probe);
 
 // The identity a share recorded when it was added (libshare/fs_identity.h:
 // every head answers the kernel with it), or nullopt for a path that is no

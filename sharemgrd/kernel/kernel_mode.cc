@@ -805,7 +805,8 @@ absl::StatusOr<std::unique_ptr<KernelMode>> KernelMode::Start(
     config.log(absl::StrCat("kernel mode: ", gid.status().message()));
   }
   deps.files = MakeProcNfsdFiles(config.proc_root);
-  deps.probe = MakeSystemFsProbe();
+  deps.probe = config.probe != nullptr ? MakeSharedFsProbe(config.probe)
+                                       : MakeSystemFsProbe();
   deps.groups = MakeSystemGroupSource();
   deps.now = [] { return static_cast<int64_t>(time(nullptr)); };
   return StartWith(std::move(config), catalog, access, std::move(deps));

@@ -55,6 +55,10 @@ struct KernelConfig {
   absl::Duration gid_bridge_ttl = absl::Minutes(2);
   // One line per event worth a log line (errors, refusals of the kernel).
   std::function<void(const std::string&)> log;
+  // Start's file-system probe, when the caller has one to share (the
+  // daemon's, which added shares record identities with: one libblkid
+  // cache); null: Start makes its own. Must be thread-safe.
+  std::shared_ptr<FsProbe> probe;
 };
 
 struct KernelStats {

@@ -146,22 +146,8 @@ mountd_up() {
 }
 
 sharemgr_up() {  # [sharemgrd ARGS]
-  KT_LOG=$KT_WORK/sharemgrd.log
-  KT_SM_SOCKET=$KT_WORK/sharemgrd.sock
-  touch "$KT_LOG"
-  local from i
-  from=$(($(wc -l <"$KT_LOG") + 1))
-  "$SHAREMGRD" --kernel=on --manage-gids --foreground --db "$KT_WORK/shares.db" \
-    --socket "$KT_SM_SOCKET" --sharetab "$KT_WORK/sharetab" "$@" 2>>"$KT_LOG" &
-  RESP_PID=$!
-  echo "$RESP_PID" >"$KT_STATE/sharemgrd.pid"
-  for ((i = 0; i < 600; i++)); do
-    [[ $'\n'$(tail -n +"$from" "$KT_LOG") == *$'\nsharemgrd: serving'* ]] && break
-    kill -0 "$RESP_PID" 2>/dev/null || fail "sharemgrd exited before serving"
-    sleep 0.1
-  done
-  ((i < 600)) || fail "sharemgrd did not serve within 60 s"
-  kt_wait_mount_registered sharemgrd "$RESP_PID"
+  kt_sharemgrd_start --manage-gids "$@"
+  RESP_PID=$KT_SHAREMGRD_PID
 }
 
 # Stops the responder. NFS mounts must be gone first: an unanswered upcall
@@ -178,6 +164,7 @@ resp_down() {
   kill -KILL "$RESP_PID" 2>/dev/null
   wait "$RESP_PID" 2>/dev/null
   RESP_PID=
+  KT_SHAREMGRD_PID=
   rm -f "$KT_STATE/mountd.pid" "$KT_STATE/sharemgrd.pid"
   # rpcbind keeps a dead responder's registration: drop it for the next.
   rpcinfo -d 100005 1 2>/dev/null; rpcinfo -d 100005 2 2>/dev/null

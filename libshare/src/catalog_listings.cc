@@ -206,11 +206,35 @@ SharetabLines CatalogImpl::SharetabText() const {
   return out;
 }
 
+// The fields themselves, not SharetabText's lines read back: the text
+// cannot tell a resource "-" from none.
 std::vector<SharetabEntry> CatalogImpl::SharetabEntries() const {
-  const SharetabLines lines = SharetabText();
   std::vector<SharetabEntry> out;
-  out.reserve(lines.size());
-  for (std::size_t i = 0; i < lines.size(); ++i) out.push_back(lines.Entry(i));
+  // Only the copy is done under the lock, a slice at a time; the sort
+  // (most of the cost) runs after it.
+  WalkInSlices([&](std::size_t shares) { out.reserve(shares); },
+               [&](const ShareGroup& g, const Share& s) {
+                 if (!g.enabled) return;
+                 SharetabEntry& e = out.emplace_back();
+                 e.path = s.path;
+                 e.resource = s.resource();
+                 e.options = s.effective_options_text();
+                 e.description = s.description();
+                 e.mountpoint = s.effective_options()->mountpoint;
+               },
+               [&] { out.clear(); });
+  std::sort(out.begin(), out.end(),
+            [](const SharetabEntry& a, const SharetabEntry& b) {
+              return a.path < b.path;
+            });
+  // A path removed and added again to a group not walked yet while the
+  // walk went on was seen twice: once is enough (either; the change asks
+  // for the view again).
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const SharetabEntry& a, const SharetabEntry& b) {
+                          return a.path == b.path;
+                        }),
+            out.end());
   return out;
 }
 

@@ -206,15 +206,6 @@ void SharetabLines::SortUnique() {
                lines_.end());
 }
 
-SharetabEntry SharetabLines::Entry(std::size_t i) const {
-  const std::string_view line =
-      std::string_view(text_).substr(lines_[i].offset, lines_[i].length);
-  absl::StatusOr<SharetabEntry> e = ParseSharetabLine(line);
-  SharetabEntry out = e.ok() ? *std::move(e) : SharetabEntry{};
-  out.mountpoint = lines_[i].mountpoint;
-  return out;
-}
-
 absl::Status SharetabLines::Write(
     const std::string& file,
     absl::FunctionRef<bool(std::string_view path, bool mountpoint)> keep)

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -147,6 +148,30 @@ TEST_F(CatalogTest, SharetabEntriesAreActiveSharesInPathOrder) {
   catalog_->ForEachActive(
       [&](const ShareInfo& s, const ShareOptions&) { seen.push_back(s.path); });
   EXPECT_THAT(seen, ElementsAre(a, b));
+}
+
+// The entries carry the fields as the shares hold them, the text view the
+// same lines: a resource of "-", which the file cannot tell from none,
+// stays "-" in the entries.
+TEST_F(CatalogTest, SharetabEntriesAndTextAgree) {
+  const std::string a = dir_.Mkdir("a"), b = dir_.Mkdir("b");
+  Operation add_a = AddShare(a, "g");
+  add_a.resource = "-";
+  Operation add_b = AddShare(b, "g", "nosuid");
+  add_b.description = "bee";
+  MustApply({CreateGroup("g", "ro"), add_b, add_a});
+  std::vector<SharetabEntry> tab = catalog_->SharetabEntries();
+  ASSERT_EQ(tab.size(), 2u);
+  EXPECT_EQ(tab[0].resource, "-");
+  const SharetabLines text = catalog_->SharetabText();
+  ASSERT_EQ(text.size(), 2u);
+  const std::string file = dir_.path() + "/sharetab";
+  ASSERT_TRUE(
+      text.Write(file, [](std::string_view, bool) { return true; }).ok());
+  std::ifstream in(file);
+  std::stringstream got;
+  got << in.rdbuf();
+  EXPECT_EQ(got.str(), FormatSharetabLine(tab[0]) + FormatSharetabLine(tab[1]));
 }
 
 // The compiled mountpoint flag rides with the records the daemon reads

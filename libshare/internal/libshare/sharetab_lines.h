@@ -39,8 +39,6 @@ class SharetabLines {
                                           lines_[i].path_length);
   }
   bool mountpoint(std::size_t i) const { return lines_[i].mountpoint; }
-  // The i-th line's entry (tests, the SHARETAB listing).
-  SharetabEntry Entry(std::size_t i) const;
 
   // Replaces `file` as WriteSharetab does with the lines `keep` accepts
   // (given a line's path and mountpoint flag), in order.
